@@ -1,0 +1,130 @@
+#pragma once
+// The one exception hierarchy of the library. Every error thrown by trunk-api derives from trunk::Error.
+//
+//   Error
+//   ├── ValidationError      a request broke a rule; nothing was sent. Lists every violation.
+//   ├── DecodeError          a response (or request, on the server side) could not be read; names the JSON path.
+//   ├── PaginationError      the server broke the paging protocol (e.g. handed back a token twice).
+//   ├── CancelledError       the caller's interrupt check asked to stop (Ctrl-C in Python).
+//   ├── TransportError       no HTTP answer: refused, reset, truncated body, TLS failure...
+//   │   └── TimeoutError     ...or the attempt / the overall deadline ran out.
+//   └── ApiError             the server answered with a non-2xx status.
+//       ├── BadRequestError        400
+//       ├── AuthenticationError    401
+//       ├── PermissionDeniedError  403
+//       ├── NotFoundError          404
+//       ├── RateLimitError         429 (retry_after)
+//       └── ServerError            5xx
+//
+// Messages never contain the API token: the client redacts it before building any message.
+
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace trunk {
+
+class Error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// One broken rule: which field, what value it had (as text), and the rule it broke.
+struct Violation {
+  std::string field;  ///< wire path of the field, e.g. "page_query.page_size" or "concurrency"
+  std::string value;  ///< the offending value rendered as text ("<missing>" when absent)
+  std::string rule;   ///< human-readable rule, e.g. "must be between 1 and 4294967295"
+  bool operator==(const Violation&) const = default;
+};
+
+class ValidationError : public Error {
+ public:
+  explicit ValidationError(std::vector<Violation> violations);
+  const std::vector<Violation>& violations() const noexcept { return violations_; }
+
+ private:
+  std::vector<Violation> violations_;
+};
+
+class DecodeError : public Error {
+ public:
+  /// path: JSON path of the offending value ("tests[3].failure_rate_last_7d"), "" for the document itself.
+  DecodeError(std::string path, const std::string& problem);
+  const std::string& path() const noexcept { return path_; }
+
+ private:
+  std::string path_;
+};
+
+class PaginationError : public Error {
+ public:
+  using Error::Error;
+};
+
+class CancelledError : public Error {
+ public:
+  using Error::Error;
+};
+
+class TransportError : public Error {
+ public:
+  using Error::Error;
+};
+
+class TimeoutError : public TransportError {
+ public:
+  using TransportError::TransportError;
+};
+
+class ApiError : public Error {
+ public:
+  /// body is kept bounded (see kMaxErrorBodyBytes); operation names the call, e.g. "list_failing_tests".
+  ApiError(int status_code, std::string body, const std::string& operation);
+  int status_code() const noexcept { return status_code_; }
+  const std::string& body() const noexcept { return body_; }
+  const std::string& operation() const noexcept { return operation_; }
+
+  static constexpr std::size_t kMaxErrorBodyBytes = 4096;
+
+ private:
+  int status_code_;
+  std::string body_;
+  std::string operation_;
+};
+
+class BadRequestError : public ApiError {
+ public:
+  using ApiError::ApiError;
+};
+class AuthenticationError : public ApiError {
+ public:
+  using ApiError::ApiError;
+};
+class PermissionDeniedError : public ApiError {
+ public:
+  using ApiError::ApiError;
+};
+class NotFoundError : public ApiError {
+ public:
+  using ApiError::ApiError;
+};
+class RateLimitError : public ApiError {
+ public:
+  RateLimitError(std::string body, const std::string& operation, std::optional<double> retry_after_seconds);
+  /// Seconds the server asked us to wait (from Retry-After), if it said.
+  std::optional<double> retry_after() const noexcept { return retry_after_; }
+
+ private:
+  std::optional<double> retry_after_;
+};
+class ServerError : public ApiError {
+ public:
+  using ApiError::ApiError;
+};
+
+/// Throws the ApiError subclass that fits status_code (never returns).
+[[noreturn]] void throw_api_error(int status_code, std::string body, const std::string& operation,
+                                  std::optional<double> retry_after_seconds = std::nullopt);
+
+}  // namespace trunk
