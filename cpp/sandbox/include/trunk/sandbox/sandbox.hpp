@@ -1,0 +1,101 @@
+#pragma once
+// trunk::sandbox::Sandbox: a local, stateful implementation of the service of interface.md, served by
+// cpp-httplib on a background thread. Used by the demo, notebooks, Python tests and benchmarks, and by users
+// who want to try their automation offline. httplib stays out of this header (pimpl) so consumers need not
+// see it.
+//
+// Clock: the flaky-test history is generated relative to `now`. SandboxOptions::now = nullopt means the wall
+// clock at start(), truncated to the second, so "the last 7 days" on the caller's own clock has data; tests
+// pass a fixed `now` and then the same seed gives byte-identical data. The merge queue's switching_modes
+// period runs on the real (steady) clock.
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "trunk/repo.hpp"
+#include "trunk/time.hpp"
+
+namespace trunk::sandbox {
+
+/// Fault injection. All off by default; can be changed while the sandbox runs (set_faults).
+struct FaultOptions {
+  std::chrono::milliseconds latency{0};  ///< added before each response
+  std::chrono::milliseconds jitter{0};   ///< plus uniform [0, jitter]
+  double error_rate = 0;                 ///< fraction of requests answered 503
+  double rate_limit_rps = 0;             ///< > 0: token bucket per organization; over it -> 429 + Retry-After
+  double drop_rate = 0;                  ///< fraction of requests whose connection is closed without an answer
+  double truncate_rate = 0;              ///< fraction of responses whose body is cut short (Content-Length kept)
+  std::uint64_t seed = 1;                ///< the fault dice are deterministic for a seed
+};
+
+struct SandboxOptions {
+  std::string host = "127.0.0.1";
+  int port = 0;             ///< 0 = pick a free port
+  std::uint64_t seed = 42;  ///< seed of the data generator
+  int tests = 2000;         ///< test cases generated in total across the repositories
+  std::string token;        ///< "" = a random token per start
+  std::string org_url_slug = "trunk-sandbox";
+  std::optional<trunk::Timestamp> now;  ///< end of the generated history; nullopt = wall clock at start()
+  std::chrono::milliseconds switching_modes_duration{2000};
+  std::string state_file;  ///< "" = queue settings in memory only; else loaded at start, rewritten atomically
+  std::string data_file;   ///< "" = generate from seed; else load the history from this JSON (save_data format)
+  int threads = 8;         ///< worker threads
+  FaultOptions faults;
+  bool record_requests = true;  ///< keep a log of the requests received (the last 10,000)
+};
+
+/// One request the sandbox received. The x-api-token header value is replaced by "<redacted>".
+struct RecordedRequest {
+  std::string method;
+  std::string path;
+  std::vector<std::pair<std::string, std::string>> headers;
+  std::string body;
+  int status = 0;  ///< status answered (0 when the connection was dropped without an answer)
+};
+
+class Sandbox {
+ public:
+  explicit Sandbox(SandboxOptions options = {});
+  ~Sandbox();  ///< stops
+  Sandbox(const Sandbox&) = delete;
+  Sandbox& operator=(const Sandbox&) = delete;
+
+  /// Generates or loads the data, loads the state file, binds and serves on a background thread; returns once
+  /// listening. Throws trunk::Error with a clear message (bad data/state file, port in use).
+  void start();
+  /// Stops serving and joins the thread. Idempotent.
+  void stop();
+  bool running() const;
+
+  std::string url() const;  ///< "http://127.0.0.1:PORT" (base address; the paths are under /v1)
+  int port() const;
+  const std::string& token() const;
+  const std::string& org_url_slug() const;
+  /// The clock the data was generated against (see the header comment).
+  trunk::Timestamp now() const;
+
+  /// Repositories that hold data (any other repository answers 404).
+  std::vector<trunk::Repo> repos() const;
+  /// Ids of the test cases of a repository, in the order list operations return them.
+  std::vector<std::string> test_ids(const trunk::Repo& repo) const;
+
+  FaultOptions faults() const;
+  void set_faults(const FaultOptions& faults);
+
+  std::vector<RecordedRequest> requests() const;
+  void clear_requests();
+
+  /// Writes the history as JSON (the data_file format). Available after start().
+  void save_data(const std::string& path) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace trunk::sandbox
