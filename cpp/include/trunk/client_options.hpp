@@ -1,0 +1,45 @@
+#pragma once
+// Everything a Client can be configured with (a plain struct with defaults).
+
+#include <chrono>
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "trunk/log.hpp"
+#include "trunk/retry.hpp"
+
+namespace trunk {
+
+struct ClientOptions {
+  /// nullopt -> $TRUNK_BASE_URL, else "https://api.trunk.io". Operation paths ("/v1/...") are appended.
+  std::optional<std::string> base_url;
+  /// nullopt -> $TRUNK_API_TOKEN, then $TRUNK_API_KEY; when none is set the Client constructor throws
+  /// trunk::Error naming both variables.
+  std::optional<std::string> token;
+  std::chrono::milliseconds timeout{30000};  ///< per attempt, whole transfer
+  std::chrono::milliseconds connect_timeout{10000};
+  RetryOptions retry;
+  /// User-Agent is "trunk-api-cpp/<version>", plus " " + suffix when the suffix is not empty.
+  std::string user_agent_suffix;
+  bool verify_tls = true;
+  std::string ca_bundle;  ///< path of a PEM CA bundle; "" = the system default
+  /// An http:// base_url whose host is not loopback (127.0.0.0/8, localhost, [::1]) is refused unless
+  /// this is true: the token would travel in clear.
+  bool allow_insecure_http = false;
+  /// Client-side rate limit; 0 = none. (Reserved for the bulk operations of the performance issue.)
+  double max_requests_per_second = 0;
+  /// One debug record per attempt, one info record per retry. Token already redacted.
+  LogCallback log;
+  /// Polled about every 100 ms during transfers and sleeps; returning true aborts the call with
+  /// trunk::CancelledError (Python uses it for Ctrl-C). Must be cheap and thread-safe.
+  std::function<bool()> interrupt_check;
+
+  // ---- test hooks: deterministic, fast tests ----
+  /// Replaces the wait between attempts. Default: a sleep that polls interrupt_check every 100 ms.
+  std::function<void(std::chrono::milliseconds)> sleep;
+  /// Uniform in [0, 1), used for the full jitter of the backoff. Default: a seeded PRNG.
+  std::function<double()> random;
+};
+
+}  // namespace trunk
