@@ -1,0 +1,87 @@
+// The generic entry points of the codec: from_json<T> and decode<T> for every model, and the JSON text
+// parser guarded against documents nested deeply enough to exhaust the stack later (dump and == recurse).
+#include "trunk/codec.hpp"
+
+#include "codec_internal.hpp"
+#include "text.hpp"
+#include "trunk/error.hpp"
+
+namespace trunk {
+
+namespace {
+
+/// No message of interface.md nests deeper than 5; unknown keys may add some, but not thousands.
+constexpr std::size_t kMaxNestingDepth = 128;
+
+/// Scans JSON text for brackets outside strings; a linear pass much cheaper than parsing itself.
+void check_nesting_depth(std::string_view text) {
+  std::size_t depth = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;  // the escaped character cannot close the string
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > kMaxNestingDepth) {
+        throw DecodeError("", "malformed JSON: nested deeper than " + std::to_string(kMaxNestingDepth) +
+                                  " levels at byte " + std::to_string(i));
+      }
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+}
+
+Json parse_json(std::string_view body) {
+  check_nesting_depth(body);
+  try {
+    return Json::parse(body.begin(), body.end());
+  } catch (const Json::parse_error& error) {
+    // nlohmann's message starts with "[json.exception.parse_error.101] "; keep only the human part.
+    std::string_view message = error.what();
+    if (const auto end = message.find("] "); end != std::string_view::npos) message.remove_prefix(end + 2);
+    throw DecodeError("", "malformed JSON: " + detail::printable(message));
+  }
+}
+
+}  // namespace
+
+template <typename T>
+T from_json(const Json& json, const std::string& path) {
+  return detail::read(json, path, detail::Tag<T>{});
+}
+
+template <typename T>
+T decode(std::string_view body) {
+  return from_json<T>(parse_json(body));
+}
+
+#define TRUNK_INSTANTIATE_CODEC(Type)                                         \
+  template Type from_json<Type>(const Json& json, const std::string& path); \
+  template Type decode<Type>(std::string_view body);
+
+TRUNK_INSTANTIATE_CODEC(Repo)
+TRUNK_INSTANTIATE_CODEC(PageQuery)
+TRUNK_INSTANTIATE_CODEC(PageInfo)
+TRUNK_INSTANTIATE_CODEC(RepositoryRef)
+TRUNK_INSTANTIATE_CODEC(TicketRef)
+TRUNK_INSTANTIATE_CODEC(TestStatus)
+TRUNK_INSTANTIATE_CODEC(FailureSummary)
+TRUNK_INSTANTIATE_CODEC(TestCase)
+TRUNK_INSTANTIATE_CODEC(QueueSettings)
+TRUNK_INSTANTIATE_CODEC(TestPage)
+TRUNK_INSTANTIATE_CODEC(TestDetails)
+TRUNK_INSTANTIATE_CODEC(ListFailingTestsRequest)
+TRUNK_INSTANTIATE_CODEC(ListUnhealthyTestsRequest)
+TRUNK_INSTANTIATE_CODEC(GetTestDetailsRequest)
+TRUNK_INSTANTIATE_CODEC(UpdateQueueRequest)
+
+#undef TRUNK_INSTANTIATE_CODEC
+
+}  // namespace trunk

@@ -1,0 +1,202 @@
+#include "trunk/time.hpp"
+
+#include <cstdint>
+#include <cstdio>
+
+#include "text.hpp"
+#include "trunk/error.hpp"
+
+namespace trunk {
+
+namespace {
+
+using std::chrono::microseconds;
+
+/// Earliest and latest instants a four-digit year can express; parse rejects anything outside so that
+/// format(parse(x)) is always RFC 3339 again.
+constexpr auto kMinTime = std::chrono::sys_days{std::chrono::year{0} / 1 / 1};
+constexpr auto kEndTime = std::chrono::sys_days{std::chrono::year{10000} / 1 / 1};
+
+/// Reads fixed-width decimal fields of an RFC 3339 text, recording the first problem found.
+class Scanner {
+ public:
+  explicit Scanner(std::string_view text) : text_(text) {}
+
+  /// Reads exactly `width` digits at `pos` as a number, or records that `what` is malformed.
+  std::optional<int> digits(std::size_t pos, std::size_t width, const char* what) {
+    if (pos + width > text_.size()) return fail(std::string("too short: expected ") + what + " at offset " +
+                                                std::to_string(pos));
+    int value = 0;
+    for (std::size_t i = pos; i < pos + width; ++i) {
+      const char c = text_[i];
+      if (c < '0' || c > '9') {
+        return fail(std::string("expected ") + std::to_string(width) + "-digit " + what + " at offset " +
+                    std::to_string(pos));
+      }
+      value = value * 10 + (c - '0');
+    }
+    return value;
+  }
+
+  /// Checks that text[pos] is one of `allowed`, or records what was expected there.
+  bool separator(std::size_t pos, std::string_view allowed, const char* what) {
+    if (pos < text_.size() && allowed.find(text_[pos]) != std::string_view::npos) return true;
+    fail(std::string("expected ") + what + " at offset " + std::to_string(pos));
+    return false;
+  }
+
+  std::nullopt_t fail(std::string problem) {
+    if (problem_.empty()) problem_ = std::move(problem);
+    return std::nullopt;
+  }
+
+  const std::string& problem() const { return problem_; }
+
+ private:
+  std::string_view text_;
+  std::string problem_;
+};
+
+std::string range_problem(const char* what, int value, const char* range) {
+  return std::string(what) + " " + std::to_string(value) + " is out of range (" + range + ")";
+}
+
+/// Parses; on failure returns nullopt and puts the reason (without the text itself) into `problem`.
+std::optional<Timestamp> parse(std::string_view text, std::string& problem) {
+  Scanner scan(text);
+  const auto year = scan.digits(0, 4, "year");
+  const bool date_separators = year && scan.separator(4, "-", "'-' after the year");
+  const auto month = date_separators ? scan.digits(5, 2, "month") : std::nullopt;
+  const auto day = month && scan.separator(7, "-", "'-' after the month") ? scan.digits(8, 2, "day")
+                                                                          : std::nullopt;
+  if (!day) {
+    problem = scan.problem();
+    return std::nullopt;
+  }
+  if (*month < 1 || *month > 12) {
+    problem = range_problem("month", *month, "01..12");
+    return std::nullopt;
+  }
+  const std::chrono::year_month_day date{std::chrono::year{*year}, std::chrono::month{unsigned(*month)},
+                                         std::chrono::day{unsigned(*day)}};
+  if (!date.ok()) {
+    const auto last = std::chrono::year_month_day_last{date.year(), std::chrono::month_day_last{date.month()}};
+    const std::string range = "01.." + std::to_string(unsigned(last.day()));
+    problem = range_problem("day", *day, range.c_str()) + " for " + std::string(text.substr(0, 7));
+    return std::nullopt;
+  }
+
+  if (!scan.separator(10, "Tt ", "'T', 't' or ' ' between date and time")) {
+    problem = scan.problem();
+    return std::nullopt;
+  }
+  const auto hour = scan.digits(11, 2, "hour");
+  const auto minute = hour && scan.separator(13, ":", "':' after the hour") ? scan.digits(14, 2, "minute")
+                                                                            : std::nullopt;
+  const auto second = minute && scan.separator(16, ":", "':' after the minute")
+                          ? scan.digits(17, 2, "second")
+                          : std::nullopt;
+  if (!second) {
+    problem = scan.problem();
+    return std::nullopt;
+  }
+  if (*hour > 23) return problem = range_problem("hour", *hour, "00..23"), std::nullopt;
+  if (*minute > 59) return problem = range_problem("minute", *minute, "00..59"), std::nullopt;
+  // 60 is a leap second; it is normalized below to the first instant of the next minute.
+  if (*second > 60) return problem = range_problem("second", *second, "00..60"), std::nullopt;
+
+  std::size_t pos = 19;
+  std::int64_t micros = 0;
+  if (pos < text.size() && text[pos] == '.') {
+    ++pos;
+    const std::size_t start = pos;
+    std::int64_t scale = 100000;
+    while (pos < text.size() && text[pos] >= '0' && text[pos] <= '9') {
+      // Digits beyond the sixth are truncated (microsecond precision), as Python's datetime does.
+      micros += scale * (text[pos] - '0');
+      scale /= 10;
+      ++pos;
+    }
+    const std::size_t count = pos - start;
+    if (count == 0) return problem = "expected digits after '.' at offset " + std::to_string(start), std::nullopt;
+    if (count > 9) return problem = "more than 9 fractional digits", std::nullopt;
+  }
+
+  // Offset: none (read as UTC, a project decision), Z/z, or ±hh:mm.
+  std::chrono::minutes offset{0};
+  if (pos < text.size()) {
+    const char sign = text[pos];
+    if (sign == 'Z' || sign == 'z') {
+      ++pos;
+    } else if (sign == '+' || sign == '-') {
+      const auto off_hour = scan.digits(pos + 1, 2, "offset hour");
+      const auto off_minute = off_hour && scan.separator(pos + 3, ":", "':' in the offset")
+                                  ? scan.digits(pos + 4, 2, "offset minute")
+                                  : std::nullopt;
+      if (!off_minute) return problem = scan.problem(), std::nullopt;
+      if (*off_hour > 23) return problem = range_problem("offset hour", *off_hour, "00..23"), std::nullopt;
+      if (*off_minute > 59) {
+        return problem = range_problem("offset minute", *off_minute, "00..59"), std::nullopt;
+      }
+      offset = std::chrono::hours{*off_hour} + std::chrono::minutes{*off_minute};
+      if (sign == '-') offset = -offset;
+      pos += 6;
+    } else {
+      return problem = "expected 'Z', '+hh:mm', '-hh:mm' or a fraction at offset " + std::to_string(pos),
+             std::nullopt;
+    }
+  }
+  if (pos != text.size()) {
+    return problem = "unexpected text after the time at offset " + std::to_string(pos), std::nullopt;
+  }
+
+  const Timestamp local = std::chrono::sys_days{date} + std::chrono::hours{*hour} +
+                          std::chrono::minutes{*minute} + std::chrono::seconds{*second} + microseconds{micros};
+  const Timestamp utc = local - offset;
+  if (utc < kMinTime || utc >= kEndTime) {
+    return problem = "outside the years 0000..9999 once converted to UTC", std::nullopt;
+  }
+  return utc;
+}
+
+}  // namespace
+
+std::optional<Timestamp> try_parse_rfc3339(std::string_view text, std::string* problem) noexcept {
+  try {
+    std::string reason;
+    auto result = parse(text, reason);
+    if (!result && problem != nullptr) {
+      *problem = detail::quoted(text) + " is not an RFC 3339 date-time: " + reason;
+    }
+    return result;
+  } catch (...) {  // only std::bad_alloc can get here; the noexcept contract wins over the message
+    return std::nullopt;
+  }
+}
+
+Timestamp parse_rfc3339(std::string_view text, std::string_view field) {
+  std::string reason;
+  auto result = parse(text, reason);
+  if (!result) {
+    throw ValidationError({{std::string(field), detail::quoted(text), "must be an RFC 3339 date-time: " + reason}});
+  }
+  return *result;
+}
+
+std::string format_rfc3339(Timestamp t) {
+  const auto day_point = std::chrono::floor<std::chrono::days>(t);
+  const std::chrono::year_month_day date{day_point};
+  const std::chrono::hh_mm_ss<microseconds> time{t - day_point};
+  char buffer[64];
+  int length = std::snprintf(buffer, sizeof buffer, "%04d-%02u-%02uT%02d:%02d:%02lld", int(date.year()),
+                             unsigned(date.month()), unsigned(date.day()), int(time.hours().count()),
+                             int(time.minutes().count()), static_cast<long long>(time.seconds().count()));
+  const auto fraction = time.subseconds().count();
+  if (fraction != 0) {
+    length += std::snprintf(buffer + length, sizeof buffer - std::size_t(length), ".%06lld",
+                            static_cast<long long>(fraction));
+  }
+  return std::string(buffer, std::size_t(length)) + 'Z';
+}
+
+}  // namespace trunk
