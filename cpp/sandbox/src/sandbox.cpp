@@ -1,0 +1,310 @@
+// Sandbox: the Service on cpp-httplib, with faults and the request record.
+#include "trunk/sandbox/sandbox.hpp"
+
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include <httplib.h>
+
+#include <atomic>
+#include <cctype>
+#include <cstdlib>
+#include <random>
+#include <thread>
+
+#include "data_file.hpp"
+#include "faults.hpp"
+#include "generator.hpp"
+#include "random.hpp"
+#include "request_log.hpp"
+#include "service.hpp"
+#include "trunk/error.hpp"
+
+namespace trunk::sandbox {
+
+namespace {
+
+constexpr std::size_t kMaxPayloadBytes = 1 << 20;  // larger bodies get 413 from httplib
+constexpr std::size_t kKeepAliveMaxCount = 100000;  // clients should reuse one connection for many requests
+constexpr const char* kTokenHeader = "x-api-token";
+
+/// Default of SandboxOptions::now (see the header): the wall clock, to the second.
+trunk::Timestamp wall_clock_now() {
+  return std::chrono::time_point_cast<std::chrono::seconds>(std::chrono::system_clock::now());
+}
+
+std::string random_token() {
+  std::random_device device;
+  std::string token = "sandbox_";
+  static constexpr char kHex[] = "0123456789abcdef";
+  for (int i = 0; i < 32; ++i) token += kHex[device() & 0x0F];
+  return token;
+}
+
+void check_options(const SandboxOptions& o) {
+  auto fail = [](const std::string& field, const std::string& value, const std::string& rule) {
+    throw trunk::ValidationError({{field, value, rule}});
+  };
+  if (o.port < 0 || o.port > 65535) fail("port", std::to_string(o.port), "must be between 0 and 65535");
+  if (o.tests < 0) fail("tests", std::to_string(o.tests), "must be 0 or more");
+  if (o.threads < 1 || o.threads > 1024) fail("threads", std::to_string(o.threads), "must be between 1 and 1024");
+  if (o.org_url_slug.empty()) fail("org_url_slug", "\"\"", "must not be empty");
+  if (o.switching_modes_duration.count() < 0) {
+    fail("switching_modes_duration", std::to_string(o.switching_modes_duration.count()) + " ms", "must not be negative");
+  }
+}
+
+void check_faults(const FaultOptions& f) {
+  auto fraction = [](const char* field, double v) {
+    if (!(v >= 0 && v <= 1)) throw trunk::ValidationError({{field, std::to_string(v), "must be between 0 and 1"}});
+  };
+  fraction("error_rate", f.error_rate);
+  fraction("drop_rate", f.drop_rate);
+  fraction("truncate_rate", f.truncate_rate);
+  if (!(f.rate_limit_rps >= 0)) {
+    throw trunk::ValidationError({{"rate_limit_rps", std::to_string(f.rate_limit_rps), "must be 0 (off) or more"}});
+  }
+  if (f.latency.count() < 0) throw trunk::ValidationError({{"latency", std::to_string(f.latency.count()), "must not be negative"}});
+  if (f.jitter.count() < 0) throw trunk::ValidationError({{"jitter", std::to_string(f.jitter.count()), "must not be negative"}});
+}
+
+bool equals_ignoring_case(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i]))) return false;
+  }
+  return true;
+}
+
+bool same_endpoint(const sockaddr_storage& address, const std::string& ip, int port) {
+  char text[INET6_ADDRSTRLEN] = {};
+  int actual_port = -1;
+  if (address.ss_family == AF_INET) {
+    const auto* v4 = reinterpret_cast<const sockaddr_in*>(&address);
+    inet_ntop(AF_INET, &v4->sin_addr, text, sizeof text);
+    actual_port = ntohs(v4->sin_port);
+  } else if (address.ss_family == AF_INET6) {
+    const auto* v6 = reinterpret_cast<const sockaddr_in6*>(&address);
+    inet_ntop(AF_INET6, &v6->sin6_addr, text, sizeof text);
+    actual_port = ntohs(v6->sin6_port);
+  } else {
+    return false;
+  }
+  return actual_port == port && ip == text;
+}
+
+/// Drops the connection a request came on without answering: httplib does not hand the socket to handlers,
+/// so find it among our descriptors by its two endpoints (unique while the connection is open, and it is:
+/// we are serving it) and shut it down. httplib's later write fails and it closes the socket; the client
+/// sees the connection end with no response at all.
+bool drop_connection(const httplib::Request& req) {
+  DIR* dir = ::opendir("/proc/self/fd");
+  if (dir == nullptr) return false;
+  bool dropped = false;
+  while (dirent* entry = ::readdir(dir)) {
+    char* end = nullptr;
+    const long fd = std::strtol(entry->d_name, &end, 10);
+    if (end == entry->d_name || *end != '\0') continue;
+    sockaddr_storage local{}, peer{};
+    socklen_t local_len = sizeof local, peer_len = sizeof peer;
+    if (::getsockname(static_cast<int>(fd), reinterpret_cast<sockaddr*>(&local), &local_len) != 0) continue;
+    if (::getpeername(static_cast<int>(fd), reinterpret_cast<sockaddr*>(&peer), &peer_len) != 0) continue;
+    if (same_endpoint(local, req.local_addr, req.local_port) && same_endpoint(peer, req.remote_addr, req.remote_port)) {
+      ::shutdown(static_cast<int>(fd), SHUT_RDWR);
+      dropped = true;
+      break;
+    }
+  }
+  ::closedir(dir);
+  return dropped;
+}
+
+}  // namespace
+
+struct Sandbox::Impl {
+  SandboxOptions options;
+  std::string token;
+  Faults faults;
+  RequestLog log;
+  std::unique_ptr<Service> service;
+  std::unique_ptr<httplib::Server> server;
+  std::thread thread;
+  int port = 0;
+  std::atomic<bool> running{false};
+
+  explicit Impl(SandboxOptions o) : options(std::move(o)), faults(options.faults) {}
+
+  void serve(const httplib::Request& req, httplib::Response& res);
+};
+
+void Sandbox::Impl::serve(const httplib::Request& req, httplib::Response& res) {
+  const FaultDecision fault = faults.roll();
+  if (fault.delay.count() > 0) std::this_thread::sleep_for(fault.delay);
+
+  RecordedRequest record;
+  if (options.record_requests) {
+    record.method = req.method;
+    record.path = req.path;
+    for (const auto& [name, value] : req.headers) {
+      const bool secret = equals_ignoring_case(name, kTokenHeader);
+      record.headers.emplace_back(name, secret ? kRedacted : value);
+    }
+    record.body = req.body;
+  }
+  auto finish = [&](int status) {
+    if (!options.record_requests) return;
+    record.status = status;
+    log.add(std::move(record));
+  };
+
+  if (fault.drop && drop_connection(req)) {
+    res.status = 500;  // never reaches the client: the socket is already shut down
+    finish(0);
+    return;
+  }
+  if (auto retry_after = faults.take_rate_limit_token(options.org_url_slug)) {
+    res.status = 429;
+    res.set_header("Retry-After", std::to_string(*retry_after));
+    res.set_content("rate limit exceeded: too many requests for organization " + options.org_url_slug + "\n",
+                    "text/plain; charset=utf-8");
+    finish(429);
+    return;
+  }
+  if (fault.server_error) {
+    res.status = 503;
+    res.set_content("service unavailable (injected fault)\n", "text/plain; charset=utf-8");
+    finish(503);
+    return;
+  }
+
+  std::optional<std::string> token;
+  if (req.has_header(kTokenHeader)) token = req.get_header_value(kTokenHeader);
+  Reply reply = service->handle(req.method, req.path, token, req.body);
+  res.status = reply.status;
+  for (const auto& [name, value] : reply.headers) res.set_header(name, value);
+  if (fault.truncate && reply.body.size() > 1) {
+    // Declare the full length, send the first half, then abort: the client sees a short body.
+    auto body = std::make_shared<std::string>(std::move(reply.body));
+    res.set_content_provider(body->size(), reply.content_type,
+                             [body](std::size_t offset, std::size_t, httplib::DataSink& sink) {
+                               const std::size_t half = body->size() / 2;
+                               if (offset < half) sink.write(body->data() + offset, half - offset);
+                               return offset < half ? true : false;
+                             });
+  } else {
+    res.set_content(std::move(reply.body), reply.content_type);
+  }
+  finish(reply.status);
+}
+
+Sandbox::Sandbox(SandboxOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {}
+
+Sandbox::~Sandbox() { stop(); }
+
+void Sandbox::start() {
+  Impl& s = *impl_;
+  if (s.running) return;
+  check_options(s.options);
+  check_faults(s.options.faults);
+  s.faults.set_options(s.options.faults);
+
+  if (!s.service) {
+    History history = s.options.data_file.empty()
+                          ? generate_history(s.options.seed, s.options.tests, s.options.now.value_or(wall_clock_now()))
+                          : load_history(s.options.data_file);
+    if (s.options.now) history.now = *s.options.now;
+    auto queues = std::make_unique<QueueStore>(s.options.state_file, s.options.switching_modes_duration);
+    queues->load();
+    s.token = s.options.token.empty() ? random_token() : s.options.token;
+    // Page-token key from the seed: the same data gives the same tokens, so runs are reproducible.
+    const PageTokens page_tokens(mix64(s.options.seed ^ 0x70616765546F6B65ULL), mix64(s.options.seed + 0x2545F4914F6CDD1DULL));
+    s.service = std::make_unique<Service>(std::move(history), s.token, s.options.org_url_slug, std::move(queues),
+                                          page_tokens);
+  } else if (s.options.token.empty()) {
+    s.token = random_token();
+  }
+
+  auto server = std::make_unique<httplib::Server>();
+  const int threads = s.options.threads;
+  server->new_task_queue = [threads] { return new httplib::ThreadPool(static_cast<std::size_t>(threads)); };
+  server->set_tcp_nodelay(true);
+  server->set_keep_alive_max_count(kKeepAliveMaxCount);
+  server->set_payload_max_length(kMaxPayloadBytes);
+  const auto handler = [&s](const httplib::Request& req, httplib::Response& res) { s.serve(req, res); };
+  const std::string any = R"(.*)";
+  server->Get(any, handler).Post(any, handler).Put(any, handler).Patch(any, handler).Delete(any, handler).Options(any, handler);
+
+  int port = s.options.port;
+  if (port == 0) {
+    port = server->bind_to_any_port(s.options.host);
+  } else if (!server->bind_to_port(s.options.host, port)) {
+    port = -1;
+  }
+  if (port <= 0) {
+    throw trunk::Error("sandbox: cannot listen on " + s.options.host + ":" + std::to_string(s.options.port) +
+                       " (address in use or not local?)");
+  }
+  s.port = port;
+  s.server = std::move(server);
+  httplib::Server* raw = s.server.get();
+  s.thread = std::thread([raw] { raw->listen_after_bind(); });
+  // stop() only works once the accept loop runs; wait for it so start();stop() cannot hang.
+  while (!raw->is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  s.running = true;
+}
+
+void Sandbox::stop() {
+  Impl& s = *impl_;
+  if (!s.server) return;
+  s.server->stop();
+  if (s.thread.joinable()) s.thread.join();
+  s.server.reset();
+  s.running = false;
+}
+
+bool Sandbox::running() const { return impl_->running; }
+
+std::string Sandbox::url() const {
+  const std::string& host = impl_->options.host;
+  const bool v6 = host.find(':') != std::string::npos;
+  return "http://" + (v6 ? "[" + host + "]" : host) + ":" + std::to_string(impl_->port);
+}
+
+int Sandbox::port() const { return impl_->port; }
+const std::string& Sandbox::token() const { return impl_->token; }
+const std::string& Sandbox::org_url_slug() const { return impl_->options.org_url_slug; }
+
+trunk::Timestamp Sandbox::now() const {
+  if (!impl_->service) throw trunk::Error("sandbox: not started");
+  return impl_->service->history().now;
+}
+
+std::vector<trunk::Repo> Sandbox::repos() const {
+  if (!impl_->service) throw trunk::Error("sandbox: not started");
+  return impl_->service->repos();
+}
+
+std::vector<std::string> Sandbox::test_ids(const trunk::Repo& repo) const {
+  if (!impl_->service) throw trunk::Error("sandbox: not started");
+  return impl_->service->test_ids(repo);
+}
+
+FaultOptions Sandbox::faults() const { return impl_->faults.options(); }
+
+void Sandbox::set_faults(const FaultOptions& faults) {
+  check_faults(faults);
+  impl_->options.faults = faults;
+  impl_->faults.set_options(faults);
+}
+
+std::vector<RecordedRequest> Sandbox::requests() const { return impl_->log.snapshot(); }
+void Sandbox::clear_requests() { impl_->log.clear(); }
+
+void Sandbox::save_data(const std::string& path) const {
+  if (!impl_->service) throw trunk::Error("sandbox: not started");
+  save_history(impl_->service->history(), path);
+}
+
+}  // namespace trunk::sandbox

@@ -1,0 +1,254 @@
+#include "service.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+#include "trunk/codec.hpp"
+#include "trunk/error.hpp"
+#include "trunk/validation.hpp"
+
+namespace trunk::sandbox {
+
+namespace {
+
+constexpr std::size_t kMaxCachedWindows = 256;
+
+Reply text_reply(int status, std::string message) {
+  // Error bodies are one line of text: a newline in a quoted value must not start a second one.
+  std::replace_if(message.begin(), message.end(), [](char c) { return c == '\n' || c == '\r'; }, ' ');
+  Reply reply;
+  reply.status = status;
+  reply.content_type = "text/plain; charset=utf-8";
+  reply.body = std::move(message) + "\n";
+  return reply;
+}
+
+Reply json_reply(const trunk::Json& json) {
+  Reply reply;
+  reply.body = json.dump();
+  return reply;
+}
+
+std::string lower(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return text;
+}
+
+/// Decodes and validates a request; on failure fills *error with the 400 reply.
+template <typename Request>
+std::optional<Request> read_request(std::string_view body, Reply* error) {
+  try {
+    Request request = trunk::decode<Request>(body);
+    auto violations = trunk::check(request);
+    if (!violations.empty()) throw trunk::ValidationError(std::move(violations));
+    return request;
+  } catch (const trunk::ValidationError& e) {
+    *error = text_reply(400, std::string("invalid request: ") + e.what());
+  } catch (const trunk::DecodeError& e) {
+    *error = text_reply(400, std::string("malformed request: ") + e.what());
+  } catch (const trunk::Error& e) {
+    *error = text_reply(400, std::string("invalid request: ") + e.what());
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+bool constant_time_equal(std::string_view a, std::string_view b) noexcept {
+  // The length is not secret enough to hide (tokens have a fixed format), but every byte is still visited.
+  unsigned char difference = a.size() == b.size() ? 0 : 1;
+  const std::size_t n = std::max(a.size(), b.size());
+  for (std::size_t i = 0; i < n; ++i) {
+    const unsigned char x = i < a.size() ? static_cast<unsigned char>(a[i]) : 0;
+    const unsigned char y = i < b.size() ? static_cast<unsigned char>(b[i]) : 0;
+    difference = static_cast<unsigned char>(difference | (x ^ y));
+  }
+  return difference == 0;
+}
+
+Service::Service(History history, std::string token, std::string org_url_slug, std::unique_ptr<QueueStore> queues,
+                 PageTokens page_tokens)
+    : history_(std::move(history)),
+      token_(std::move(token)),
+      org_url_slug_(std::move(org_url_slug)),
+      queues_(std::move(queues)),
+      page_tokens_(page_tokens) {
+  // Everything that depends only on the history is derived once here, so a request only pages.
+  index_.resize(history_.repos.size());
+  for (std::size_t r = 0; r < history_.repos.size(); ++r) {
+    RepoIndex& index = index_[r];
+    index.data = &history_.repos[r];
+    const auto& tests = history_.repos[r].tests;
+    index.facts.reserve(tests.size());
+    for (std::uint32_t t = 0; t < tests.size(); ++t) {
+      index.facts.push_back(derive(history_.repos[r], tests[t], history_.now));
+      index.by_id.emplace(lower(tests[t].id), t);
+      if (index.facts.back().health == Health::flaky) index.flaky.push_back(t);
+      if (index.facts.back().health == Health::broken) index.broken.push_back(t);
+    }
+  }
+}
+
+std::vector<trunk::Repo> Service::repos() const {
+  std::vector<trunk::Repo> out;
+  for (const auto& repo : history_.repos) out.push_back(repo.repo);
+  return out;
+}
+
+std::vector<std::string> Service::test_ids(const trunk::Repo& repo) const {
+  std::vector<std::string> out;
+  for (const auto& data : history_.repos) {
+    if (data.repo != repo) continue;
+    for (const auto& test : data.tests) out.push_back(test.id);
+  }
+  return out;
+}
+
+Reply Service::handle(std::string_view method, std::string_view path, const std::optional<std::string>& token,
+                      std::string_view body) {
+  using Operation = Reply (Service::*)(std::string_view);
+  Operation operation = nullptr;
+  if (path == trunk::paths::kListFailingTests) operation = &Service::list_failing_tests;
+  if (path == trunk::paths::kListUnhealthyTests) operation = &Service::list_unhealthy_tests;
+  if (path == trunk::paths::kGetTestDetails) operation = &Service::get_test_details;
+  if (path == trunk::paths::kUpdateQueue) operation = &Service::update_queue;
+  if (operation == nullptr) return text_reply(404, "not found: no operation at " + std::string(path));
+  if (method != "POST") {
+    Reply reply = text_reply(405, "method not allowed: " + std::string(method) + " (use POST)");
+    reply.headers.emplace_back("Allow", "POST");
+    return reply;
+  }
+  if (!token) return text_reply(401, "unauthorized: missing x-api-token header");
+  if (!constant_time_equal(*token, token_)) return text_reply(401, "unauthorized: invalid API token");
+  return (this->*operation)(body);
+}
+
+std::optional<Reply> Service::find_repo(const trunk::Repo& repo, const RepoIndex** index) const {
+  for (const auto& candidate : index_) {
+    if (candidate.data->repo == repo) {
+      *index = &candidate;
+      return std::nullopt;
+    }
+  }
+  return text_reply(404, "not found: repository " + repo.to_string() + " is not onboarded in this organization");
+}
+
+std::optional<Reply> Service::check_org(const std::string& org_url_slug) const {
+  if (org_url_slug == org_url_slug_) return std::nullopt;
+  return text_reply(404, "not found: organization \"" + org_url_slug + "\" (this token belongs to \"" +
+                             org_url_slug_ + "\")");
+}
+
+Service::Rows Service::failing_rows(std::size_t repo_index, std::int64_t start_us, std::int64_t end_us) {
+  const auto key = std::make_tuple(repo_index, start_us, end_us);
+  {
+    std::lock_guard lock(cache_mutex_);
+    if (auto it = window_cache_.find(key); it != window_cache_.end()) return it->second;
+  }
+  auto rows = std::make_shared<std::vector<std::uint32_t>>();
+  const auto& tests = history_.repos[repo_index].tests;
+  for (std::uint32_t t = 0; t < tests.size(); ++t) {
+    if (failed_in(tests[t], start_us, end_us)) rows->push_back(t);
+  }
+  std::lock_guard lock(cache_mutex_);
+  if (window_cache_.size() >= kMaxCachedWindows) window_cache_.clear();
+  window_cache_.emplace(key, rows);
+  return rows;
+}
+
+Reply Service::page_reply(const RepoIndex& repo, const std::vector<std::uint32_t>& rows,
+                          const std::string& canonical_query, const trunk::PageQuery& page_query,
+                          bool with_failure_fields) {
+  const std::uint64_t digest = page_tokens_.query_digest(canonical_query);
+  const auto size = static_cast<std::uint64_t>(page_query.page_size);
+  const std::uint64_t total = rows.size();
+  std::uint64_t offset = 0;
+  if (!page_query.page_token.empty()) {
+    auto opened = page_tokens_.open(page_query.page_token, digest);
+    if (!opened || *opened >= std::max<std::uint64_t>(total, 1)) {
+      return text_reply(500, "internal error: page_token was not issued for this query");
+    }
+    offset = *opened;
+  }
+  const std::uint64_t pages = (total + size - 1) / size;
+  const std::uint64_t index = offset / size;
+
+  trunk::TestPage page;
+  const std::uint64_t end = std::min(total, offset + size);
+  page.tests.reserve(static_cast<std::size_t>(end - offset));
+  for (std::uint64_t i = offset; i < end; ++i) {
+    const std::uint32_t t = rows[static_cast<std::size_t>(i)];
+    page.tests.push_back(
+        to_test_case(*repo.data, repo.data->tests[t], repo.facts[t], org_url_slug_, with_failure_fields));
+  }
+  auto token_at = [&](std::uint64_t at) { return page_tokens_.issue(digest, static_cast<std::uint32_t>(at)); };
+  page.page.total_rows = static_cast<std::int64_t>(total);
+  page.page.total_pages = static_cast<std::int64_t>(pages);
+  page.page.page_index = static_cast<std::int64_t>(index);
+  page.page.next_page_token = offset + size < total ? token_at(offset + size) : "";
+  page.page.prev_page_token = offset > 0 ? token_at(offset - size) : "";
+  // Decision: "" on the last page (like next_page_token: there is nowhere further to go).
+  page.page.last_page_token = pages > 0 && index + 1 < pages ? token_at((pages - 1) * size) : "";
+  return json_reply(trunk::to_json(page));
+}
+
+Reply Service::list_failing_tests(std::string_view body) {
+  Reply error;
+  auto request = read_request<trunk::ListFailingTestsRequest>(body, &error);
+  if (!request) return error;
+  const RepoIndex* repo = nullptr;
+  if (auto reply = find_repo(request->repo, &repo)) return *reply;
+  if (auto reply = check_org(request->org_url_slug)) return *reply;
+  const std::int64_t start = to_micros(request->start_time);
+  const std::int64_t end = to_micros(request->end_time);
+  const Rows rows = failing_rows(static_cast<std::size_t>(repo - index_.data()), start, end);
+  const std::string canonical = "failing\n" + request->repo.to_string() + "\n" + request->org_url_slug + "\n" +
+                                std::to_string(start) + "\n" + std::to_string(end) + "\n" +
+                                std::to_string(request->page_query.page_size);
+  return page_reply(*repo, *rows, canonical, request->page_query, true);
+}
+
+Reply Service::list_unhealthy_tests(std::string_view body) {
+  Reply error;
+  auto request = read_request<trunk::ListUnhealthyTestsRequest>(body, &error);
+  if (!request) return error;
+  const RepoIndex* repo = nullptr;
+  if (auto reply = find_repo(request->repo, &repo)) return *reply;
+  if (auto reply = check_org(request->org_url_slug)) return *reply;
+  const bool flaky = request->status == trunk::HealthStatus::flaky;
+  const std::string canonical = "unhealthy\n" + request->repo.to_string() + "\n" + request->org_url_slug + "\n" +
+                                std::string(trunk::to_wire(request->status)) + "\n" +
+                                std::to_string(request->page_query.page_size);
+  return page_reply(*repo, flaky ? repo->flaky : repo->broken, canonical, request->page_query, false);
+}
+
+Reply Service::get_test_details(std::string_view body) {
+  Reply error;
+  auto request = read_request<trunk::GetTestDetailsRequest>(body, &error);
+  if (!request) return error;
+  const RepoIndex* repo = nullptr;
+  if (auto reply = find_repo(request->repo, &repo)) return *reply;
+  if (auto reply = check_org(request->org_url_slug)) return *reply;
+  auto it = repo->by_id.find(lower(request->test_id));
+  if (it == repo->by_id.end()) {
+    return text_reply(404, "not found: test " + request->test_id + " in repository " + request->repo.to_string());
+  }
+  trunk::TestDetails details;
+  details.test = to_test_case(*repo->data, repo->data->tests[it->second], repo->facts[it->second], org_url_slug_, true);
+  return json_reply(trunk::to_json(details));
+}
+
+Reply Service::update_queue(std::string_view body) {
+  Reply error;
+  auto request = read_request<trunk::UpdateQueueRequest>(body, &error);
+  if (!request) return error;
+  const RepoIndex* repo = nullptr;
+  if (auto reply = find_repo(request->repo, &repo)) return *reply;
+  try {
+    return json_reply(trunk::to_json(queues_->update(*request)));
+  } catch (const trunk::Error& e) {
+    return text_reply(500, std::string("internal error: could not store the queue settings: ") + e.what());
+  }
+}
+
+}  // namespace trunk::sandbox

@@ -1,0 +1,82 @@
+#pragma once
+// The four operations of interface.md over a History and a QueueStore, independent of the HTTP library:
+// (method, path, token header, body) in, (status, headers, body) out. sandbox.cpp puts it on cpp-httplib
+// and adds the faults.
+//
+// Order of checks: unknown path 404, method other than POST 405, token 401, request shape and rules 400,
+// unknown repository / organization / test 404, foreign page token 500.
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "history.hpp"
+#include "page_token.hpp"
+#include "queue_store.hpp"
+
+namespace trunk::sandbox {
+
+struct Reply {
+  int status = 200;
+  std::string content_type = "application/json";
+  std::string body;
+  std::vector<std::pair<std::string, std::string>> headers;
+};
+
+class Service {
+ public:
+  Service(History history, std::string token, std::string org_url_slug, std::unique_ptr<QueueStore> queues,
+          PageTokens page_tokens);
+
+  /// `token` is the x-api-token header (nullopt when absent).
+  Reply handle(std::string_view method, std::string_view path, const std::optional<std::string>& token,
+               std::string_view body);
+
+  const History& history() const noexcept { return history_; }
+  std::vector<trunk::Repo> repos() const;
+  std::vector<std::string> test_ids(const trunk::Repo& repo) const;
+
+ private:
+  struct RepoIndex {
+    const RepoHistory* data = nullptr;
+    std::vector<DerivedFacts> facts;                        // per test, at history.now
+    std::unordered_map<std::string, std::uint32_t> by_id;  // lower-case id -> index
+    std::vector<std::uint32_t> flaky, broken;               // indices, in listing order
+  };
+  using Rows = std::shared_ptr<const std::vector<std::uint32_t>>;
+
+  Reply list_failing_tests(std::string_view body);
+  Reply list_unhealthy_tests(std::string_view body);
+  Reply get_test_details(std::string_view body);
+  Reply update_queue(std::string_view body);
+
+  /// 404 reply when the repository holds no data (or nullptr and fills *index).
+  std::optional<Reply> find_repo(const trunk::Repo& repo, const RepoIndex** index) const;
+  std::optional<Reply> check_org(const std::string& org_url_slug) const;
+  Rows failing_rows(std::size_t repo_index, std::int64_t start_us, std::int64_t end_us);
+  Reply page_reply(const RepoIndex& repo, const std::vector<std::uint32_t>& rows, const std::string& canonical_query,
+                   const trunk::PageQuery& page_query, bool with_failure_fields);
+
+  History history_;
+  std::string token_;
+  std::string org_url_slug_;
+  std::unique_ptr<QueueStore> queues_;
+  PageTokens page_tokens_;
+  std::vector<RepoIndex> index_;
+
+  // Failing-tests windows already computed: listing page after page asks for the same window again.
+  std::mutex cache_mutex_;
+  std::map<std::tuple<std::size_t, std::int64_t, std::int64_t>, Rows> window_cache_;
+};
+
+/// Compares without an early exit, so the time taken does not reveal how much of a token matched.
+bool constant_time_equal(std::string_view a, std::string_view b) noexcept;
+
+}  // namespace trunk::sandbox

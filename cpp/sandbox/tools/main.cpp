@@ -1,0 +1,52 @@
+// trunk-sandbox: serves the sandbox until SIGINT or SIGTERM, then exits 0.
+#include <csignal>
+#include <cstdio>
+#include <exception>
+#include <iostream>
+#include <pthread.h>
+
+#include "command_line.hpp"
+#include "trunk/sandbox/sandbox.hpp"
+
+int main(int argc, char** argv) {
+  using namespace trunk::sandbox;
+  cli::CommandLine line;
+  try {
+    line = cli::parse(std::vector<std::string>(argv + 1, argv + argc));
+  } catch (const std::exception& e) {
+    std::cerr << "trunk-sandbox: " << e.what() << "\n";
+    return 2;
+  }
+  if (line.help) {
+    std::cout << cli::usage();
+    return 0;
+  }
+  // Block the stop signals before any thread starts, so every worker inherits the mask and the main thread
+  // alone receives them through sigwait. A client going away must not kill the server either.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  std::signal(SIGPIPE, SIG_IGN);
+
+  try {
+    Sandbox sandbox(line.options);
+    sandbox.start();
+    if (!line.save_data.empty()) sandbox.save_data(line.save_data);
+    // The token is printed because it is the sandbox's own throwaway token, needed to talk to it.
+    std::cout << "trunk-sandbox listening on " << sandbox.url() << "\n"
+              << "token: " << sandbox.token() << "\n"
+              << "org_url_slug: " << sandbox.org_url_slug() << "\n";
+    for (const auto& repo : sandbox.repos()) std::cout << "repo: " << repo.to_string() << "\n";
+    std::cout.flush();
+    int received = 0;
+    sigwait(&stop_signals, &received);
+    std::cout << "trunk-sandbox: stopping (signal " << received << ")\n";
+    sandbox.stop();
+  } catch (const std::exception& e) {
+    std::cerr << "trunk-sandbox: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}
