@@ -24,15 +24,15 @@ class Scanner {
 
   /// Reads exactly `width` digits at `pos` as a number, or records that `what` is malformed.
   std::optional<int> digits(std::size_t pos, std::size_t width, const char* what) {
-    if (pos + width > text_.size()) return fail(std::string("too short: expected ") + what + " at offset " +
-                                                std::to_string(pos));
+    // Built only on failure: parsing timestamps is on the hot path of decoding every test case.
+    const auto expected = [&] {
+      return "expected " + std::to_string(width) + "-digit " + what + " at offset " + std::to_string(pos);
+    };
+    if (pos + width > text_.size()) return fail(expected() + ", but the text ends");
     int value = 0;
     for (std::size_t i = pos; i < pos + width; ++i) {
       const char c = text_[i];
-      if (c < '0' || c > '9') {
-        return fail(std::string("expected ") + std::to_string(width) + "-digit " + what + " at offset " +
-                    std::to_string(pos));
-      }
+      if (c < '0' || c > '9') return fail(expected());
       value = value * 10 + (c - '0');
     }
     return value;
@@ -63,47 +63,38 @@ std::string range_problem(const char* what, int value, const char* range) {
 
 /// Parses; on failure returns nullopt and puts the reason (without the text itself) into `problem`.
 std::optional<Timestamp> parse(std::string_view text, std::string& problem) {
+  const auto fail = [&problem](std::string why) -> std::optional<Timestamp> {
+    problem = std::move(why);
+    return std::nullopt;
+  };
   Scanner scan(text);
   const auto year = scan.digits(0, 4, "year");
   const bool date_separators = year && scan.separator(4, "-", "'-' after the year");
   const auto month = date_separators ? scan.digits(5, 2, "month") : std::nullopt;
   const auto day = month && scan.separator(7, "-", "'-' after the month") ? scan.digits(8, 2, "day")
                                                                           : std::nullopt;
-  if (!day) {
-    problem = scan.problem();
-    return std::nullopt;
-  }
-  if (*month < 1 || *month > 12) {
-    problem = range_problem("month", *month, "01..12");
-    return std::nullopt;
-  }
+  if (!day) return fail(scan.problem());
+  if (*month < 1 || *month > 12) return fail(range_problem("month", *month, "01..12"));
   const std::chrono::year_month_day date{std::chrono::year{*year}, std::chrono::month{unsigned(*month)},
                                          std::chrono::day{unsigned(*day)}};
   if (!date.ok()) {
     const auto last = std::chrono::year_month_day_last{date.year(), std::chrono::month_day_last{date.month()}};
     const std::string range = "01.." + std::to_string(unsigned(last.day()));
-    problem = range_problem("day", *day, range.c_str()) + " for " + std::string(text.substr(0, 7));
-    return std::nullopt;
+    return fail(range_problem("day", *day, range.c_str()) + " for " + std::string(text.substr(0, 7)));
   }
 
-  if (!scan.separator(10, "Tt ", "'T', 't' or ' ' between date and time")) {
-    problem = scan.problem();
-    return std::nullopt;
-  }
+  if (!scan.separator(10, "Tt ", "'T', 't' or ' ' between date and time")) return fail(scan.problem());
   const auto hour = scan.digits(11, 2, "hour");
   const auto minute = hour && scan.separator(13, ":", "':' after the hour") ? scan.digits(14, 2, "minute")
                                                                             : std::nullopt;
   const auto second = minute && scan.separator(16, ":", "':' after the minute")
                           ? scan.digits(17, 2, "second")
                           : std::nullopt;
-  if (!second) {
-    problem = scan.problem();
-    return std::nullopt;
-  }
-  if (*hour > 23) return problem = range_problem("hour", *hour, "00..23"), std::nullopt;
-  if (*minute > 59) return problem = range_problem("minute", *minute, "00..59"), std::nullopt;
+  if (!second) return fail(scan.problem());
+  if (*hour > 23) return fail(range_problem("hour", *hour, "00..23"));
+  if (*minute > 59) return fail(range_problem("minute", *minute, "00..59"));
   // 60 is a leap second; it is normalized below to the first instant of the next minute.
-  if (*second > 60) return problem = range_problem("second", *second, "00..60"), std::nullopt;
+  if (*second > 60) return fail(range_problem("second", *second, "00..60"));
 
   std::size_t pos = 19;
   std::int64_t micros = 0;
@@ -118,8 +109,8 @@ std::optional<Timestamp> parse(std::string_view text, std::string& problem) {
       ++pos;
     }
     const std::size_t count = pos - start;
-    if (count == 0) return problem = "expected digits after '.' at offset " + std::to_string(start), std::nullopt;
-    if (count > 9) return problem = "more than 9 fractional digits", std::nullopt;
+    if (count == 0) return fail("expected digits after '.' at offset " + std::to_string(start));
+    if (count > 9) return fail("more than 9 fractional digits");
   }
 
   // Offset: none (read as UTC, a project decision), Z/z, or ±hh:mm.
@@ -133,29 +124,24 @@ std::optional<Timestamp> parse(std::string_view text, std::string& problem) {
       const auto off_minute = off_hour && scan.separator(pos + 3, ":", "':' in the offset")
                                   ? scan.digits(pos + 4, 2, "offset minute")
                                   : std::nullopt;
-      if (!off_minute) return problem = scan.problem(), std::nullopt;
-      if (*off_hour > 23) return problem = range_problem("offset hour", *off_hour, "00..23"), std::nullopt;
+      if (!off_minute) return fail(scan.problem());
+      if (*off_hour > 23) return fail(range_problem("offset hour", *off_hour, "00..23"));
       if (*off_minute > 59) {
-        return problem = range_problem("offset minute", *off_minute, "00..59"), std::nullopt;
+        return fail(range_problem("offset minute", *off_minute, "00..59"));
       }
       offset = std::chrono::hours{*off_hour} + std::chrono::minutes{*off_minute};
       if (sign == '-') offset = -offset;
       pos += 6;
     } else {
-      return problem = "expected 'Z', '+hh:mm', '-hh:mm' or a fraction at offset " + std::to_string(pos),
-             std::nullopt;
+      return fail("expected 'Z', '+hh:mm', '-hh:mm' or a fraction at offset " + std::to_string(pos));
     }
   }
-  if (pos != text.size()) {
-    return problem = "unexpected text after the time at offset " + std::to_string(pos), std::nullopt;
-  }
+  if (pos != text.size()) return fail("unexpected text after the time at offset " + std::to_string(pos));
 
   const Timestamp local = std::chrono::sys_days{date} + std::chrono::hours{*hour} +
                           std::chrono::minutes{*minute} + std::chrono::seconds{*second} + microseconds{micros};
   const Timestamp utc = local - offset;
-  if (utc < kMinTime || utc >= kEndTime) {
-    return problem = "outside the years 0000..9999 once converted to UTC", std::nullopt;
-  }
+  if (utc < kMinTime || utc >= kEndTime) return fail("outside the years 0000..9999 once converted to UTC");
   return utc;
 }
 

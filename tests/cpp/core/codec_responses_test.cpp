@@ -1,0 +1,303 @@
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "fixtures.hpp"
+#include "trunk/codec.hpp"
+#include "trunk/error.hpp"
+#include "trunk/validation.hpp"
+
+namespace {
+
+using namespace trunk;
+using trunk::testing::fixture_json;
+using trunk::testing::fixture_text;
+
+/// Runs fn and returns the DecodeError it throws (fails the test if it throws nothing).
+template <typename Fn>
+DecodeError decode_error(Fn fn) {
+  try {
+    fn();
+  } catch (const DecodeError& error) {
+    return error;
+  }
+  ADD_FAILURE() << "expected DecodeError";
+  return DecodeError("", "");
+}
+
+// ---- round trips against the hand-written fixtures ----------------------------------------------------
+template <typename T>
+void expect_round_trip(const std::string& fixture) {
+  const T model = decode<T>(fixture_text(fixture));
+  EXPECT_EQ(to_json(model), fixture_json(fixture)) << fixture;
+  // Encoding and decoding again gives an equal model, so the JSON form loses nothing.
+  EXPECT_EQ(decode<T>(encode(model)), model) << fixture;
+}
+
+TEST(ResponseRoundTrip, EveryFixture) {
+  expect_round_trip<TestCase>("test_case_full.json");
+  expect_round_trip<TestPage>("failing_tests_page.json");
+  expect_round_trip<TestPage>("unhealthy_tests_page.json");
+  expect_round_trip<TestDetails>("test_details_with_unknowns.json");
+  expect_round_trip<QueueSettings>("queue_settings.json");
+  expect_round_trip<QueueSettings>("queue_settings_with_unknowns.json");
+}
+
+TEST(ResponseDecode, FullTestCaseFillsEveryField) {
+  const auto test = decode<TestCase>(fixture_text("test_case_full.json"));
+  EXPECT_EQ(test.id, "3f2c9a1e-7b4d-4c8e-9f01-23456789abcd");
+  ASSERT_TRUE(test.repository);
+  EXPECT_EQ(test.repository->html_url, "https://github.com/acme/widgets");
+  EXPECT_EQ(test.html_url,
+            "https://app.trunk.io/acme/flaky-tests/test/3f2c9a1e-7b4d-4c8e-9f01-23456789abcd");
+  EXPECT_EQ(test.name, "test_checkout_retries_on_timeout");
+  EXPECT_EQ(test.variant, "linux-x86_64");
+  ASSERT_TRUE(test.status);
+  EXPECT_EQ(test.status->reason, " failed 3 of the last 20 runs on main");  // leading space kept
+  EXPECT_EQ(test.status->timestamp, parse_rfc3339("2024-05-01T12:00:00Z"));
+  EXPECT_EQ(test.status->value, "flaky");
+  ASSERT_TRUE(test.most_common_failures);
+  ASSERT_EQ(test.most_common_failures->size(), 2U);
+  const auto& first = (*test.most_common_failures)[0];
+  EXPECT_EQ(first.summary, "AssertionError: expected 200, got 503");
+  EXPECT_EQ(first.occurrence_count, 7);
+  EXPECT_EQ(first.last_occurrence, parse_rfc3339("2024-05-02T08:30:15.25Z"));
+  EXPECT_EQ(test.failure_rate_last_7d, 0.125);
+  EXPECT_EQ(test.failure_rate_last_24h, 0.5);
+  EXPECT_EQ(test.codeowners, (std::vector<std::string>{"@acme/payments", "@alice"}));
+  EXPECT_EQ(test.pull_requests_impacted_last_7d, 4);
+  EXPECT_EQ(test.quarantined, true);
+  EXPECT_EQ(test.file_path, "tests/checkout/test_retries.py");
+  EXPECT_EQ(test.parent, "tests.checkout.test_retries");
+  EXPECT_EQ(test.classname, "TestCheckoutRetries");
+  ASSERT_TRUE(test.ticket);
+  EXPECT_EQ(test.ticket->html_url, "https://linear.app/acme/issue/PAY-123");
+  EXPECT_TRUE(test.extra.is_null());  // nothing unknown: no allocation for extras
+}
+
+TEST(ResponseDecode, UnhealthyFormHasNoFailureFields) {
+  const auto page = decode<TestPage>(fixture_text("unhealthy_tests_page.json"));
+  ASSERT_EQ(page.tests.size(), 1U);
+  const auto& test = page.tests[0];
+  EXPECT_FALSE(test.most_common_failures.has_value());
+  EXPECT_FALSE(test.failure_rate_last_7d.has_value());
+  EXPECT_FALSE(test.failure_rate_last_24h.has_value());
+  EXPECT_FALSE(to_json(test).contains("most_common_failures"));
+  EXPECT_FALSE(to_json(test).contains("failure_rate_last_7d"));
+  EXPECT_EQ(page.page.next_page_token, "");  // last page: empty, not absent
+  EXPECT_EQ(page.page.page_index, 0);
+}
+
+TEST(ResponseDecode, PageInformationAndEmptyCollections) {
+  const auto page = decode<TestPage>(fixture_text("failing_tests_page.json"));
+  EXPECT_EQ(page.page.total_rows, 3);
+  EXPECT_EQ(page.page.total_pages, 2);
+  EXPECT_EQ(page.page.next_page_token, "cGFnZToy");
+  EXPECT_EQ(page.page.prev_page_token, "");
+  EXPECT_EQ(page.page.last_page_token, "cGFnZToy");
+  ASSERT_EQ(page.tests.size(), 2U);
+  EXPECT_EQ(page.tests[0].most_common_failures, std::vector<FailureSummary>{});  // [] is not absent
+  EXPECT_EQ(page.tests[0].codeowners, std::vector<std::string>{});
+  EXPECT_EQ(page.tests[0].failure_rate_last_7d, 1.0);
+  EXPECT_EQ(page.tests[1].name, "test_minimal");
+  EXPECT_FALSE(page.tests[1].status.has_value());
+}
+
+TEST(ResponseDecode, QueueSettingsEveryField) {
+  const auto settings = decode<QueueSettings>(fixture_text("queue_settings.json"));
+  EXPECT_TRUE(settings.state == QueueState::running);
+  EXPECT_EQ(settings.branch, "main");
+  EXPECT_EQ(settings.concurrency, 5);
+  EXPECT_EQ(settings.testing_timeout_minutes, 60);
+  EXPECT_TRUE(settings.mode == QueueMode::parallel);
+  EXPECT_EQ(settings.can_optimistically_merge, true);
+  EXPECT_EQ(settings.pending_failure_depth, 2);
+  EXPECT_EQ(settings.batch, true);
+  EXPECT_EQ(settings.batching_max_wait_time_minutes, 10);
+  EXPECT_EQ(settings.batching_min_size, 3);
+  EXPECT_EQ(settings.create_prs_for_testing_branches, false);
+  EXPECT_EQ(settings.comments_enabled, true);
+  EXPECT_EQ(settings.commands_enabled, true);
+  EXPECT_EQ(settings.status_check_enabled, false);
+  EXPECT_EQ(settings.bisection_concurrency, 4294967295);
+  EXPECT_EQ(settings.required_statuses, (std::vector<std::string>{"ci/build", "ci/test"}));
+  EXPECT_TRUE(settings.direct_merge_mode == DirectMergeMode::always);
+  EXPECT_TRUE(settings.optimization_mode == OptimizationMode::bisection_skip_redundant_tests);
+  EXPECT_TRUE(settings.merge_method == MergeMethod::squash);
+  EXPECT_TRUE(settings.extra.is_null());
+}
+
+// ---- tolerance ------------------------------------------------------------------------------------------
+TEST(ResponseDecode, KeepsUnknownKeysAtEveryLevel) {
+  const auto details = decode<TestDetails>(fixture_text("test_details_with_unknowns.json"));
+  EXPECT_EQ(details.extra, Json({{"request_id", "req-7f3a"}}));
+  EXPECT_EQ(details.test.extra, Json({{"owners_team", "payments"}, {"flakiness_score", 0.25}}));
+  EXPECT_EQ(details.test.repository->extra, Json({{"default_branch", "main"}}));
+  EXPECT_EQ(details.test.status->extra, Json({{"since", 14}}));
+  EXPECT_EQ((*details.test.most_common_failures)[0].extra, Json({{"first_occurrence", "2024-04-01T00:00:00Z"}}));
+  EXPECT_EQ(details.test.ticket->extra, Json({{"state", "open"}}));
+}
+
+TEST(ResponseDecode, KeepsUnknownEnumValuesRaw) {
+  const auto settings = decode<QueueSettings>(fixture_text("queue_settings_with_unknowns.json"));
+  ASSERT_TRUE(settings.state);
+  EXPECT_FALSE(settings.state->is_known());
+  EXPECT_EQ(settings.state->wire(), "hibernating");
+  EXPECT_FALSE(settings.merge_method->is_known());
+  EXPECT_EQ(settings.merge_method->wire(), "octopus");
+  EXPECT_TRUE(settings.mode == QueueMode::single);  // the known ones still read normally
+  EXPECT_EQ(settings.required_statuses, std::vector<std::string>{});
+  EXPECT_EQ(settings.extra["queueId"], "q-123");
+  EXPECT_EQ(settings.extra["labels"], Json::parse(R"([1, "two", null, {"three": 3}])"));
+}
+
+TEST(ResponseDecode, NullAndMissingReadAsAbsent) {
+  const auto test = decode<TestCase>(R"({"id": null, "name": "n", "status": null, "codeowners": null,
+                                         "failure_rate_last_7d": null, "quarantined": null, "ticket": null})");
+  EXPECT_FALSE(test.id.has_value());
+  EXPECT_EQ(test.name, "n");
+  EXPECT_FALSE(test.status.has_value());
+  EXPECT_FALSE(test.codeowners.has_value());
+  EXPECT_FALSE(test.failure_rate_last_7d.has_value());
+  EXPECT_FALSE(test.quarantined.has_value());
+  EXPECT_FALSE(test.ticket.has_value());
+  EXPECT_TRUE(test.extra.is_null());  // a known key with null is not an unknown key
+  EXPECT_EQ(to_json(test), Json({{"name", "n"}}));
+
+  const auto empty = decode<TestCase>("{}");
+  EXPECT_EQ(empty, TestCase{});
+  EXPECT_EQ(to_json(empty), Json::object());
+}
+
+TEST(ResponseDecode, MissingEnvelopeFieldsReadAsEmpty) {
+  const auto page = decode<TestPage>("{}");
+  EXPECT_TRUE(page.tests.empty());
+  EXPECT_EQ(page.page, PageInfo{});
+  EXPECT_EQ(decode<TestPage>(R"({"tests": null, "page": null})"), page);
+  EXPECT_EQ(decode<TestDetails>("{}").test, TestCase{});
+  EXPECT_EQ(decode<QueueSettings>("{}"), QueueSettings{});
+}
+
+TEST(ResponseDecode, IntegersMayArriveAsIntegralFloats) {
+  const auto settings = decode<QueueSettings>(R"({"concurrency": 5.0, "batchingMinSize": 1e2,
+                                                   "bisectionConcurrency": 4294967295.0})");
+  EXPECT_EQ(settings.concurrency, 5);
+  EXPECT_EQ(settings.batching_min_size, 100);
+  EXPECT_EQ(settings.bisection_concurrency, 4294967295);
+  EXPECT_EQ(decode<PageInfo>(R"({"total_rows": -0.0})").total_rows, 0);
+}
+
+TEST(ResponseDecode, FailureRatesAcceptIntegersAndFloats) {
+  const auto test = decode<TestCase>(R"({"failure_rate_last_7d": 1, "failure_rate_last_24h": 0.1})");
+  EXPECT_EQ(test.failure_rate_last_7d, 1.0);
+  EXPECT_EQ(test.failure_rate_last_24h, 0.1);
+}
+
+TEST(ResponseDecode, TimestampsInAnyRfc3339FormAreNormalizedToUtc) {
+  const auto status = decode<TestStatus>(R"({"timestamp": "2024-05-01 14:00:00.5+02:00"})");
+  EXPECT_EQ(status.timestamp, parse_rfc3339("2024-05-01T12:00:00.5Z"));
+  EXPECT_EQ(to_json(status)["timestamp"], "2024-05-01T12:00:00.500000Z");
+}
+
+// ---- wrong types give DecodeError with the JSON path --------------------------------------------------
+TEST(ResponseDecodeError, NamesTheNestedPathWithArrayIndexes) {
+  const auto error = decode_error([] {
+    decode<TestPage>(R"({"tests": [{}, {}, {}, {"failure_rate_last_7d": "high"}], "page": {}})");
+  });
+  EXPECT_STREQ(error.what(), "tests[3].failure_rate_last_7d: expected number, got string");
+  EXPECT_EQ(error.path(), "tests[3].failure_rate_last_7d");
+}
+
+struct WrongType {
+  const char* body;
+  const char* message;
+};
+
+TEST(ResponseDecodeError, EveryKindOfWrongType) {
+  const WrongType cases[] = {
+      {R"({"tests": {}})", "tests: expected array, got object"},
+      {R"({"tests": ["x"]})", "tests[0]: expected object, got string"},
+      {R"({"tests": [null]})", "tests[0]: expected object, got null"},
+      {R"({"tests": [{"id": 7}]})", "tests[0].id: expected string, got number"},
+      {R"({"tests": [{"quarantined": "true"}]})", "tests[0].quarantined: expected boolean, got string"},
+      {R"({"tests": [{"quarantined": 1}]})", "tests[0].quarantined: expected boolean, got number"},
+      {R"({"tests": [{"codeowners": "@a"}]})", "tests[0].codeowners: expected array, got string"},
+      {R"({"tests": [{"codeowners": ["@a", 2]}]})", "tests[0].codeowners[1]: expected string, got number"},
+      {R"({"tests": [{"status": {"timestamp": 5}}]})", "tests[0].status.timestamp: expected string, got number"},
+      {R"({"tests": [{"status": []}]})", "tests[0].status: expected object, got array"},
+      {R"({"tests": [{"repository": "r"}]})", "tests[0].repository: expected object, got string"},
+      {R"({"tests": [{"ticket": {"html_url": false}}]})", "tests[0].ticket.html_url: expected string, got boolean"},
+      {R"({"tests": [{"most_common_failures": [{"occurrence_count": "3"}]}]})",
+       "tests[0].most_common_failures[0].occurrence_count: expected integer, got string"},
+      {R"({"tests": [{"most_common_failures": [{}, {"occurrence_count": 2.5}]}]})",
+       "tests[0].most_common_failures[1].occurrence_count: expected integer, got 2.5"},
+      {R"({"tests": [{"pull_requests_impacted_last_7d": 18446744073709551615}]})",
+       "tests[0].pull_requests_impacted_last_7d: integer 18446744073709551615 is out of range"},
+      {R"({"tests": [{"pull_requests_impacted_last_7d": 1e300}]})",
+       "tests[0].pull_requests_impacted_last_7d: expected integer, got 1e+300"},
+      {R"({"page": {"total_rows": "3"}})", "page.total_rows: expected integer, got string"},
+      {R"({"page": {"next_page_token": 0}})", "page.next_page_token: expected string, got number"},
+      {R"({"page": 1})", "page: expected object, got number"},
+      {R"([])", "expected object, got array"},
+  };
+  for (const auto& c : cases) {
+    const auto error = decode_error([&] { decode<TestPage>(c.body); });
+    EXPECT_STREQ(error.what(), c.message) << c.body;
+  }
+}
+
+TEST(ResponseDecodeError, QueueSettingsWrongTypes) {
+  const WrongType cases[] = {
+      {R"({"state": 1})", "state: expected string, got number"},
+      {R"({"concurrency": "5"})", "concurrency: expected integer, got string"},
+      {R"({"concurrency": 5.5})", "concurrency: expected integer, got 5.5"},
+      {R"({"batch": "yes"})", "batch: expected boolean, got string"},
+      {R"({"requiredStatuses": [null]})", "requiredStatuses[0]: expected string, got null"},
+      {R"({"mergeMethod": {}})", "mergeMethod: expected string, got object"},
+  };
+  for (const auto& c : cases) {
+    const auto error = decode_error([&] { decode<QueueSettings>(c.body); });
+    EXPECT_STREQ(error.what(), c.message) << c.body;
+  }
+}
+
+TEST(ResponseDecodeError, BadTimestampNamesPathAndText) {
+  const auto error = decode_error([] {
+    decode<TestDetails>(R"({"test": {"most_common_failures": [{"last_occurrence": "yesterday"}]}})");
+  });
+  EXPECT_EQ(error.path(), "test.most_common_failures[0].last_occurrence");
+  EXPECT_NE(std::string(error.what()).find("\"yesterday\" is not an RFC 3339 date-time"), std::string::npos)
+      << error.what();
+}
+
+TEST(ResponseDecodeError, FromJsonPrefixesTheGivenPath) {
+  const auto error = decode_error([] { from_json<TestCase>(Json({{"name", 1}}), "tests[7]"); });
+  EXPECT_STREQ(error.what(), "tests[7].name: expected string, got number");
+}
+
+// ---- malformed JSON -------------------------------------------------------------------------------------
+TEST(MalformedJson, IsADecodeErrorAtTheRoot) {
+  for (const char* body : {"", "{", "{\"tests\": [}", "not json", "{\"a\": 1,}", "{\"a\" 1}", "[1, 2",
+                           "{\"a\": \"unterminated}", "{} trailing", "\"\\uD800\""}) {
+    const auto error = decode_error([&] { decode<TestPage>(body); });
+    EXPECT_EQ(error.path(), "") << body;
+    EXPECT_EQ(std::string(error.what()).rfind("malformed JSON: ", 0), 0U) << error.what();
+  }
+}
+
+TEST(MalformedJson, InvalidUtf8InTheBodyIsRejectedAndTheMessageStaysText) {
+  const auto error = decode_error([] { decode<TestCase>(std::string("{\"name\": \"\xff\xfe\"}")); });
+  EXPECT_EQ(std::string(error.what()).rfind("malformed JSON: ", 0), 0U);
+  EXPECT_TRUE(is_valid_utf8(error.what()));
+}
+
+TEST(MalformedJson, DeepNestingIsRejectedBeforeParsing) {
+  const std::string deep = "{\"x\": " + std::string(100000, '[') + std::string(100000, ']') + "}";
+  const auto error = decode_error([&] { decode<TestCase>(deep); });
+  EXPECT_NE(std::string(error.what()).find("nested deeper than"), std::string::npos) << error.what();
+  // Brackets inside strings do not count, and moderate nesting in unknown keys is kept.
+  const std::string fine = R"({"note": "[[[[[[[[[[{{{{{{", "x": [[[[[[[[[[1]]]]]]]]]]})";
+  EXPECT_EQ(decode<TestCase>(fine).extra["note"], "[[[[[[[[[[{{{{{{");
+}
+
+}  // namespace

@@ -1,0 +1,20 @@
+#include "fixtures.hpp"
+
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace trunk::testing {
+
+std::string fixture_text(const std::string& name) {
+  const std::string path = std::string(TRUNK_FIXTURES_DIR) + "/" + name;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read fixture " + path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+Json fixture_json(const std::string& name) { return Json::parse(fixture_text(name)); }
+
+}  // namespace trunk::testing
