@@ -1,0 +1,182 @@
+// ClientOptions resolution: token and base address from options or environment, the insecure-http guard.
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <optional>
+#include <string>
+
+#include "endpoint.hpp"
+#include "test_servers.hpp"
+#include "test_support.hpp"
+#include "trunk/client.hpp"
+#include "trunk/error.hpp"
+
+namespace trunk {
+namespace {
+
+using testing::kToken;
+
+/// Sets (or unsets, with nullopt) an environment variable for the scope of one test.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, std::optional<std::string> value) : name_(name) {
+    if (const char* old = std::getenv(name)) previous_ = old;
+    if (value) {
+      ::setenv(name, value->c_str(), 1);
+    } else {
+      ::unsetenv(name);
+    }
+  }
+  ~ScopedEnv() {
+    if (previous_) {
+      ::setenv(name_, previous_->c_str(), 1);
+    } else {
+      ::unsetenv(name_);
+    }
+  }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  const char* name_;
+  std::optional<std::string> previous_;
+};
+
+std::string error_message_of(const ClientOptions& options) {
+  try {
+    Client client(options);
+  } catch (const Error& error) {
+    return error.what();
+  }
+  return "";
+}
+
+TEST(ClientOptions, MissingTokenNamesBothVariables) {
+  ScopedEnv token("TRUNK_API_TOKEN", std::nullopt);
+  ScopedEnv key("TRUNK_API_KEY", std::nullopt);
+  ClientOptions options;
+  options.base_url = "http://127.0.0.1:1";
+  const std::string message = error_message_of(options);
+  EXPECT_NE(message.find("TRUNK_API_TOKEN"), std::string::npos) << message;
+  EXPECT_NE(message.find("TRUNK_API_KEY"), std::string::npos) << message;
+}
+
+TEST(ClientOptions, TokenFromEnvironmentIsSentPreferringTrunkApiToken) {
+  testing::HttpTestServer server;
+  server.set_replies({{200, testing::details_json()}});
+  ScopedEnv token("TRUNK_API_TOKEN", "from-api-token");
+  ScopedEnv key("TRUNK_API_KEY", "from-api-key");
+  ClientOptions options;
+  options.base_url = server.base_url();
+  Client(options).get_test_details(testing::details_request());
+  ASSERT_EQ(server.request_count(), 1U);
+  EXPECT_EQ(server.requests()[0].header("x-api-token"), "from-api-token");
+}
+
+TEST(ClientOptions, TokenFallsBackToTrunkApiKey) {
+  testing::HttpTestServer server;
+  server.set_replies({{200, testing::details_json()}});
+  ScopedEnv token("TRUNK_API_TOKEN", std::nullopt);
+  ScopedEnv key("TRUNK_API_KEY", "from-api-key");
+  ClientOptions options;
+  options.base_url = server.base_url();
+  Client(options).get_test_details(testing::details_request());
+  EXPECT_EQ(server.requests().at(0).header("x-api-token"), "from-api-key");
+}
+
+TEST(ClientOptions, ExplicitTokenWinsOverEnvironment) {
+  ScopedEnv token("TRUNK_API_TOKEN", "from-env");
+  testing::HttpTestServer server;
+  server.set_replies({{200, testing::details_json()}});
+  Client(testing::test_options(server.base_url())).get_test_details(testing::details_request());
+  EXPECT_EQ(server.requests().at(0).header("x-api-token"), kToken);
+}
+
+TEST(ClientOptions, EmptyTokenAndHeaderInjectionAreRefusedWithoutQuotingTheToken) {
+  ClientOptions options;
+  options.base_url = "http://127.0.0.1:1";
+  options.token = "";
+  EXPECT_NE(error_message_of(options).find("empty"), std::string::npos);
+  options.token = "abc123\r\nX-Evil: 1";
+  const std::string message = error_message_of(options);
+  EXPECT_NE(message.find("control character"), std::string::npos) << message;
+  EXPECT_EQ(message.find("abc123"), std::string::npos) << message;
+}
+
+TEST(ClientOptions, BaseUrlDefaultsToEnvironmentThenTheRealService) {
+  {
+    ScopedEnv base("TRUNK_BASE_URL", std::nullopt);
+    ClientOptions options;
+    options.token = kToken;
+    EXPECT_EQ(Client(options).base_url(), "https://api.trunk.io");
+  }
+  {
+    ScopedEnv base("TRUNK_BASE_URL", "https://api.trunk-staging.io/");
+    ClientOptions options;
+    options.token = kToken;
+    EXPECT_EQ(Client(options).base_url(), "https://api.trunk-staging.io");  // trailing '/' dropped
+  }
+}
+
+TEST(ClientOptions, PlainHttpToANonLoopbackHostIsRefusedUnlessAllowed) {
+  ClientOptions options;
+  options.token = kToken;
+  options.base_url = "http://api.example.com";
+  const std::string message = error_message_of(options);
+  EXPECT_NE(message.find("allow_insecure_http"), std::string::npos) << message;
+  EXPECT_EQ(message.find(kToken), std::string::npos);
+
+  options.allow_insecure_http = true;
+  EXPECT_EQ(Client(options).base_url(), "http://api.example.com");
+}
+
+TEST(ClientOptions, PlainHttpToLoopbackAndHttpsAnywhereAreAccepted) {
+  ClientOptions options;
+  options.token = kToken;
+  for (const char* url : {"http://127.0.0.1:8080", "http://127.9.9.9", "http://localhost:1", "http://LOCALHOST",
+                          "http://[::1]:8080", "https://api.example.com", "https://api.example.com/prefix"}) {
+    options.base_url = url;
+    EXPECT_NO_THROW(Client{options}) << url;
+  }
+}
+
+TEST(ClientOptions, OtherSchemesAndMalformedUrlsAreRefused) {
+  ClientOptions options;
+  options.token = kToken;
+  for (const char* url : {"ftp://api.example.com", "file:///etc/passwd", "", "not a url", "https://x/?q=1"}) {
+    options.base_url = url;
+    EXPECT_THROW(Client{options}, Error) << url;
+  }
+}
+
+TEST(LoopbackHost, RecognizesEveryLoopbackFormAndNothingElse) {
+  using detail::is_loopback_host;
+  EXPECT_TRUE(is_loopback_host("127.0.0.1"));
+  EXPECT_TRUE(is_loopback_host("127.0.0.0"));
+  EXPECT_TRUE(is_loopback_host("127.255.255.255"));
+  EXPECT_TRUE(is_loopback_host("localhost"));
+  EXPECT_TRUE(is_loopback_host("[::1]"));
+  EXPECT_TRUE(is_loopback_host("::1"));
+  EXPECT_FALSE(is_loopback_host("128.0.0.1"));
+  EXPECT_FALSE(is_loopback_host("126.255.255.255"));
+  EXPECT_FALSE(is_loopback_host("localhost.example.com"));
+  EXPECT_FALSE(is_loopback_host("127.0.0.1.example.com"));
+  EXPECT_FALSE(is_loopback_host("[::2]"));
+  EXPECT_FALSE(is_loopback_host("10.0.0.1"));
+  EXPECT_FALSE(is_loopback_host(""));
+}
+
+TEST(ClientOptions, ClientIsMovableAndKeepsWorking) {
+  testing::HttpTestServer server;
+  server.set_replies({{200, testing::details_json()}});
+  Client first(testing::test_options(server.base_url()));
+  Client second(std::move(first));
+  EXPECT_EQ(second.get_test_details(testing::details_request()).test.id, testing::kTestId);
+  Client third(testing::test_options("http://127.0.0.1:1"));
+  third = std::move(second);
+  EXPECT_EQ(third.base_url(), server.base_url());
+}
+
+}  // namespace
+}  // namespace trunk
