@@ -62,7 +62,7 @@ T decode(std::string_view body) {
   return from_json<T>(parse_json(body));
 }
 
-#define TRUNK_INSTANTIATE_CODEC(Type)                                         \
+#define TRUNK_INSTANTIATE_CODEC(Type)                                       \
   template Type from_json<Type>(const Json& json, const std::string& path); \
   template Type decode<Type>(std::string_view body);
 

@@ -154,7 +154,8 @@ UpdateQueueRequest read(const Json& json, const std::string& path, Tag<UpdateQue
     request.comments_enabled = reader.boolean("commentsEnabled");
     request.commands_enabled = reader.boolean("commandsEnabled");
     request.create_prs_for_testing_branches = reader.boolean("createPrsForTestingBranches");
-    request.direct_merge_mode = reader.closed_enum<DirectMergeMode>("directMergeMode", reader.find("directMergeMode"));
+    request.direct_merge_mode =
+        reader.closed_enum<DirectMergeMode>("directMergeMode", reader.find("directMergeMode"));
     request.optimization_mode =
         reader.closed_enum<OptimizationMode>("optimizationMode", reader.find("optimizationMode"));
     request.merge_method = reader.closed_enum<MergeMethod>("mergeMethod", reader.find("mergeMethod"));

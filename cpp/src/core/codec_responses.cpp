@@ -164,7 +164,8 @@ TestPage read(const Json& json, const std::string& path, Tag<TestPage>) {
   ObjectReader reader(json, path, Mode::response);
   TestPage page;
   // Both keys are required by the contract; the tolerant reading of a missing one is "nothing there".
-  if (const Json* tests = reader.find("tests")) page.tests = read_array<TestCase>(*tests, reader.path_of("tests"));
+  if (const Json* tests = reader.find("tests"))
+    page.tests = read_array<TestCase>(*tests, reader.path_of("tests"));
   if (auto info = read_child<PageInfo>(reader, "page")) page.page = std::move(*info);
   page.extra = reader.extras();
   return page;

@@ -1,6 +1,7 @@
 #include "json_reader.hpp"
 
 #include <cmath>
+#include <stdexcept>
 
 #include "text.hpp"
 
@@ -87,7 +88,8 @@ ObjectReader::ObjectReader(const Json& json, std::string path, Mode mode, std::v
 }
 
 const Json* ObjectReader::find(std::string_view key) {
-  known_.push_back(key);
+  if (known_count_ == known_.size()) throw std::logic_error("ObjectReader: more keys than kMaxKnownKeys");
+  known_[known_count_++] = key;
   const auto it = json_.find(key);
   if (it == json_.end() || it->is_null()) return nullptr;
   return &*it;
@@ -99,45 +101,61 @@ const Json* ObjectReader::require(std::string_view key) {
   return value;
 }
 
+// The accessors check the common, well-typed case inline and build the JSON path only on the way to an
+// error: decoding a page touches every field of every test, and a string per field would dominate.
 std::optional<std::string> ObjectReader::string(std::string_view key) {
   const Json* value = find(key);
   if (value == nullptr) return std::nullopt;
-  return read_string(*value, path_of(key));
+  if (value->is_string()) return value->get_ref<const std::string&>();
+  throw_wrong_type(path_of(key), "string", *value);
 }
 
 std::optional<std::int64_t> ObjectReader::integer(std::string_view key) {
   const Json* value = find(key);
   if (value == nullptr) return std::nullopt;
+  if (value->is_number_integer() && !value->is_number_unsigned()) return value->get<std::int64_t>();
   return read_integer(*value, path_of(key), mode_);
 }
 
 std::optional<double> ObjectReader::number(std::string_view key) {
   const Json* value = find(key);
   if (value == nullptr) return std::nullopt;
-  return read_number(*value, path_of(key));
+  if (value->is_number()) return value->get<double>();
+  throw_wrong_type(path_of(key), "number", *value);
 }
 
 std::optional<bool> ObjectReader::boolean(std::string_view key) {
   const Json* value = find(key);
   if (value == nullptr) return std::nullopt;
-  return read_boolean(*value, path_of(key));
+  if (value->is_boolean()) return value->get<bool>();
+  throw_wrong_type(path_of(key), "boolean", *value);
 }
 
 std::optional<std::vector<std::string>> ObjectReader::strings(std::string_view key) {
   const Json* value = find(key);
   if (value == nullptr) return std::nullopt;
+  if (value->is_array()) {
+    std::vector<std::string> result;
+    result.reserve(value->size());
+    for (const auto& item : *value) {
+      if (!item.is_string()) return read_strings(*value, path_of(key));  // names the bad element
+      result.push_back(item.get_ref<const std::string&>());
+    }
+    return result;
+  }
   return read_strings(*value, path_of(key));
 }
 
 std::optional<Timestamp> ObjectReader::timestamp(std::string_view key) {
   const Json* value = find(key);
   if (value == nullptr) return std::nullopt;
-  const std::string path = path_of(key);
-  const std::string text = read_string(*value, path);
+  if (!value->is_string()) throw_wrong_type(path_of(key), "string", *value);
+  const std::string& text = value->get_ref<const std::string&>();
   std::string problem;
   if (auto parsed = try_parse_rfc3339(text, &problem)) return parsed;
-  if (mode_ == Mode::response) throw DecodeError(path, problem);
-  add_violation(path, detail::quoted(text), "must be an RFC 3339 date-time, e.g. 2024-05-01T12:00:00Z");
+  if (mode_ == Mode::response) throw DecodeError(path_of(key), problem);
+  add_violation(path_of(key), detail::quoted(text),
+                "must be an RFC 3339 date-time, e.g. 2024-05-01T12:00:00Z");
   return std::nullopt;
 }
 
@@ -156,8 +174,8 @@ void ObjectReader::record_unknown_enum(std::string_view key, const std::string& 
 }
 
 bool ObjectReader::is_known(std::string_view key) const {
-  for (const auto known : known_) {
-    if (known == key) return true;
+  for (std::size_t i = 0; i < known_count_; ++i) {
+    if (known_[i] == key) return true;
   }
   return false;
 }

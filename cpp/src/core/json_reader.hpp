@@ -8,6 +8,7 @@
 //    an unknown key, an unknown enum value or a bad timestamp is recorded as a Violation so that one
 //    ValidationError can list them all. A wrong JSON type is a DecodeError in both modes.
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -95,7 +96,11 @@ class ObjectReader {
   std::string path_;
   Mode mode_;
   std::vector<Violation>* violations_;
-  std::vector<std::string_view> known_;  // keys are string literals of the codec, so views stay valid
+  // The keys asked for, kept inline (no allocation per object). They are string literals of the codec, so
+  // the views stay valid. The largest model (updateQueue) has 21 fields.
+  static constexpr std::size_t kMaxKnownKeys = 32;
+  std::array<std::string_view, kMaxKnownKeys> known_{};
+  std::size_t known_count_ = 0;
 };
 
 }  // namespace trunk::detail

@@ -7,8 +7,8 @@ namespace trunk {
 
 namespace {
 [[noreturn]] void reject(std::string_view text, const std::string& why) {
-  throw ValidationError({{"repo", detail::quoted(text), "must be host/owner/name, e.g. github.com/acme/widgets (" +
-                                                            why + ")"}});
+  throw ValidationError({{"repo", detail::quoted(text),
+                          "must be host/owner/name, e.g. github.com/acme/widgets (" + why + ")"}});
 }
 }  // namespace
 

@@ -71,25 +71,25 @@ std::optional<Timestamp> parse(std::string_view text, std::string& problem) {
   const auto year = scan.digits(0, 4, "year");
   const bool date_separators = year && scan.separator(4, "-", "'-' after the year");
   const auto month = date_separators ? scan.digits(5, 2, "month") : std::nullopt;
-  const auto day = month && scan.separator(7, "-", "'-' after the month") ? scan.digits(8, 2, "day")
-                                                                          : std::nullopt;
+  const auto day =
+      month && scan.separator(7, "-", "'-' after the month") ? scan.digits(8, 2, "day") : std::nullopt;
   if (!day) return fail(scan.problem());
   if (*month < 1 || *month > 12) return fail(range_problem("month", *month, "01..12"));
   const std::chrono::year_month_day date{std::chrono::year{*year}, std::chrono::month{unsigned(*month)},
                                          std::chrono::day{unsigned(*day)}};
   if (!date.ok()) {
-    const auto last = std::chrono::year_month_day_last{date.year(), std::chrono::month_day_last{date.month()}};
+    const auto last =
+        std::chrono::year_month_day_last{date.year(), std::chrono::month_day_last{date.month()}};
     const std::string range = "01.." + std::to_string(unsigned(last.day()));
     return fail(range_problem("day", *day, range.c_str()) + " for " + std::string(text.substr(0, 7)));
   }
 
   if (!scan.separator(10, "Tt ", "'T', 't' or ' ' between date and time")) return fail(scan.problem());
   const auto hour = scan.digits(11, 2, "hour");
-  const auto minute = hour && scan.separator(13, ":", "':' after the hour") ? scan.digits(14, 2, "minute")
-                                                                            : std::nullopt;
-  const auto second = minute && scan.separator(16, ":", "':' after the minute")
-                          ? scan.digits(17, 2, "second")
-                          : std::nullopt;
+  const auto minute =
+      hour && scan.separator(13, ":", "':' after the hour") ? scan.digits(14, 2, "minute") : std::nullopt;
+  const auto second =
+      minute && scan.separator(16, ":", "':' after the minute") ? scan.digits(17, 2, "second") : std::nullopt;
   if (!second) return fail(scan.problem());
   if (*hour > 23) return fail(range_problem("hour", *hour, "00..23"));
   if (*minute > 59) return fail(range_problem("minute", *minute, "00..59"));
@@ -139,7 +139,8 @@ std::optional<Timestamp> parse(std::string_view text, std::string& problem) {
   if (pos != text.size()) return fail("unexpected text after the time at offset " + std::to_string(pos));
 
   const Timestamp local = std::chrono::sys_days{date} + std::chrono::hours{*hour} +
-                          std::chrono::minutes{*minute} + std::chrono::seconds{*second} + microseconds{micros};
+                          std::chrono::minutes{*minute} + std::chrono::seconds{*second} +
+                          microseconds{micros};
   const Timestamp utc = local - offset;
   if (utc < kMinTime || utc >= kEndTime) return fail("outside the years 0000..9999 once converted to UTC");
   return utc;
@@ -164,7 +165,8 @@ Timestamp parse_rfc3339(std::string_view text, std::string_view field) {
   std::string reason;
   auto result = parse(text, reason);
   if (!result) {
-    throw ValidationError({{std::string(field), detail::quoted(text), "must be an RFC 3339 date-time: " + reason}});
+    throw ValidationError(
+        {{std::string(field), detail::quoted(text), "must be an RFC 3339 date-time: " + reason}});
   }
   return *result;
 }

@@ -100,7 +100,8 @@ std::vector<Violation> check(const ListFailingTestsRequest& request) {
   checker.merge(check(request.repo));
   checker.required_text("org_url_slug", request.org_url_slug);
   bool both_representable = true;
-  for (const auto& [field, value] : {std::pair{"start_time", request.start_time}, {"end_time", request.end_time}}) {
+  for (const auto& [field, value] :
+       {std::pair{"start_time", request.start_time}, {"end_time", request.end_time}}) {
     if (!representable(value)) {
       checker.add(field, std::to_string(value.time_since_epoch().count()) + " us since 1970",
                   "must be between 0000-01-01T00:00:00Z and 9999-12-31T23:59:59.999999Z");
@@ -110,8 +111,8 @@ std::vector<Violation> check(const ListFailingTestsRequest& request) {
   if (both_representable) {
     // Interface rule 4.1.1 with the project's reading (service-facts.md): 0 < end - start <= 7 days.
     const auto window = request.end_time - request.start_time;
-    const std::string value = format_rfc3339(request.end_time) + " (start_time " +
-                              format_rfc3339(request.start_time) + ")";
+    const std::string value =
+        format_rfc3339(request.end_time) + " (start_time " + format_rfc3339(request.start_time) + ")";
     if (window <= std::chrono::microseconds::zero()) {
       checker.add("end_time", value, "must be after start_time");
     } else if (window > kMaxFailingTestsWindow) {

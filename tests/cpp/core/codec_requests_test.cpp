@@ -108,8 +108,8 @@ TEST(RequestEncode, ListUnhealthyTestsSendsTheUpperCaseFilter) {
 }
 
 TEST(RequestEncode, GetTestDetails) {
-  const GetTestDetailsRequest request{{"github.com", "acme", "widgets"}, "acme",
-                                      "3F2C9A1E-7B4D-4C8E-9F01-23456789ABCD"};
+  const GetTestDetailsRequest request{
+      {"github.com", "acme", "widgets"}, "acme", "3F2C9A1E-7B4D-4C8E-9F01-23456789ABCD"};
   EXPECT_EQ(to_json(request), Json::parse(R"({
     "repo": {"host": "github.com", "owner": "acme", "name": "widgets"},
     "org_url_slug": "acme",
@@ -181,7 +181,8 @@ TEST(RequestDecode, RoundTripsEveryRequest) {
   EXPECT_EQ(decode<ListFailingTestsRequest>(encode(failing)), failing);
   ListUnhealthyTestsRequest unhealthy{{"github.com", "acme", "w"}, "acme", HealthStatus::broken, {7, "tok"}};
   EXPECT_EQ(decode<ListUnhealthyTestsRequest>(encode(unhealthy)), unhealthy);
-  const GetTestDetailsRequest details{{"github.com", "acme", "w"}, "acme", "3f2c9a1e-7b4d-4c8e-9f01-23456789abcd"};
+  const GetTestDetailsRequest details{
+      {"github.com", "acme", "w"}, "acme", "3f2c9a1e-7b4d-4c8e-9f01-23456789abcd"};
   EXPECT_EQ(decode<GetTestDetailsRequest>(encode(details)), details);
   const auto update = full_update();
   EXPECT_EQ(decode<UpdateQueueRequest>(encode(update)), update);
@@ -229,14 +230,17 @@ TEST(RequestDecode, UnknownEnumValuesAreViolations) {
         "optimizationMode": "max", "mergeMethod": "octopus"})");
   });
   ASSERT_EQ(violations.size(), 5U);
-  EXPECT_EQ(violations[0], (Violation{"state", "\"hibernating\"", "must be one of running, paused, draining"}));
+  EXPECT_EQ(violations[0],
+            (Violation{"state", "\"hibernating\"", "must be one of running, paused, draining"}));
   EXPECT_EQ(violations[1], (Violation{"mode", "\"Parallel\"", "must be one of single, parallel"}));
   EXPECT_EQ(violations[2].field, "directMergeMode");
   EXPECT_EQ(violations[3].field, "optimizationMode");
-  EXPECT_EQ(violations[4], (Violation{"mergeMethod", "\"octopus\"", "must be one of merge_commit, squash, rebase"}));
+  EXPECT_EQ(violations[4],
+            (Violation{"mergeMethod", "\"octopus\"", "must be one of merge_commit, squash, rebase"}));
 
   const auto status = violations_of([] {
-    decode<ListUnhealthyTestsRequest>(R"({"repo": {"host": "h", "owner": "o", "name": "n"}, "org_url_slug": "s",
+    decode<ListUnhealthyTestsRequest>(
+        R"({"repo": {"host": "h", "owner": "o", "name": "n"}, "org_url_slug": "s",
         "page_query": {"page_size": 1}, "status": "flaky"})");
   });
   ASSERT_EQ(status.size(), 1U);
@@ -310,8 +314,9 @@ TEST(RequestDecode, WrongTypesAreDecodeErrorsWithPaths) {
   for (const auto& [body, message] : cases) {
     EXPECT_EQ(decode_error_of([&] { decode<UpdateQueueRequest>(body); }), message) << body;
   }
-  EXPECT_EQ(decode_error_of([] { decode<ListFailingTestsRequest>(R"({"page_query": {"page_size": "10"}})"); }),
-            "page_query.page_size: expected integer, got string");
+  EXPECT_EQ(
+      decode_error_of([] { decode<ListFailingTestsRequest>(R"({"page_query": {"page_size": "10"}})"); }),
+      "page_query.page_size: expected integer, got string");
   EXPECT_EQ(decode_error_of([] { decode<ListFailingTestsRequest>(R"({"start_time": 1714521600})"); }),
             "start_time: expected string, got number");
   EXPECT_EQ(decode_error_of([] { decode<GetTestDetailsRequest>(R"({"test_id": null, "org_url_slug": 3})"); }),
@@ -319,7 +324,8 @@ TEST(RequestDecode, WrongTypesAreDecodeErrorsWithPaths) {
 }
 
 TEST(RequestDecode, MalformedJsonIsADecodeError) {
-  EXPECT_EQ(decode_error_of([] { decode<UpdateQueueRequest>("{\"repo\": "); }).rfind("malformed JSON: ", 0), 0U);
+  EXPECT_EQ(decode_error_of([] { decode<UpdateQueueRequest>("{\"repo\": "); }).rfind("malformed JSON: ", 0),
+            0U);
 }
 
 }  // namespace

@@ -48,8 +48,7 @@ TEST(ResponseDecode, FullTestCaseFillsEveryField) {
   EXPECT_EQ(test.id, "3f2c9a1e-7b4d-4c8e-9f01-23456789abcd");
   ASSERT_TRUE(test.repository);
   EXPECT_EQ(test.repository->html_url, "https://github.com/acme/widgets");
-  EXPECT_EQ(test.html_url,
-            "https://app.trunk.io/acme/flaky-tests/test/3f2c9a1e-7b4d-4c8e-9f01-23456789abcd");
+  EXPECT_EQ(test.html_url, "https://app.trunk.io/acme/flaky-tests/test/3f2c9a1e-7b4d-4c8e-9f01-23456789abcd");
   EXPECT_EQ(test.name, "test_checkout_retries_on_timeout");
   EXPECT_EQ(test.variant, "linux-x86_64");
   ASSERT_TRUE(test.status);
@@ -134,7 +133,8 @@ TEST(ResponseDecode, KeepsUnknownKeysAtEveryLevel) {
   EXPECT_EQ(details.test.extra, Json({{"owners_team", "payments"}, {"flakiness_score", 0.25}}));
   EXPECT_EQ(details.test.repository->extra, Json({{"default_branch", "main"}}));
   EXPECT_EQ(details.test.status->extra, Json({{"since", 14}}));
-  EXPECT_EQ((*details.test.most_common_failures)[0].extra, Json({{"first_occurrence", "2024-04-01T00:00:00Z"}}));
+  EXPECT_EQ((*details.test.most_common_failures)[0].extra,
+            Json({{"first_occurrence", "2024-04-01T00:00:00Z"}}));
   EXPECT_EQ(details.test.ticket->extra, Json({{"state", "open"}}));
 }
 
@@ -201,9 +201,8 @@ TEST(ResponseDecode, TimestampsInAnyRfc3339FormAreNormalizedToUtc) {
 
 // ---- wrong types give DecodeError with the JSON path --------------------------------------------------
 TEST(ResponseDecodeError, NamesTheNestedPathWithArrayIndexes) {
-  const auto error = decode_error([] {
-    decode<TestPage>(R"({"tests": [{}, {}, {}, {"failure_rate_last_7d": "high"}], "page": {}})");
-  });
+  const auto error = decode_error(
+      [] { decode<TestPage>(R"({"tests": [{}, {}, {}, {"failure_rate_last_7d": "high"}], "page": {}})"); });
   EXPECT_STREQ(error.what(), "tests[3].failure_rate_last_7d: expected number, got string");
   EXPECT_EQ(error.path(), "tests[3].failure_rate_last_7d");
 }
@@ -223,10 +222,12 @@ TEST(ResponseDecodeError, EveryKindOfWrongType) {
       {R"({"tests": [{"quarantined": 1}]})", "tests[0].quarantined: expected boolean, got number"},
       {R"({"tests": [{"codeowners": "@a"}]})", "tests[0].codeowners: expected array, got string"},
       {R"({"tests": [{"codeowners": ["@a", 2]}]})", "tests[0].codeowners[1]: expected string, got number"},
-      {R"({"tests": [{"status": {"timestamp": 5}}]})", "tests[0].status.timestamp: expected string, got number"},
+      {R"({"tests": [{"status": {"timestamp": 5}}]})",
+       "tests[0].status.timestamp: expected string, got number"},
       {R"({"tests": [{"status": []}]})", "tests[0].status: expected object, got array"},
       {R"({"tests": [{"repository": "r"}]})", "tests[0].repository: expected object, got string"},
-      {R"({"tests": [{"ticket": {"html_url": false}}]})", "tests[0].ticket.html_url: expected string, got boolean"},
+      {R"({"tests": [{"ticket": {"html_url": false}}]})",
+       "tests[0].ticket.html_url: expected string, got boolean"},
       {R"({"tests": [{"most_common_failures": [{"occurrence_count": "3"}]}]})",
        "tests[0].most_common_failures[0].occurrence_count: expected integer, got string"},
       {R"({"tests": [{"most_common_failures": [{}, {"occurrence_count": 2.5}]}]})",

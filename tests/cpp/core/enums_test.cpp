@@ -1,9 +1,10 @@
+#include "trunk/enums.hpp"
+
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
-#include "trunk/enums.hpp"
 #include "trunk/open_enum.hpp"
 
 namespace {
@@ -36,9 +37,9 @@ TEST(Enums, ConvertToAndFromTheWireStringsOfTheInterface) {
                                  {QueueState::switching_modes, "switching_modes"}});
   expect_round_trip<QueueMode>({{QueueMode::single, "single"}, {QueueMode::parallel, "parallel"}});
   expect_round_trip<DirectMergeMode>({{DirectMergeMode::off, "off"}, {DirectMergeMode::always, "always"}});
-  expect_round_trip<OptimizationMode>({{OptimizationMode::off, "off"},
-                                       {OptimizationMode::bisection_skip_redundant_tests,
-                                        "bisection_skip_redundant_tests"}});
+  expect_round_trip<OptimizationMode>(
+      {{OptimizationMode::off, "off"},
+       {OptimizationMode::bisection_skip_redundant_tests, "bisection_skip_redundant_tests"}});
   expect_round_trip<MergeMethod>({{MergeMethod::merge_commit, "merge_commit"},
                                   {MergeMethod::squash, "squash"},
                                   {MergeMethod::rebase, "rebase"}});

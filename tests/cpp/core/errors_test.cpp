@@ -11,7 +11,8 @@ using namespace trunk;
 TEST(ValidationErrorMessage, ListsEveryViolationAsFieldValueRule) {
   const ValidationError error({{"page_query.page_size", "0", "must be between 1 and 100"},
                                {"org_url_slug", "\"\"", "must not be empty"}});
-  EXPECT_STREQ(error.what(), "page_query.page_size: 0: must be between 1 and 100; org_url_slug: \"\": must not be empty");
+  EXPECT_STREQ(error.what(),
+               "page_query.page_size: 0: must be between 1 and 100; org_url_slug: \"\": must not be empty");
   ASSERT_EQ(error.violations().size(), 2U);
   EXPECT_EQ(error.violations()[1].field, "org_url_slug");
 }

@@ -1,7 +1,8 @@
+#include "trunk/repo.hpp"
+
 #include <gtest/gtest.h>
 
 #include "trunk/error.hpp"
-#include "trunk/repo.hpp"
 
 namespace {
 
@@ -9,7 +10,8 @@ using trunk::Repo;
 
 TEST(RepoParse, SplitsHostOwnerAndName) {
   EXPECT_EQ(Repo::parse("github.com/acme/widgets"), (Repo{"github.com", "acme", "widgets"}));
-  EXPECT_EQ(Repo::parse("git.example.internal/team/service"), (Repo{"git.example.internal", "team", "service"}));
+  EXPECT_EQ(Repo::parse("git.example.internal/team/service"),
+            (Repo{"git.example.internal", "team", "service"}));
 }
 
 TEST(RepoParse, KeepsGitLabSubgroupsInTheOwner) {

@@ -1,9 +1,10 @@
+#include "trunk/time.hpp"
+
 #include <gtest/gtest.h>
 
 #include <string>
 
 #include "trunk/error.hpp"
-#include "trunk/time.hpp"
 
 namespace {
 
@@ -36,7 +37,7 @@ TEST(Rfc3339Parse, AppliesOffsetsToReachUtc) {
   EXPECT_EQ(parse_rfc3339("2024-05-01T12:00:00+02:00"), utc(2024, 5, 1, 10));
   EXPECT_EQ(parse_rfc3339("2024-05-01T12:00:00-05:30"), utc(2024, 5, 1, 17, 30));
   EXPECT_EQ(parse_rfc3339("2024-05-01T00:30:00+01:00"), utc(2024, 4, 30, 23, 30));  // previous day
-  EXPECT_EQ(parse_rfc3339("2024-12-31T23:00:00-23:59"), utc(2025, 1, 1, 22, 59));  // largest offset
+  EXPECT_EQ(parse_rfc3339("2024-12-31T23:00:00-23:59"), utc(2025, 1, 1, 22, 59));   // largest offset
   EXPECT_EQ(parse_rfc3339("2024-05-01T12:00:00+23:59"), utc(2024, 4, 30, 12, 1));
 }
 
@@ -169,8 +170,9 @@ TEST(Rfc3339Format, GivesUtcWithAFractionOnlyWhenNonZero) {
 }
 
 TEST(Rfc3339Format, RoundTripsThroughParse) {
-  for (const char* text : {"2024-05-01T12:34:56Z", "2024-02-29T00:00:00.000001Z", "1999-12-31T23:59:59.999999Z",
-                           "0000-01-01T00:00:00Z", "9999-12-31T23:59:59Z", "1969-07-20T20:17:40.100000Z"}) {
+  for (const char* text :
+       {"2024-05-01T12:34:56Z", "2024-02-29T00:00:00.000001Z", "1999-12-31T23:59:59.999999Z",
+        "0000-01-01T00:00:00Z", "9999-12-31T23:59:59Z", "1969-07-20T20:17:40.100000Z"}) {
     EXPECT_EQ(format_rfc3339(parse_rfc3339(text)), text);
   }
   // Every accepted spelling comes back in the one canonical form.

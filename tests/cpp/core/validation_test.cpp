@@ -1,9 +1,9 @@
+#include "trunk/validation.hpp"
+
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
-
-#include "trunk/validation.hpp"
 
 namespace {
 
@@ -120,11 +120,11 @@ TEST(Validation, PageTokenMustBeUtf8ButMayBeEmpty) {
 }
 
 TEST(Utf8, AcceptsWellFormedSequences) {
-  for (const std::string& text : {std::string(""), std::string("ascii"), std::string("\x7f"),
-                                 std::string("\xc2\x80"), std::string("\xdf\xbf"), std::string("\xe0\xa0\x80"),
-                                 std::string("\xed\x9f\xbf"), std::string("\xee\x80\x80"),
-                                 std::string("\xef\xbf\xbf"), std::string("\xf0\x90\x80\x80"),
-                                 std::string("\xf4\x8f\xbf\xbf"), std::string("a\0b", 3)}) {
+  for (const std::string& text :
+       {std::string(""), std::string("ascii"), std::string("\x7f"), std::string("\xc2\x80"),
+        std::string("\xdf\xbf"), std::string("\xe0\xa0\x80"), std::string("\xed\x9f\xbf"),
+        std::string("\xee\x80\x80"), std::string("\xef\xbf\xbf"), std::string("\xf0\x90\x80\x80"),
+        std::string("\xf4\x8f\xbf\xbf"), std::string("a\0b", 3)}) {
     EXPECT_TRUE(is_valid_utf8(text)) << testing::PrintToString(text);
   }
 }
@@ -204,9 +204,9 @@ TEST(Validation, TimestampsOutsideFourDigitYearsAreRejected) {
 
 // ---- page_size ----------------------------------------------------------------------------------------
 TEST(Validation, PageSizeBoundaries) {
-  const std::pair<std::int64_t, bool> cases[] = {
-      {-1, false}, {0, false}, {1, true}, {2, true}, {99, true}, {100, true}, {101, false},
-      {INT64_MIN, false}, {INT64_MAX, false}};
+  const std::pair<std::int64_t, bool> cases[] = {{-1, false},  {0, false},         {1, true},
+                                                 {2, true},    {99, true},         {100, true},
+                                                 {101, false}, {INT64_MIN, false}, {INT64_MAX, false}};
   for (const auto& [size, ok] : cases) {
     auto request = valid_unhealthy();
     request.page_query.page_size = size;
@@ -243,7 +243,8 @@ TEST(Validation, QueueEnumsMustBeKnownValues) {
   request.merge_method = static_cast<MergeMethod>(9);
   request.state = static_cast<QueueState>(9);
   const auto violations = check(request);
-  EXPECT_EQ(fields(violations), (Fields{"state", "mode", "directMergeMode", "optimizationMode", "mergeMethod"}));
+  EXPECT_EQ(fields(violations),
+            (Fields{"state", "mode", "directMergeMode", "optimizationMode", "mergeMethod"}));
   EXPECT_EQ(violations[4].rule, "must be one of merge_commit, squash, rebase");
 }
 
@@ -275,14 +276,14 @@ TEST(Validation, TestIdAcceptsUuidsInEitherCase) {
 TEST(Validation, TestIdRejectsEverythingElse) {
   for (const std::string& id : {
            std::string(""),
-           std::string("3f2c9a1e-7b4d-4c8e-9f01-23456789abc"),    // 35 characters
-           std::string("3f2c9a1e-7b4d-4c8e-9f01-23456789abcde"),  // 37 characters
-           std::string("3f2c9a1e7b4d4c8e9f0123456789abcd"),       // no hyphens
-           std::string("3f2c9a1e-7b4d-4c8e-9f0123456789-abcd"),   // hyphen moved
-           std::string("3f2c9a1e_7b4d_4c8e_9f01_23456789abcd"),   // wrong separator
-           std::string("3f2c9a1g-7b4d-4c8e-9f01-23456789abcd"),   // 'g' is not hex
-           std::string("{3f2c9a1e-7b4d-4c8e-9f01-23456789abcd}"), // braces
-           std::string(" 3f2c9a1e-7b4d-4c8e-9f01-23456789abc"),   // leading space
+           std::string("3f2c9a1e-7b4d-4c8e-9f01-23456789abc"),     // 35 characters
+           std::string("3f2c9a1e-7b4d-4c8e-9f01-23456789abcde"),   // 37 characters
+           std::string("3f2c9a1e7b4d4c8e9f0123456789abcd"),        // no hyphens
+           std::string("3f2c9a1e-7b4d-4c8e-9f0123456789-abcd"),    // hyphen moved
+           std::string("3f2c9a1e_7b4d_4c8e_9f01_23456789abcd"),    // wrong separator
+           std::string("3f2c9a1g-7b4d-4c8e-9f01-23456789abcd"),    // 'g' is not hex
+           std::string("{3f2c9a1e-7b4d-4c8e-9f01-23456789abcd}"),  // braces
+           std::string(" 3f2c9a1e-7b4d-4c8e-9f01-23456789abc"),    // leading space
            std::string("3f2c9a1e-7b4d-4c8e-9f01-23456789abc\0", 36),
        }) {
     auto request = valid_details();
@@ -306,9 +307,9 @@ const std::pair<Setting, const char*> kSettings[] = {
 };
 
 TEST(Validation, IntegerSettingBoundaries) {
-  const std::pair<std::int64_t, bool> cases[] = {{INT64_MIN, false},  {-1, false},         {0, false},
-                                                 {1, true},           {2, true},           {4294967294, true},
-                                                 {4294967295, true},  {4294967296, false}, {INT64_MAX, false}};
+  const std::pair<std::int64_t, bool> cases[] = {{INT64_MIN, false}, {-1, false},         {0, false},
+                                                 {1, true},          {2, true},           {4294967294, true},
+                                                 {4294967295, true}, {4294967296, false}, {INT64_MAX, false}};
   for (const auto& [member, wire_name] : kSettings) {
     for (const auto& [value, ok] : cases) {
       auto request = valid_update();
@@ -388,15 +389,16 @@ TEST(Validation, ReportsEveryViolationAtOnce) {
     EXPECT_EQ(error.violations().size(), 8U);
     const std::string message = error.what();
     EXPECT_NE(message.find("concurrency: 0: must be between 1 and 4294967295"), std::string::npos) << message;
-    EXPECT_NE(message.find("; batchingMinSize: 4294967296: must be between 1 and 4294967295"), std::string::npos);
+    EXPECT_NE(message.find("; batchingMinSize: 4294967296: must be between 1 and 4294967295"),
+              std::string::npos);
   }
 }
 
 TEST(Validation, FailingRequestReportsEveryFieldAtOnce) {
   ListFailingTestsRequest request;  // everything empty, both times the epoch
   request.page_query.page_size = 101;
-  EXPECT_EQ(fields(check(request)),
-            (Fields{"repo.host", "repo.owner", "repo.name", "org_url_slug", "end_time", "page_query.page_size"}));
+  EXPECT_EQ(fields(check(request)), (Fields{"repo.host", "repo.owner", "repo.name", "org_url_slug",
+                                            "end_time", "page_query.page_size"}));
 }
 
 TEST(Validation, LongValuesAreBoundedInTheMessage) {
