@@ -1,6 +1,9 @@
 // trunk_api._core: the private extension module behind the trunk_api facade.
 #include <pybind11/pybind11.h>
 
+#include "bindings.hpp"
+#include "convert_time.hpp"
+#include "interrupt.hpp"
 #include "trunk/version.hpp"
 
 namespace py = pybind11;
@@ -8,4 +11,12 @@ namespace py = pybind11;
 PYBIND11_MODULE(_core, m) {
   m.doc() = "Private C++ core of trunk_api; use the trunk_api package instead.";
   m.attr("__version__") = trunk::kVersion;
+  trunk::python::init_datetime_api();
+  trunk::python::remember_main_thread();
+  trunk::python::bind_errors(m);
+  trunk::python::bind_models(m);
+  trunk::python::bind_client(m);
+  trunk::python::bind_pager(m);
+  trunk::python::bind_columns(m);
+  trunk::python::bind_sandbox(m);
 }

@@ -1,5 +1,84 @@
-"""trunk_api: the Trunk v1 API (merge queue and flaky tests) from Python, with a C++ core."""
+"""trunk_api: the Trunk v1 API (merge queue and flaky tests) from Python, with a C++ core.
 
-from trunk_api._core import __version__
+    from trunk_api import Client, Repo
+    client = Client()                      # token from TRUNK_API_TOKEN (or TRUNK_API_KEY)
+    for test in client.iter_failing_tests("github.com/acme/widgets", "acme", start, end):
+        print(test.name, test.failure_rate_last_7d)
+"""
 
-__all__ = ["__version__"]
+from trunk_api._core import (
+    FailureSummary,
+    PageInfo,
+    QueueSettings,
+    Repo,
+    RepositoryRef,
+    TestCase,
+    TestIterator,
+    TestPage,
+    TestStatus,
+    TicketRef,
+    __version__,
+)
+from trunk_api.client import Client
+from trunk_api.enums import (
+    DirectMergeMode,
+    HealthStatus,
+    MergeMethod,
+    OptimizationMode,
+    QueueMode,
+    QueueState,
+)
+from trunk_api.errors import (
+    ApiError,
+    AuthenticationError,
+    BadRequestError,
+    DecodeError,
+    NotFoundError,
+    PaginationError,
+    PermissionDeniedError,
+    RateLimitError,
+    RequestTimeout,
+    ServerError,
+    TransportError,
+    TrunkError,
+    ValidationError,
+    Violation,
+)
+from trunk_api.sandbox import RecordedRequest, Sandbox
+
+__all__ = [
+    "ApiError",
+    "AuthenticationError",
+    "BadRequestError",
+    "Client",
+    "DecodeError",
+    "DirectMergeMode",
+    "FailureSummary",
+    "HealthStatus",
+    "MergeMethod",
+    "NotFoundError",
+    "OptimizationMode",
+    "PageInfo",
+    "PaginationError",
+    "PermissionDeniedError",
+    "QueueMode",
+    "QueueSettings",
+    "QueueState",
+    "RateLimitError",
+    "RecordedRequest",
+    "Repo",
+    "RepositoryRef",
+    "RequestTimeout",
+    "Sandbox",
+    "ServerError",
+    "TestCase",
+    "TestIterator",
+    "TestPage",
+    "TestStatus",
+    "TicketRef",
+    "TransportError",
+    "TrunkError",
+    "ValidationError",
+    "Violation",
+    "__version__",
+]

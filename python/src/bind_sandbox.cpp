@@ -1,0 +1,162 @@
+// _core.Sandbox: the in-process C++ sandbox service. The public facade is trunk_api/sandbox.py.
+// Starting and stopping release the GIL: the server threads never need it, so a Client in the same process
+// (which also releases the GIL) talks to it freely.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <limits>
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "bindings.hpp"
+#include "convert_args.hpp"
+#include "convert_time.hpp"
+#include "trunk/sandbox/sandbox.hpp"
+
+namespace py = pybind11;
+
+namespace trunk::python {
+
+namespace {
+
+using trunk::sandbox::FaultOptions;
+using trunk::sandbox::Sandbox;
+using trunk::sandbox::SandboxOptions;
+
+std::int64_t non_negative(ArgCollector& args, py::handle value, const char* field, std::int64_t maximum) {
+  const std::int64_t number = args.integer(value, field);
+  if (args.ok() && (number < 0 || number > maximum)) {
+    throw ValidationError({Violation{field, std::to_string(number), "must be between 0 and " + std::to_string(maximum)}});
+  }
+  return number;
+}
+
+double fraction(ArgCollector& args, py::handle value, const char* field) {
+  const double number = args.number(value, field);
+  if (args.ok() && (number < 0 || number > 1)) {
+    throw ValidationError({Violation{field, describe(value), "must be a fraction between 0 and 1"}});
+  }
+  return number;
+}
+
+double non_negative_real(ArgCollector& args, py::handle value, const char* field) {
+  const double number = args.number(value, field);
+  if (args.ok() && number < 0) throw ValidationError({Violation{field, describe(value), "must be >= 0"}});
+  return number;
+}
+
+/// Applies the fault keywords present in `faults` (None = leave as is) onto `target`.
+void apply_faults(FaultOptions& target, const py::dict& faults) {
+  ArgCollector args;
+  constexpr std::int64_t kMaxMillis = 3'600'000;
+  for (auto item : faults) {
+    const std::string key = py::str(item.first).cast<std::string>();
+    const py::handle value = item.second;
+    if (value.is_none()) continue;
+    if (key == "latency_ms") target.latency = std::chrono::milliseconds(non_negative(args, value, "latency_ms", kMaxMillis));
+    else if (key == "jitter_ms") target.jitter = std::chrono::milliseconds(non_negative(args, value, "jitter_ms", kMaxMillis));
+    else if (key == "error_rate") target.error_rate = fraction(args, value, "error_rate");
+    else if (key == "rate_limit") target.rate_limit_rps = non_negative_real(args, value, "rate_limit");
+    else if (key == "drop_rate") target.drop_rate = fraction(args, value, "drop_rate");
+    else if (key == "truncate_rate") target.truncate_rate = fraction(args, value, "truncate_rate");
+    else if (key == "fault_seed")
+      target.seed = static_cast<std::uint64_t>(non_negative(args, value, "fault_seed", std::numeric_limits<std::int64_t>::max()));
+    else throw py::type_error("unexpected fault setting '" + key + "'");
+  }
+  args.throw_if_failed();
+}
+
+py::dict faults_to_python(const FaultOptions& faults) {
+  py::dict result;
+  result["latency_ms"] = faults.latency.count();
+  result["jitter_ms"] = faults.jitter.count();
+  result["error_rate"] = faults.error_rate;
+  result["rate_limit"] = faults.rate_limit_rps;
+  result["drop_rate"] = faults.drop_rate;
+  result["truncate_rate"] = faults.truncate_rate;
+  result["fault_seed"] = faults.seed;
+  return result;
+}
+
+py::str lenient_text(const std::string& text) {
+  PyObject* decoded = PyUnicode_DecodeUTF8(text.data(), static_cast<Py_ssize_t>(text.size()), "replace");
+  if (decoded == nullptr) throw py::error_already_set();
+  return py::reinterpret_steal<py::str>(decoded);
+}
+
+std::unique_ptr<Sandbox> make_sandbox(py::handle seed, py::handle tests, py::handle token, py::handle org_url_slug,
+                                      py::handle now, py::handle switching_modes_seconds, py::handle state_file,
+                                      py::handle data_file, py::handle threads, py::handle host, py::handle port,
+                                      py::handle record_requests, const py::dict& faults) {
+  ArgCollector args;
+  SandboxOptions options;
+  options.seed = static_cast<std::uint64_t>(non_negative(args, seed, "seed", std::numeric_limits<std::int64_t>::max()));
+  options.tests = static_cast<int>(non_negative(args, tests, "tests", 10'000'000));
+  if (!token.is_none()) options.token = args.text(token, "token");
+  options.org_url_slug = args.text(org_url_slug, "org_url_slug");
+  if (!now.is_none()) options.now = args.timestamp(now, "now");
+  options.switching_modes_duration = args.seconds(switching_modes_seconds, "switching_modes_seconds", 0, true);
+  if (!state_file.is_none()) options.state_file = py::str(state_file).cast<std::string>();  // str or PathLike
+  if (!data_file.is_none()) options.data_file = py::str(data_file).cast<std::string>();
+  options.threads = static_cast<int>(non_negative(args, threads, "threads", 256));
+  options.host = args.text(host, "host");
+  options.port = static_cast<int>(non_negative(args, port, "port", 65535));
+  options.record_requests = args.boolean(record_requests, "record_requests");
+  args.throw_if_failed();
+  apply_faults(options.faults, faults);
+  return std::make_unique<Sandbox>(std::move(options));
+}
+
+}  // namespace
+
+void bind_sandbox(py::module_& m) {
+  py::class_<Sandbox>(m, "Sandbox", "Private: use trunk_api.Sandbox.")
+      .def(py::init([](py::handle seed, py::handle tests, py::handle token, py::handle org_url_slug, py::handle now,
+                       py::handle switching_modes_seconds, py::handle state_file, py::handle data_file,
+                       py::handle threads, py::handle host, py::handle port, py::handle record_requests,
+                       const py::kwargs& faults) {
+             return make_sandbox(seed, tests, token, org_url_slug, now, switching_modes_seconds, state_file, data_file,
+                                 threads, host, port, record_requests, faults);
+           }),
+           py::kw_only(), py::arg("seed") = 42, py::arg("tests") = 2000, py::arg("token") = py::none(),
+           py::arg("org_url_slug") = "trunk-sandbox", py::arg("now") = py::none(),
+           py::arg("switching_modes_seconds") = 2.0, py::arg("state_file") = py::none(),
+           py::arg("data_file") = py::none(), py::arg("threads") = 8, py::arg("host") = "127.0.0.1",
+           py::arg("port") = 0, py::arg("record_requests") = true)
+      .def("start", &Sandbox::start, py::call_guard<py::gil_scoped_release>())
+      .def("stop", &Sandbox::stop, py::call_guard<py::gil_scoped_release>())
+      .def_property_readonly("running", &Sandbox::running)
+      .def_property_readonly("url", &Sandbox::url)
+      .def_property_readonly("port", &Sandbox::port)
+      .def_property_readonly("token", &Sandbox::token)
+      .def_property_readonly("org_url_slug", &Sandbox::org_url_slug)
+      .def_property_readonly("now", &Sandbox::now)
+      .def_property_readonly("repos", &Sandbox::repos)
+      .def("test_ids", [](const Sandbox& self, py::handle repo) {
+        ArgCollector args;
+        Repo parsed = args.repo(repo);
+        args.throw_if_failed();
+        return self.test_ids(parsed);
+      }, py::arg("repo"))
+      .def("faults", [](const Sandbox& self) { return faults_to_python(self.faults()); })
+      .def("set_faults", [](Sandbox& self, const py::kwargs& faults) {
+        FaultOptions updated = self.faults();
+        apply_faults(updated, faults);
+        self.set_faults(updated);
+      })
+      .def("requests", [](const Sandbox& self) {
+        py::list result;
+        for (const auto& request : self.requests()) {
+          py::list headers;
+          for (const auto& [name, value] : request.headers) headers.append(py::make_tuple(lenient_text(name), lenient_text(value)));
+          result.append(py::make_tuple(lenient_text(request.method), lenient_text(request.path), headers,
+                                       py::bytes(request.body), request.status));
+        }
+        return result;
+      })
+      .def("clear_requests", &Sandbox::clear_requests)
+      .def("save_data", &Sandbox::save_data, py::arg("path"), py::call_guard<py::gil_scoped_release>());
+}
+
+}  // namespace trunk::python

@@ -1,0 +1,15 @@
+#pragma once
+// One registration function per concept; module.cpp calls them in dependency order.
+
+#include <pybind11/pybind11.h>
+
+namespace trunk::python {
+
+void bind_errors(pybind11::module_& m);
+void bind_models(pybind11::module_& m);
+void bind_client(pybind11::module_& m);
+void bind_pager(pybind11::module_& m);
+void bind_columns(pybind11::module_& m);
+void bind_sandbox(pybind11::module_& m);
+
+}  // namespace trunk::python

@@ -1,0 +1,92 @@
+#include "interrupt.hpp"
+
+#include <thread>
+
+namespace py = pybind11;
+
+namespace trunk::python {
+
+namespace {
+
+std::thread::id main_thread_id;
+
+bool interpreter_finalizing() {
+#if PY_VERSION_HEX >= 0x030D0000
+  return Py_IsFinalizing() != 0;
+#else
+  return _Py_IsFinalizing() != 0;
+#endif
+}
+
+/// The exception PyErr_CheckSignals() raised on this thread, kept until the call wrapper restores it.
+struct PendingInterrupt {
+  PyObject* type = nullptr;
+  PyObject* value = nullptr;
+  PyObject* traceback = nullptr;
+};
+thread_local PendingInterrupt pending;
+
+}  // namespace
+
+void remember_main_thread() { main_thread_id = std::this_thread::get_id(); }
+
+bool python_interrupt_check() {
+  // Python runs signal handlers on the main thread only, so other threads have nothing to check.
+  if (std::this_thread::get_id() != main_thread_id) return false;
+  if (interpreter_finalizing()) return false;
+  py::gil_scoped_acquire gil;
+  if (pending.type != nullptr) return true;  // already cancelled; keep answering true
+  if (PyErr_CheckSignals() == 0) return false;
+  PyErr_Fetch(&pending.type, &pending.value, &pending.traceback);
+  return true;
+}
+
+void forget_pending_interrupt() {
+  Py_CLEAR(pending.type);
+  Py_CLEAR(pending.value);
+  Py_CLEAR(pending.traceback);
+}
+
+bool restore_pending_interrupt() {
+  if (pending.type == nullptr) return false;
+  PyErr_Restore(pending.type, pending.value, pending.traceback);  // steals the references
+  pending = PendingInterrupt{};
+  return true;
+}
+
+std::shared_ptr<py::object> hold_with_gil(py::object object) {
+  return std::shared_ptr<py::object>(new py::object(std::move(object)), [](py::object* held) {
+    if (interpreter_finalizing()) {
+      // The interpreter is going away: dropping the reference could run Python code without a runtime.
+      held->release();
+      delete held;
+      return;
+    }
+    py::gil_scoped_acquire gil;
+    delete held;
+  });
+}
+
+LogCallback python_log_callback(py::object sink) {
+  auto held = hold_with_gil(std::move(sink));
+  return [held](LogLevel level, std::string_view message) {
+    if (interpreter_finalizing()) return;
+    int python_level = 10;
+    switch (level) {
+      case LogLevel::debug: python_level = 10; break;
+      case LogLevel::info: python_level = 20; break;
+      case LogLevel::warning: python_level = 30; break;
+      case LogLevel::error: python_level = 40; break;
+    }
+    py::gil_scoped_acquire gil;
+    try {
+      PyObject* text = PyUnicode_DecodeUTF8(message.data(), static_cast<Py_ssize_t>(message.size()), "replace");
+      if (text == nullptr) throw py::error_already_set();
+      (*held)(python_level, py::reinterpret_steal<py::str>(text));
+    } catch (py::error_already_set& error) {
+      error.discard_as_unraisable("trunk_api log callback");
+    }
+  };
+}
+
+}  // namespace trunk::python

@@ -1,0 +1,663 @@
+"""The ``trunk-api`` command line (also ``python -m trunk_api``).
+
+    trunk-api failing   --repo github.com/acme/widgets --org acme --since 24h
+    trunk-api unhealthy --repo github.com/acme/widgets --org acme --status broken --format csv
+    trunk-api test 3f0c...-... --repo github.com/acme/widgets --org acme
+    trunk-api queue update --repo github.com/acme/widgets --branch main --state paused
+    trunk-api sandbox                    # a local sandbox of the service, until Ctrl-C
+
+It is a thin shell over the public ``trunk_api`` API: arguments are handed to :class:`trunk_api.Client` as
+they are, so validation, time parsing, paging and retries happen in the C++ core exactly as for Python
+callers, and the error messages are the library's own.
+
+Output: ``--format table`` is the default when stdout is a terminal. When it is not (a pipe or a file), the
+listings default to ``ndjson`` (one JSON object per line: streams, and works with ``jq`` and ``head``) and the
+single-object commands (``test``, ``queue update``) to ``json``.
+
+Exit codes: 0 ok; 2 bad usage or validation (nothing was sent), or the service answered 400; 3 authentication
+(401/403); 4 not found (404); 5 rate limited, server error, network failure or unreadable response;
+130 interrupted (Ctrl-C). Errors are one line on stderr, without a traceback and without the token.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import inspect
+import datetime as dt
+import json
+import logging
+import os
+import re
+import signal
+import sys
+import threading
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import IO, Any, NoReturn
+
+import trunk_api
+from trunk_api import errors
+
+__all__ = ["main"]
+
+PROG = "trunk-api"
+
+EXIT_OK = 0
+EXIT_USAGE = 2
+EXIT_AUTHENTICATION = 3
+EXIT_NOT_FOUND = 4
+EXIT_SERVICE = 5
+EXIT_INTERRUPTED = 130
+
+FORMATS = ("table", "json", "ndjson", "csv")
+
+# Columns of --format csv (and the keys of nothing else: json/ndjson give the wire JSON of to_dict()).
+CSV_COLUMNS = (
+    "id", "name", "variant", "classname", "file_path", "parent", "html_url", "repository_html_url",
+    "status_value", "status_reason", "status_timestamp", "failure_rate_last_7d", "failure_rate_last_24h",
+    "pull_requests_impacted_last_7d", "quarantined", "codeowners", "ticket_html_url", "most_common_failures",
+)
+
+
+class UsageError(Exception):
+    """A command line the parser accepted but that cannot be run (e.g. --since together with --end)."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line on stderr (and exit code 2), not the usage block."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Argument parsing
+# ---------------------------------------------------------------------------------------------------------
+
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw])\s*$")
+_DURATION_UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
+
+
+def parse_duration(text: str) -> dt.timedelta:
+    """'30m', '24h', '7d', '90s', '1w' -> timedelta. (The 7-day rule itself is checked by the library.)"""
+    match = _DURATION.match(text)
+    if not match:
+        raise argparse.ArgumentTypeError(
+            f"invalid duration {text!r}: use a number and a unit s, m, h, d or w, like 30m, 24h or 7d")
+    return dt.timedelta(**{_DURATION_UNITS[match.group(2)]: float(match.group(1))})
+
+
+def _wire_values(enum_class: Any, *, exclude: Sequence[str] = ()) -> str:
+    return ",".join(member.value for member in enum_class if member.value not in exclude)
+
+
+def _add_connection_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("connection (environment variables are preferred)")
+    group.add_argument("--base-url", metavar="URL",
+                       help="service address (default: $TRUNK_BASE_URL, else https://api.trunk.io)")
+    group.add_argument("--token", metavar="TOKEN",
+                       help="API token; discouraged, since command lines show up in ps and shell history: "
+                            "set TRUNK_API_TOKEN (or TRUNK_API_KEY) instead")
+    group.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS",
+                       help="per-attempt timeout (default 30)")
+    group.add_argument("--max-retries", type=int, default=3, metavar="N",
+                       help="retries after a 429, 5xx or network failure (default 3; 0 = none)")
+    group.add_argument("-v", "--verbose", action="count", default=0,
+                       help="log retries (-v) and every attempt (-vv) on stderr; the token is redacted")
+
+
+def _add_repo_options(parser: argparse.ArgumentParser, *, org: bool = True) -> None:
+    parser.add_argument("--repo", required=True, metavar="HOST/OWNER/NAME",
+                        help="repository, e.g. github.com/acme/widgets (GitLab owners may hold '/')")
+    if org:
+        parser.add_argument("--org", required=True, metavar="SLUG",
+                            help="organization URL slug (from the organization settings of the web app)")
+
+
+def _add_output_options(parser: argparse.ArgumentParser, *, listing: bool) -> None:
+    default = "ndjson" if listing else "json"
+    parser.add_argument("--format", choices=FORMATS, default=None,
+                        help=f"output format (default: table on a terminal, else {default})")
+    if listing:
+        parser.add_argument("--max-results", type=int, default=None, metavar="N",
+                            help="stop after N tests (pages beyond are not fetched)")
+        parser.add_argument("--page-size", type=int, default=100, metavar="N",
+                            help="tests per request, 1..100 (default 100)")
+
+
+def _add_queue_settings(parser: argparse.ArgumentParser) -> None:
+    """One option per field of updateQueue. An option not given is not sent (the setting stays as it is)."""
+    from trunk_api import DirectMergeMode, MergeMethod, OptimizationMode, QueueMode, QueueState
+
+    group = parser.add_argument_group("settings (each one optional; what is not given is left unchanged)")
+
+    def choice(flag: str, enum_class: Any, text: str, **kw: Any) -> None:
+        values = _wire_values(enum_class, **kw)
+        group.add_argument(flag, metavar=f"{{{values}}}", help=text)
+
+    def number(flag: str, text: str) -> None:
+        group.add_argument(flag, type=int, metavar="N", help=f"{text} (1..4294967295)")
+
+    def switch(flag: str, text: str) -> None:
+        group.add_argument(flag, action=argparse.BooleanOptionalAction, default=None, help=text)
+
+    choice("--state", QueueState, "desired queue state", exclude=("switching_modes",))
+    choice("--mode", QueueMode, "single: one pull request at a time; parallel: several at once")
+    number("--concurrency", "pull requests or batches tested at once")
+    number("--bisection-concurrency", "tests run while bisecting a failed batch")
+    number("--testing-timeout-minutes", "minutes to wait for tests before timing out")
+    number("--pending-failure-depth", "pull requests below a failing one that finish testing before it is removed")
+    switch("--can-optimistically-merge", "a passing pull request also marks those ahead of it as passing")
+    switch("--batch", "batch pull requests for testing")
+    number("--batching-max-wait-time-minutes", "minutes to wait to collect a batch")
+    number("--batching-min-size", "pull requests needed to form a batch")
+    switch("--comments-enabled", "post comments on pull requests")
+    switch("--commands-enabled", "accept the merge slash-command in pull request comments")
+    switch("--create-prs-for-testing-branches", "open pull requests for testing branches so CI runs on them")
+    choice("--direct-merge-mode", DirectMergeMode, "always: up-to-date pull requests merge directly")
+    choice("--optimization-mode", OptimizationMode, "bisection and skipping of redundant tests")
+    choice("--merge-method", MergeMethod, "git strategy used to merge into the target branch")
+    switch("--status-check-enabled", "post a status check showing the queue status")
+    statuses = group.add_mutually_exclusive_group()
+    statuses.add_argument("--required-status", action="append", metavar="NAME", dest="required_statuses",
+                          help="a status that must pass during queue testing (repeat for several); "
+                               "replaces the current list")
+    statuses.add_argument("--clear-required-statuses", action="store_true",
+                          help="set the required statuses to the empty list")
+    group.add_argument("--delete-required-statuses", action="store_true",
+                       help="drop the manually set list; statuses then come from branch protection or the "
+                            "repository configuration file (not combinable with --required-status)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog=PROG, description="Flaky tests and merge queues of the Trunk v1 API, from a shell.",
+                     epilog="Exit codes: 0 ok, 2 usage or validation, 3 authentication, 4 not found, "
+                            "5 rate limited, server or network failure. Configuration: TRUNK_API_TOKEN "
+                            "(or TRUNK_API_KEY), TRUNK_BASE_URL.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {trunk_api.__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    failing = commands.add_parser("failing", help="tests that failed in a time window",
+                                  description="List the distinct tests that failed in a time window "
+                                              "(start inclusive, end exclusive, at most 7 days).")
+    _add_repo_options(failing)
+    window = failing.add_mutually_exclusive_group()
+    window.add_argument("--since", type=parse_duration, metavar="DURATION",
+                        help="window ending now: 30m, 24h, 7d ... (default 24h)")
+    window.add_argument("--start", metavar="RFC3339", help="window start, e.g. 2024-05-01T00:00:00Z")
+    failing.add_argument("--end", metavar="RFC3339", help="window end, with --start (default: now)")
+    _add_output_options(failing, listing=True)
+    _add_connection_options(failing)
+    failing.set_defaults(handler=_run_failing)
+
+    unhealthy = commands.add_parser("unhealthy", help="tests classed flaky or broken",
+                                    description="List the tests the service classes as flaky or broken.")
+    _add_repo_options(unhealthy)
+    unhealthy.add_argument("--status", default="flaky", metavar="{flaky,broken}",
+                           help="which unhealthy tests (default flaky; any case)")
+    _add_output_options(unhealthy, listing=True)
+    _add_connection_options(unhealthy)
+    unhealthy.set_defaults(handler=_run_unhealthy)
+
+    test = commands.add_parser("test", help="details of one test", description="Show one test case, with "
+                                                                              "its most common failures.")
+    test.add_argument("test_id", metavar="TEST_ID", help="the test's id (a UUID)")
+    _add_repo_options(test)
+    _add_output_options(test, listing=False)
+    _add_connection_options(test)
+    test.set_defaults(handler=_run_test)
+
+    queue = commands.add_parser("queue", help="merge queue administration",
+                                description="Merge queue administration.")
+    queue_commands = queue.add_subparsers(dest="queue_command", metavar="COMMAND", required=True)
+    update = queue_commands.add_parser(
+        "update", help="change the settings of a merge queue",
+        description="Change the settings of the merge queue of one target branch and print the settings that "
+                    "result. With no setting given it changes nothing and prints the current settings.")
+    _add_repo_options(update, org=False)
+    update.add_argument("--branch", required=True, metavar="BRANCH", help="target branch of the queue")
+    _add_queue_settings(update)
+    _add_output_options(update, listing=False)
+    _add_connection_options(update)
+    update.set_defaults(handler=_run_queue_update)
+
+    sandbox = commands.add_parser(
+        "sandbox", help="run a local sandbox of the service (Ctrl-C stops)",
+        description="Run the local sandbox of the service in the foreground on 127.0.0.1 and print its address "
+                    "and throwaway token. Ctrl-C (or SIGTERM) stops it.")
+    if "port" in inspect.signature(trunk_api.Sandbox).parameters:  # older packages always pick a free port
+        sandbox.add_argument("--port", type=int, default=0, help="port (default 0: any free port)")
+    sandbox.add_argument("--seed", type=int, default=42, help="seed of the generated data (default 42)")
+    sandbox.add_argument("--tests", type=int, default=2000, help="test cases generated (default 2000)")
+    sandbox.add_argument("--token", dest="sandbox_token", metavar="TOKEN", default=None,
+                         help="token the sandbox accepts (default: a random one, printed)")
+    sandbox.add_argument("--org", dest="sandbox_org", metavar="SLUG", default=None,
+                         help="organization URL slug it serves (default trunk-sandbox)")
+    sandbox.add_argument("--now", metavar="RFC3339", default=None,
+                         help="end of the generated history (default: now)")
+    sandbox.add_argument("--switching-modes-seconds", type=float, default=2.0, metavar="SECONDS",
+                         help="how long a mode change reports switching_modes (default 2)")
+    sandbox.add_argument("--state-file", metavar="PATH", help="keep merge queue settings in PATH across restarts")
+    faults = sandbox.add_argument_group("fault injection")
+    faults.add_argument("--latency-ms", type=int, help="added to every response")
+    faults.add_argument("--jitter-ms", type=int, help="plus a uniform random 0..N ms")
+    faults.add_argument("--error-rate", type=float, help="fraction of requests answered 503")
+    faults.add_argument("--rate-limit", type=float, metavar="RPS", help="requests per second, then 429")
+    faults.add_argument("--drop-rate", type=float, help="fraction of connections closed without an answer")
+    faults.add_argument("--truncate-rate", type=float, help="fraction of responses cut short")
+    sandbox.set_defaults(handler=_run_sandbox)
+    return parser
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Commands
+# ---------------------------------------------------------------------------------------------------------
+
+class _Context:
+    """What every command needs: the parsed arguments and where to write."""
+
+    def __init__(self, args: argparse.Namespace, stdout: IO[str], stderr: IO[str]) -> None:
+        self.args = args
+        self.stdout = stdout
+        self.stderr = stderr
+
+    def output_format(self, listing: bool) -> str:
+        if self.args.format:
+            return str(self.args.format)
+        if _isatty(self.stdout):
+            return "table"
+        return "ndjson" if listing else "json"
+
+    def client(self) -> trunk_api.Client:
+        args = self.args
+        if args.token is not None:
+            print(f"{PROG}: warning: --token is visible to other users (ps, shell history); "
+                  "prefer the TRUNK_API_TOKEN environment variable", file=self.stderr)
+        try:
+            return trunk_api.Client(args.token, args.base_url, timeout=args.timeout, max_retries=args.max_retries)
+        except errors.ValidationError:
+            raise
+        except errors.TrunkError as error:  # no token configured, unusable base URL: a configuration problem
+            raise UsageError(str(error)) from None
+
+
+def _run_failing(ctx: _Context) -> int:
+    args = ctx.args
+    if args.end is not None and args.start is None:
+        raise UsageError("--end needs --start (--since always ends now)")
+    now = dt.datetime.now(dt.timezone.utc)
+    if args.start is not None:
+        start, end = args.start, (args.end if args.end is not None else now)
+    else:
+        start, end = now - (args.since or dt.timedelta(hours=24)), now
+    client = ctx.client()
+    tests = client.iter_failing_tests(args.repo, args.org, start, end, page_size=args.page_size,
+                                      max_results=args.max_results)
+    columns = [("NAME", _name), ("STATUS", _status_value), ("FAIL 24H", _rate("failure_rate_last_24h")),
+               ("FAIL 7D", _rate("failure_rate_last_7d")), ("PRS 7D", _prs), ("QUAR", _quarantined),
+               ("ID", _field("id"))]
+    return _write_listing(ctx, tests, columns, what="failing")
+
+
+def _run_unhealthy(ctx: _Context) -> int:
+    args = ctx.args
+    client = ctx.client()
+    tests = client.iter_unhealthy_tests(args.repo, args.org, args.status, page_size=args.page_size,
+                                        max_results=args.max_results)
+    columns = [("NAME", _name), ("STATUS", _status_value), ("PRS 7D", _prs), ("QUAR", _quarantined),
+               ("CODEOWNERS", _codeowners), ("ID", _field("id"))]
+    return _write_listing(ctx, tests, columns, what="unhealthy")
+
+
+def _run_test(ctx: _Context) -> int:
+    args = ctx.args
+    test = ctx.client().get_test_details(args.repo, args.org, args.test_id)
+    fmt = ctx.output_format(listing=False)
+    if fmt == "table":
+        _write_test_details(ctx.stdout, test)
+    elif fmt == "csv":
+        _write_csv(ctx.stdout, [test])
+    else:
+        _write_json_object(ctx.stdout, test.to_dict(), pretty=fmt == "json")
+    return EXIT_OK
+
+
+def _run_queue_update(ctx: _Context) -> int:
+    args = ctx.args
+    required_statuses = [] if args.clear_required_statuses else args.required_statuses
+    settings = ctx.client().update_queue(
+        args.repo, args.branch,
+        state=args.state, concurrency=args.concurrency, bisection_concurrency=args.bisection_concurrency,
+        testing_timeout_minutes=args.testing_timeout_minutes, pending_failure_depth=args.pending_failure_depth,
+        can_optimistically_merge=args.can_optimistically_merge, batch=args.batch,
+        batching_max_wait_time_minutes=args.batching_max_wait_time_minutes,
+        batching_min_size=args.batching_min_size, mode=args.mode, comments_enabled=args.comments_enabled,
+        commands_enabled=args.commands_enabled,
+        create_prs_for_testing_branches=args.create_prs_for_testing_branches,
+        direct_merge_mode=args.direct_merge_mode, optimization_mode=args.optimization_mode,
+        merge_method=args.merge_method, status_check_enabled=args.status_check_enabled,
+        required_statuses=required_statuses,
+        delete_required_statuses=True if args.delete_required_statuses else None)
+    fmt = ctx.output_format(listing=False)
+    wire = settings.to_dict()
+    if fmt == "table":
+        _write_key_values(ctx.stdout, _queue_rows(settings))
+    elif fmt == "csv":
+        writer = csv.writer(ctx.stdout, lineterminator="\n")
+        writer.writerow(list(wire))
+        writer.writerow([_csv_cell(value) for value in wire.values()])
+    else:
+        _write_json_object(ctx.stdout, wire, pretty=fmt == "json")
+    return EXIT_OK
+
+
+def _run_sandbox(ctx: _Context) -> int:
+    args = ctx.args
+    options: dict[str, Any] = {"seed": args.seed, "tests": args.tests,
+                               "switching_modes_seconds": args.switching_modes_seconds}
+    for name in ("latency_ms", "jitter_ms", "error_rate", "rate_limit", "drop_rate", "truncate_rate",
+                 "state_file"):
+        if getattr(args, name) is not None:
+            options[name] = getattr(args, name)
+    if args.sandbox_token is not None:
+        options["token"] = args.sandbox_token
+    if args.sandbox_org is not None:
+        options["org_url_slug"] = args.sandbox_org
+    if args.now is not None:
+        options["now"] = args.now
+    if getattr(args, "port", 0):
+        options["port"] = args.port
+    stop = threading.Event()
+    previous = signal.signal(signal.SIGTERM, lambda *_: stop.set()) if _main_thread() else None
+    try:
+        with trunk_api.Sandbox(**options) as sandbox:
+            out = ctx.stdout
+            # The sandbox's token is its own throwaway secret: printing it is the point of this command.
+            print(f"trunk-api sandbox listening on {sandbox.url}", file=out)
+            print(f"org:   {sandbox.org_url_slug}", file=out)
+            for repo in sandbox.repos:
+                print(f"repo:  {_repo_text(repo)}", file=out)
+            print(f"export TRUNK_BASE_URL={sandbox.url}", file=out)
+            print(f"export TRUNK_API_TOKEN={sandbox.token}", file=out)
+            print("Press Ctrl-C to stop.", file=out, flush=True)
+            try:
+                while not stop.wait(0.2):  # a short wait keeps Ctrl-C responsive
+                    pass
+            except KeyboardInterrupt:
+                pass
+            print("trunk-api sandbox: stopped", file=ctx.stderr)
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+    return EXIT_OK
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Output
+# ---------------------------------------------------------------------------------------------------------
+
+Column = tuple[str, Callable[[Any], str]]
+
+
+def _write_listing(ctx: _Context, tests: Any, columns: list[Column], *, what: str) -> int:
+    fmt = ctx.output_format(listing=True)
+    progress = _Progress(ctx.stderr, what) if _isatty(ctx.stderr) else None
+    stream = _tests_with_progress(tests, progress)
+    try:
+        if fmt == "table":
+            rows = [[get(test) for _, get in columns] for test in stream]
+            if progress:
+                progress.clear()
+            _write_table(ctx.stdout, [header for header, _ in columns], rows)
+            print(f"{len(rows)} {what} test{'s' if len(rows) != 1 else ''}", file=ctx.stdout)
+        elif fmt == "csv":
+            _write_csv(ctx.stdout, stream)
+        elif fmt == "ndjson":
+            for test in stream:
+                ctx.stdout.write(json.dumps(test.to_dict(), ensure_ascii=False) + "\n")
+        else:  # json: one array, written as the pages arrive
+            ctx.stdout.write("[")
+            for index, test in enumerate(stream):
+                ctx.stdout.write(("," if index else "") + "\n  " + json.dumps(test.to_dict(), ensure_ascii=False))
+            ctx.stdout.write("\n]\n")
+    finally:
+        if progress:
+            progress.clear()
+    return EXIT_OK
+
+
+def _tests_with_progress(tests: Any, progress: _Progress | None) -> Iterator[Any]:
+    """Every test of every page; paging (and max_results) is the library's TestIterator."""
+    for page in tests.pages:
+        if progress:
+            progress.update(len(page.tests), page.page.total_rows)
+        yield from page.tests
+
+
+class _Progress:
+    """'fetched 300 of 1234 failing tests' on one rewritten stderr line (only when stderr is a terminal)."""
+
+    def __init__(self, stream: IO[str], what: str) -> None:
+        self.stream, self.what, self.count, self.shown = stream, what, 0, False
+
+    def update(self, added: int, total: int | None) -> None:
+        self.count += added
+        of_total = f" of {total}" if total is not None else ""
+        self.stream.write(f"\rfetched {self.count}{of_total} {self.what} tests")
+        self.stream.flush()
+        self.shown = True
+
+    def clear(self) -> None:
+        if self.shown:
+            self.stream.write("\r\033[K")
+            self.stream.flush()
+            self.shown = False
+
+
+def _write_table(out: IO[str], headers: list[str], rows: list[list[str]]) -> None:
+    widths = [max([len(header)] + [len(row[i]) for row in rows]) for i, header in enumerate(headers)]
+    for line in [headers] + rows:
+        out.write("  ".join(cell.ljust(width) for cell, width in zip(line, widths)).rstrip() + "\n")
+
+
+def _write_key_values(out: IO[str], rows: list[tuple[str, str]]) -> None:
+    width = max(len(key) for key, _ in rows)
+    for key, value in rows:
+        out.write(f"{key + ':':<{width + 1}} {value}\n")
+
+
+def _write_json_object(out: IO[str], obj: Any, *, pretty: bool) -> None:
+    out.write(json.dumps(obj, ensure_ascii=False, indent=2 if pretty else None) + "\n")
+
+
+def _write_csv(out: IO[str], tests: Iterable[Any]) -> None:
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+    for test in tests:
+        writer.writerow([_csv_cell(value) for value in _flat_row(test)])
+
+
+def _flat_row(test: Any) -> list[Any]:
+    """One CSV row: the same flat column names as TestIterator.to_pandas()."""
+    status, repository, ticket = test.status, test.repository, test.ticket
+    failures = test.most_common_failures
+    return [
+        test.id, test.name, test.variant, test.classname, test.file_path, test.parent, test.html_url,
+        repository.html_url if repository else None,
+        status.value if status else None, status.reason if status else None, status.timestamp if status else None,
+        test.failure_rate_last_7d, test.failure_rate_last_24h, test.pull_requests_impacted_last_7d,
+        test.quarantined,
+        ";".join(test.codeowners) if test.codeowners is not None else None,
+        ticket.html_url if ticket else None,
+        json.dumps([failure.to_dict() for failure in failures], ensure_ascii=False) if failures is not None else None,
+    ]
+
+
+def _csv_cell(value: Any) -> Any:
+    if value is None:
+        return ""
+    if isinstance(value, dt.datetime):
+        return _iso(value)
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (list, dict)):
+        return json.dumps(value, ensure_ascii=False)
+    return value
+
+
+def _write_test_details(out: IO[str], test: Any) -> None:
+    status = test.status
+    rows = [("name", test.name or "-"), ("id", test.id or "-"), ("classname", test.classname or "-"),
+            ("file", test.file_path or "-"), ("variant", test.variant or "-"),
+            ("status", _status_value(test) + (f" since {_iso(status.timestamp)}" if status and status.timestamp else "")),
+            ("reason", ((status.reason or "").strip() or "-") if status else "-"),
+            ("failure rate 24h", _rate("failure_rate_last_24h")(test)),
+            ("failure rate 7d", _rate("failure_rate_last_7d")(test)),
+            ("PRs impacted 7d", _prs(test)), ("quarantined", _quarantined(test)),
+            ("codeowners", _codeowners(test)), ("link", test.html_url or "-"),
+            ("ticket", test.ticket.html_url if test.ticket and test.ticket.html_url else "-")]
+    _write_key_values(out, rows)
+    failures = test.most_common_failures or []
+    out.write(f"\nmost common failures ({len(failures)}):\n")
+    if failures:
+        _write_table(out, ["  COUNT", "LAST", "SUMMARY"],
+                     [[f"  {f.occurrence_count if f.occurrence_count is not None else '-'}",
+                       _iso(f.last_occurrence) if f.last_occurrence else "-", f.summary or "-"] for f in failures])
+
+
+def _queue_rows(settings: Any) -> list[tuple[str, str]]:
+    names = ("state", "branch", "mode", "concurrency", "bisection_concurrency", "testing_timeout_minutes",
+             "pending_failure_depth", "can_optimistically_merge", "batch", "batching_max_wait_time_minutes",
+             "batching_min_size", "comments_enabled", "commands_enabled", "create_prs_for_testing_branches",
+             "status_check_enabled", "direct_merge_mode", "optimization_mode", "merge_method", "required_statuses")
+    rows = []
+    for name in names:
+        value = getattr(settings, name)
+        if isinstance(value, bool):
+            text = "yes" if value else "no"
+        elif isinstance(value, list):
+            text = ", ".join(value) if value else "(none)"
+        elif value is None:
+            text = "-"
+        else:
+            text = str(getattr(value, "value", value))
+        rows.append((name, text))
+    return rows
+
+
+# Cell getters of the tables.
+def _field(name: str) -> Callable[[Any], str]:
+    return lambda test: str(getattr(test, name) or "-")
+
+
+def _name(test: Any) -> str:
+    name = test.name or "-"
+    return name if len(name) <= 60 else name[:57] + "..."
+
+
+def _status_value(test: Any) -> str:
+    return (test.status.value if test.status and test.status.value else None) or "-"
+
+
+def _rate(name: str) -> Callable[[Any], str]:
+    def cell(test: Any) -> str:
+        value = getattr(test, name)
+        return "-" if value is None else f"{value * 100:.1f}%"
+    return cell
+
+
+def _prs(test: Any) -> str:
+    value = test.pull_requests_impacted_last_7d
+    return "-" if value is None else str(value)
+
+
+def _quarantined(test: Any) -> str:
+    return "-" if test.quarantined is None else ("yes" if test.quarantined else "no")
+
+
+def _codeowners(test: Any) -> str:
+    return ", ".join(test.codeowners) if test.codeowners else "-"
+
+
+def _iso(value: dt.datetime) -> str:
+    return value.astimezone(dt.timezone.utc).isoformat().replace("+00:00", "Z")
+
+
+def _repo_text(repo: Any) -> str:
+    return repo if isinstance(repo, str) else f"{repo.host}/{repo.owner}/{repo.name}"
+
+
+def _isatty(stream: IO[str]) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
+
+
+def _main_thread() -> bool:
+    return threading.current_thread() is threading.main_thread()
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Entry point
+# ---------------------------------------------------------------------------------------------------------
+
+def exit_code_for(error: BaseException) -> int:
+    """The documented exit code of an error raised by the library."""
+    if isinstance(error, (errors.ValidationError, errors.BadRequestError, UsageError)):
+        return EXIT_USAGE
+    if isinstance(error, (errors.AuthenticationError, errors.PermissionDeniedError)):
+        return EXIT_AUTHENTICATION
+    if isinstance(error, errors.NotFoundError):
+        return EXIT_NOT_FOUND
+    return EXIT_SERVICE
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _configure_logging(verbosity: int, stderr: IO[str]) -> logging.Handler | None:
+    if verbosity <= 0:
+        return None
+    handler = logging.StreamHandler(stderr)
+    handler.setFormatter(logging.Formatter(f"{PROG}: %(levelname)s %(message)s"))
+    logger = logging.getLogger("trunk_api")
+    logger.addHandler(handler)
+    logger.setLevel(logging.DEBUG if verbosity > 1 else logging.INFO)
+    return handler
+
+
+def main(argv: Sequence[str] | None = None, *, stdout: IO[str] | None = None, stderr: IO[str] | None = None) -> int:
+    """Runs the command line and returns its exit code (it never raises for a usage or service error)."""
+    out = stdout if stdout is not None else sys.stdout
+    err = stderr if stderr is not None else sys.stderr
+    parser = build_parser()
+    try:
+        args = parser.parse_args(list(argv) if argv is not None else None)
+    except SystemExit as stop:  # --help, --version, or a usage error already reported by the parser
+        return stop.code if isinstance(stop.code, int) else EXIT_USAGE
+    handler = _configure_logging(getattr(args, "verbose", 0), err)
+    context = _Context(args, out, err)
+    try:
+        return int(args.handler(context))
+    except (errors.TrunkError, UsageError) as error:
+        print(f"{PROG}: error: {_one_line(str(error))}", file=err)
+        return exit_code_for(error)
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=err)
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        # The reader went away (e.g. `| head`): not an error. Point stdout at /dev/null so that the
+        # interpreter's final flush does not complain again.
+        if out is sys.stdout:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_OK
+    finally:
+        if handler is not None:
+            logging.getLogger("trunk_api").removeHandler(handler)
+
+
+if __name__ == "__main__":  # pragma: no cover - `python -m trunk_api` goes through __main__.py
+    sys.exit(main())

@@ -1,0 +1,234 @@
+"""The Client of the Trunk v1 API: a thin facade over the C++ client in ``trunk_api._core``.
+
+Everything substantial happens in C++: argument conversion and validation (a ValidationError naming every bad
+field, before anything is sent), JSON encoding and decoding, HTTP, retries with backoff, and paging. The GIL is
+released during every network call, so threads sharing one Client run their calls concurrently, and Ctrl-C
+interrupts a blocked call within about a second.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from trunk_api import _core
+from trunk_api._core import QueueSettings, Repo, TestCase, TestIterator, TestPage
+from trunk_api.enums import (
+    DirectMergeMode,
+    HealthStatus,
+    MergeMethod,
+    OptimizationMode,
+    QueueMode,
+    QueueState,
+)
+from trunk_api.errors import TrunkError
+
+__all__ = ["Client", "RepoLike", "TimeLike"]
+
+#: A repository: a :class:`Repo` or a ``"host/owner/name"`` string (GitLab owners may contain ``/``).
+RepoLike = Repo | str
+#: A time: an aware ``datetime``, a naive one (read as UTC), a ``pandas.Timestamp`` or an RFC 3339 string.
+TimeLike = datetime | str
+
+_logger = logging.getLogger("trunk_api")
+
+
+class Client:
+    """A client of the Trunk v1 API (merge queue and flaky tests).
+
+    ``token``: None reads ``TRUNK_API_TOKEN``, then ``TRUNK_API_KEY``. ``base_url``: None reads
+    ``TRUNK_BASE_URL``, else ``https://api.trunk.io``. ``timeout`` is per attempt, in seconds;
+    ``max_retries`` counts retries after the first attempt (429, 5xx and network failures are retried with
+    exponential backoff and jitter, honouring Retry-After). ``overall_deadline`` bounds a whole call,
+    retries included (0 = none). ``http://`` to a host other than loopback is refused unless
+    ``allow_insecure_http``. ``max_requests_per_second`` > 0 spaces requests on the client side.
+
+    One Client may be shared by many threads. The token is never shown: not in ``repr``, log records,
+    exception messages or pickles (an unpickled Client reads the token from the environment again).
+    """
+
+    def __init__(
+        self,
+        token: str | None = None,
+        base_url: str | None = None,
+        *,
+        timeout: float = 30.0,
+        max_retries: int = 3,
+        user_agent: str | None = None,
+        connect_timeout: float = 10.0,
+        overall_deadline: float = 120.0,
+        verify_tls: bool = True,
+        ca_bundle: str | None = None,
+        allow_insecure_http: bool = False,
+        max_requests_per_second: float = 0.0,
+    ) -> None:
+        self._core = _core.Client(
+            token=token,
+            base_url=base_url,
+            timeout=timeout,
+            max_retries=max_retries,
+            user_agent=user_agent,
+            connect_timeout=connect_timeout,
+            overall_deadline=overall_deadline,
+            verify_tls=verify_tls,
+            ca_bundle=ca_bundle,
+            allow_insecure_http=allow_insecure_http,
+            max_requests_per_second=max_requests_per_second,
+            log=_logger.log,
+        )
+        # Everything needed to rebuild this client, except the token (which is never stored in Python).
+        self._settings: dict[str, Any] = {
+            "base_url": self._core.base_url,
+            "timeout": timeout,
+            "max_retries": max_retries,
+            "user_agent": user_agent,
+            "connect_timeout": connect_timeout,
+            "overall_deadline": overall_deadline,
+            "verify_tls": verify_tls,
+            "ca_bundle": ca_bundle,
+            "allow_insecure_http": allow_insecure_http,
+            "max_requests_per_second": max_requests_per_second,
+        }
+
+    @property
+    def base_url(self) -> str:
+        """The base address in use, without a trailing ``/``."""
+        return self._core.base_url
+
+    def __repr__(self) -> str:
+        return f"Client(base_url={self.base_url!r})"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # The token is deliberately left out: pickles end up in caches, queues and files.
+        return (_restore_client, (dict(self._settings),))
+
+    # ---- flaky tests --------------------------------------------------------------------------------------
+    def list_failing_tests(
+        self,
+        repo: RepoLike,
+        org_url_slug: str,
+        start_time: TimeLike,
+        end_time: TimeLike,
+        *,
+        page_size: int = 100,
+        page_token: str = "",
+    ) -> TestPage:
+        """One page of the distinct tests that failed in ``[start_time, end_time)`` (at most 7 days)."""
+        return self._core.list_failing_tests(
+            repo, org_url_slug, start_time, end_time, page_size=page_size, page_token=page_token
+        )
+
+    def list_unhealthy_tests(
+        self,
+        repo: RepoLike,
+        org_url_slug: str,
+        status: HealthStatus | str,
+        *,
+        page_size: int = 100,
+        page_token: str = "",
+    ) -> TestPage:
+        """One page of the tests classed ``status`` (``"FLAKY"`` or ``"BROKEN"``, any case)."""
+        return self._core.list_unhealthy_tests(
+            repo, org_url_slug, status, page_size=page_size, page_token=page_token
+        )
+
+    def get_test_details(self, repo: RepoLike, org_url_slug: str, test_id: str) -> TestCase:
+        """Every detail of one test case (``test_id`` is a UUID)."""
+        return self._core.get_test_details(repo, org_url_slug, test_id)
+
+    def iter_failing_tests(
+        self,
+        repo: RepoLike,
+        org_url_slug: str,
+        start_time: TimeLike,
+        end_time: TimeLike,
+        *,
+        page_size: int = 100,
+        max_results: int | None = None,
+    ) -> TestIterator:
+        """Every failing test of the window across all pages, fetched lazily (see :class:`TestIterator`)."""
+        return self._core.iter_failing_tests(
+            repo, org_url_slug, start_time, end_time, page_size=page_size, max_results=max_results
+        )
+
+    def iter_unhealthy_tests(
+        self,
+        repo: RepoLike,
+        org_url_slug: str,
+        status: HealthStatus | str,
+        *,
+        page_size: int = 100,
+        max_results: int | None = None,
+    ) -> TestIterator:
+        """Every unhealthy test with ``status`` across all pages, fetched lazily."""
+        return self._core.iter_unhealthy_tests(
+            repo, org_url_slug, status, page_size=page_size, max_results=max_results
+        )
+
+    # ---- merge queue --------------------------------------------------------------------------------------
+    def update_queue(
+        self,
+        repo: RepoLike,
+        target_branch: str,
+        *,
+        state: QueueState | str | None = None,
+        concurrency: int | None = None,
+        bisection_concurrency: int | None = None,
+        testing_timeout_minutes: int | None = None,
+        pending_failure_depth: int | None = None,
+        can_optimistically_merge: bool | None = None,
+        batch: bool | None = None,
+        batching_max_wait_time_minutes: int | None = None,
+        batching_min_size: int | None = None,
+        mode: QueueMode | str | None = None,
+        comments_enabled: bool | None = None,
+        commands_enabled: bool | None = None,
+        create_prs_for_testing_branches: bool | None = None,
+        direct_merge_mode: DirectMergeMode | str | None = None,
+        optimization_mode: OptimizationMode | str | None = None,
+        merge_method: MergeMethod | str | None = None,
+        status_check_enabled: bool | None = None,
+        required_statuses: Sequence[str] | None = None,
+        delete_required_statuses: bool | None = None,
+    ) -> QueueSettings:
+        """Changes the merge queue of ``target_branch`` and returns the settings after the change.
+
+        None means "not sent": only the settings given go on the wire, and the others stay as they are.
+        ``required_statuses=[]`` sets an empty list; ``delete_required_statuses=True`` falls back to branch
+        protection (giving both is a ValidationError). Integer settings are 1..4294967295.
+        """
+        return self._core.update_queue(
+            repo,
+            target_branch,
+            state=state,
+            concurrency=concurrency,
+            bisection_concurrency=bisection_concurrency,
+            testing_timeout_minutes=testing_timeout_minutes,
+            pending_failure_depth=pending_failure_depth,
+            can_optimistically_merge=can_optimistically_merge,
+            batch=batch,
+            batching_max_wait_time_minutes=batching_max_wait_time_minutes,
+            batching_min_size=batching_min_size,
+            mode=mode,
+            comments_enabled=comments_enabled,
+            commands_enabled=commands_enabled,
+            create_prs_for_testing_branches=create_prs_for_testing_branches,
+            direct_merge_mode=direct_merge_mode,
+            optimization_mode=optimization_mode,
+            merge_method=merge_method,
+            status_check_enabled=status_check_enabled,
+            required_statuses=required_statuses,
+            delete_required_statuses=delete_required_statuses,
+        )
+
+
+def _restore_client(settings: dict[str, Any]) -> Client:
+    try:
+        return Client(None, **settings)
+    except TrunkError as error:
+        raise TrunkError(
+            "an unpickled trunk_api.Client needs its token again (it is never pickled): set TRUNK_API_TOKEN "
+            f"or TRUNK_API_KEY in this process ({error})"
+        ) from None

@@ -1,0 +1,139 @@
+"""The exceptions of trunk_api. They mirror the C++ hierarchy (trunk/error.hpp) one to one; the C++ core
+raises them through an exception translator, with messages built in C++ that never contain the token.
+
+    TrunkError
+    ├── ValidationError (also ValueError)        a request broke a rule; nothing was sent (.errors)
+    ├── DecodeError                              a response could not be read (.path)
+    ├── PaginationError                          the server broke the paging protocol
+    ├── TransportError (also ConnectionError)    no HTTP answer
+    │   └── RequestTimeout (also TimeoutError)
+    └── ApiError                                 non-2xx answer (.status_code, .body, .operation)
+        ├── BadRequestError        400
+        ├── AuthenticationError    401
+        ├── PermissionDeniedError  403
+        ├── NotFoundError          404
+        ├── RateLimitError         429 (.retry_after)
+        └── ServerError            5xx
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+__all__ = [
+    "ApiError",
+    "AuthenticationError",
+    "BadRequestError",
+    "DecodeError",
+    "NotFoundError",
+    "PaginationError",
+    "PermissionDeniedError",
+    "RateLimitError",
+    "RequestTimeout",
+    "ServerError",
+    "TransportError",
+    "TrunkError",
+    "ValidationError",
+    "Violation",
+]
+
+
+class TrunkError(Exception):
+    """Base class of every error raised by trunk_api."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Violation:
+    """One broken rule: the field (wire path), its value rendered as text, and the rule it broke."""
+
+    field: str
+    value: str
+    rule: str
+
+    def __str__(self) -> str:
+        return f"{self.field}: {self.value}: {self.rule}"
+
+
+class ValidationError(TrunkError, ValueError):
+    """A request broke one or more rules; nothing was sent. ``errors`` lists every violation."""
+
+    def __init__(self, message: str, errors: list[Violation] | None = None) -> None:
+        super().__init__(message)
+        self.errors: list[Violation] = list(errors or [])
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (type(self), (str(self), self.errors))
+
+
+class DecodeError(TrunkError):
+    """A response could not be read. ``path`` is the JSON path of the bad value ("" for the document)."""
+
+    def __init__(self, message: str, path: str = "") -> None:
+        super().__init__(message)
+        self.path = path
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (type(self), (str(self), self.path))
+
+
+class PaginationError(TrunkError):
+    """The server broke the paging protocol (for example it handed back a page token twice)."""
+
+
+class TransportError(TrunkError, ConnectionError):
+    """No HTTP answer: connection refused or reset, truncated body, TLS failure..."""
+
+
+class RequestTimeout(TransportError, TimeoutError):
+    """An attempt, or the overall deadline across retries, ran out of time."""
+
+
+class ApiError(TrunkError):
+    """The server answered with a non-2xx status."""
+
+    def __init__(self, message: str, status_code: int = 0, body: str = "", operation: str = "") -> None:
+        super().__init__(message)
+        self.status_code = status_code
+        self.body = body
+        self.operation = operation
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (type(self), (str(self), self.status_code, self.body, self.operation))
+
+
+class BadRequestError(ApiError):
+    """400: the server rejected the request."""
+
+
+class AuthenticationError(ApiError):
+    """401: the token is missing or wrong."""
+
+
+class PermissionDeniedError(ApiError):
+    """403: the token may not do this."""
+
+
+class NotFoundError(ApiError):
+    """404: unknown repository, organization or test id."""
+
+
+class RateLimitError(ApiError):
+    """429: too many requests. ``retry_after`` is the wait in seconds the server asked for, if it said."""
+
+    def __init__(
+        self,
+        message: str,
+        status_code: int = 429,
+        body: str = "",
+        operation: str = "",
+        retry_after: float | None = None,
+    ) -> None:
+        super().__init__(message, status_code, body, operation)
+        self.retry_after = retry_after
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (type(self), (str(self), self.status_code, self.body, self.operation, self.retry_after))
+
+
+class ServerError(ApiError):
+    """5xx: the server failed."""

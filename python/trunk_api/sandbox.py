@@ -1,0 +1,220 @@
+"""A local, in-process implementation of the service (the C++ sandbox), for tests, notebooks and trying
+automation offline.
+
+    with Sandbox(seed=7, tests=500) as sandbox:
+        client = sandbox.client()
+        page = client.list_failing_tests(sandbox.repos[0], sandbox.org_url_slug, start, end)
+        print(sandbox.requests[-1].body)
+
+The server runs on C++ threads bound to 127.0.0.1 on a free port; it never needs the GIL, so a Client in the
+same process talks to it freely. Faults (latency, 503s, 429s, dropped connections, truncated bodies) can be
+changed while it runs.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+from datetime import datetime
+from types import TracebackType
+from typing import Any
+
+from trunk_api import _core
+from trunk_api._core import Repo
+from trunk_api.client import Client, RepoLike, TimeLike
+
+__all__ = ["RecordedRequest", "Sandbox"]
+
+_FAULT_NAMES = ("latency_ms", "jitter_ms", "error_rate", "rate_limit", "drop_rate", "truncate_rate", "fault_seed")
+
+
+@dataclasses.dataclass(frozen=True)
+class RecordedRequest:
+    """A request the sandbox received. The ``x-api-token`` header value is ``"<redacted>"``."""
+
+    method: str
+    path: str
+    headers: dict[str, str]  #: header names in lower case
+    body: Any  #: the parsed JSON body, or the text when it is not JSON
+    status: int  #: status answered; 0 when the connection was dropped without an answer
+    raw_body: bytes = dataclasses.field(repr=False, default=b"")
+
+
+def _parse_body(raw: bytes) -> Any:
+    try:
+        return json.loads(raw)
+    except ValueError:
+        return raw.decode("utf-8", errors="replace")
+
+
+class Sandbox:
+    """The sandbox service, started in this process (context manager, or ``start()``/``stop()``).
+
+    ``seed`` and ``tests`` decide the generated data (same seed, same ``now``: same data). ``now`` is the end of
+    the generated 30-day history (None = the wall clock at start). ``switching_modes_seconds`` is how long the
+    queue reports ``switching_modes`` after a change of mode. ``state_file`` keeps queue settings across runs.
+    Faults: ``latency_ms`` (+ uniform ``jitter_ms``), ``error_rate`` (fraction answered 503), ``rate_limit``
+    (requests/s per organization, over it 429 with Retry-After), ``drop_rate`` (connections closed without an
+    answer), ``truncate_rate`` (bodies cut short); ``fault_seed`` makes the fault dice reproducible.
+    """
+
+    def __init__(
+        self,
+        *,
+        seed: int = 42,
+        tests: int = 2000,
+        latency_ms: int = 0,
+        jitter_ms: int = 0,
+        error_rate: float = 0.0,
+        rate_limit: float = 0.0,
+        drop_rate: float = 0.0,
+        truncate_rate: float = 0.0,
+        fault_seed: int = 1,
+        now: TimeLike | None = None,
+        switching_modes_seconds: float = 2.0,
+        state_file: str | os.PathLike[str] | None = None,
+        data_file: str | os.PathLike[str] | None = None,
+        token: str | None = None,
+        org_url_slug: str = "trunk-sandbox",
+        threads: int = 8,
+        record_requests: bool = True,
+    ) -> None:
+        self._core = _core.Sandbox(
+            seed=seed,
+            tests=tests,
+            token=token,
+            org_url_slug=org_url_slug,
+            now=now,
+            switching_modes_seconds=switching_modes_seconds,
+            state_file=None if state_file is None else os.fspath(state_file),
+            data_file=None if data_file is None else os.fspath(data_file),
+            threads=threads,
+            record_requests=record_requests,
+            latency_ms=latency_ms,
+            jitter_ms=jitter_ms,
+            error_rate=error_rate,
+            rate_limit=rate_limit,
+            drop_rate=drop_rate,
+            truncate_rate=truncate_rate,
+            fault_seed=fault_seed,
+        )
+        self._tests = tests
+        self._seed = seed
+
+    # ---- life cycle ---------------------------------------------------------------------------------------
+    def start(self) -> Sandbox:
+        """Generates the data, binds a free loopback port and serves; returns once listening."""
+        self._core.start()
+        return self
+
+    def stop(self) -> None:
+        """Stops serving (idempotent)."""
+        self._core.stop()
+
+    def __enter__(self) -> Sandbox:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+    @property
+    def running(self) -> bool:
+        return self._core.running
+
+    def __repr__(self) -> str:
+        where = self._core.url if self._core.running else "stopped"
+        return f"Sandbox(url={where!r}, seed={self._seed}, tests={self._tests})"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        raise TypeError("a Sandbox is a running server and cannot be pickled")
+
+    # ---- where and who ------------------------------------------------------------------------------------
+    @property
+    def url(self) -> str:
+        """Base address, e.g. ``http://127.0.0.1:40123`` (the operations are under ``/v1``)."""
+        return self._core.url
+
+    @property
+    def port(self) -> int:
+        return self._core.port
+
+    @property
+    def token(self) -> str:
+        """The sandbox's own throwaway API token."""
+        return self._core.token
+
+    @property
+    def org_url_slug(self) -> str:
+        return self._core.org_url_slug
+
+    @property
+    def now(self) -> datetime:
+        """The end of the generated history (aware UTC)."""
+        return self._core.now
+
+    @property
+    def repos(self) -> list[Repo]:
+        """The repositories that hold data (any other answers 404)."""
+        return self._core.repos
+
+    def test_ids(self, repo: RepoLike) -> list[str]:
+        """Ids of the test cases of ``repo``, in the order the listings return them."""
+        return self._core.test_ids(repo)
+
+    def client(self, **options: Any) -> Client:
+        """A Client pointed at this sandbox with its token; ``options`` go to :class:`Client`."""
+        return Client(self.token, self.url, **options)
+
+    def save_data(self, path: str | os.PathLike[str]) -> None:
+        """Writes the generated history as JSON (usable as ``data_file``)."""
+        self._core.save_data(os.fspath(path))
+
+    # ---- what it received ---------------------------------------------------------------------------------
+    @property
+    def requests(self) -> list[RecordedRequest]:
+        """The requests received so far (the most recent 10,000), oldest first."""
+        return [
+            RecordedRequest(
+                method=method,
+                path=path,
+                headers={name.lower(): value for name, value in headers},
+                body=_parse_body(body),
+                status=status,
+                raw_body=body,
+            )
+            for method, path, headers, body, status in self._core.requests()
+        ]
+
+    def clear_requests(self) -> None:
+        self._core.clear_requests()
+
+    # ---- faults -------------------------------------------------------------------------------------------
+    @property
+    def faults(self) -> dict[str, float]:
+        """The current fault settings."""
+        return dict(self._core.faults())
+
+    def set_faults(self, **faults: float) -> None:
+        """Changes some fault settings while running; the others stay (e.g. ``set_faults(error_rate=0.2)``)."""
+        unknown = sorted(set(faults) - set(_FAULT_NAMES))
+        if unknown:
+            raise TypeError(f"unknown fault setting(s): {', '.join(unknown)}; known: {', '.join(_FAULT_NAMES)}")
+        self._core.set_faults(**faults)
+
+    def _fault(self, name: str) -> Any:
+        return self._core.faults()[name]
+
+    latency_ms = property(lambda self: self._fault("latency_ms"), lambda self, v: self.set_faults(latency_ms=v))
+    jitter_ms = property(lambda self: self._fault("jitter_ms"), lambda self, v: self.set_faults(jitter_ms=v))
+    error_rate = property(lambda self: self._fault("error_rate"), lambda self, v: self.set_faults(error_rate=v))
+    rate_limit = property(lambda self: self._fault("rate_limit"), lambda self, v: self.set_faults(rate_limit=v))
+    drop_rate = property(lambda self: self._fault("drop_rate"), lambda self, v: self.set_faults(drop_rate=v))
+    truncate_rate = property(
+        lambda self: self._fault("truncate_rate"), lambda self, v: self.set_faults(truncate_rate=v)
+    )
