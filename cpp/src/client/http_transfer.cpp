@@ -102,6 +102,25 @@ class MultiAttachment {
   CURL* easy_;
 };
 
+/// The callbacks' user data and the error buffer live on perform_transfer's stack: however the attempt
+/// ends (even by an exception), the pooled handle must not keep pointers to them.
+class StackPointersReset {
+ public:
+  explicit StackPointersReset(CURL* easy) : easy_(easy) {}
+  ~StackPointersReset() {
+    curl_easy_setopt(easy_, CURLOPT_ERRORBUFFER, nullptr);
+    curl_easy_setopt(easy_, CURLOPT_WRITEDATA, nullptr);
+    curl_easy_setopt(easy_, CURLOPT_HEADERDATA, nullptr);
+    curl_easy_setopt(easy_, CURLOPT_XFERINFODATA, nullptr);
+    curl_easy_setopt(easy_, CURLOPT_POSTFIELDS, nullptr);
+  }
+  StackPointersReset(const StackPointersReset&) = delete;
+  StackPointersReset& operator=(const StackPointersReset&) = delete;
+
+ private:
+  CURL* easy_;
+};
+
 }  // namespace
 
 TransferResult perform_transfer(PooledConnection& connection, const TransferRequest& request) {
@@ -109,6 +128,7 @@ TransferResult perform_transfer(PooledConnection& connection, const TransferRequ
   TransferState state{&result, request.max_response_bytes, request.interrupt_check};
   char error_buffer[CURL_ERROR_SIZE] = {};
   CURL* easy = connection.easy.get();
+  const StackPointersReset reset_on_exit(easy);
 
   curl_easy_setopt(easy, CURLOPT_URL, request.url->c_str());
   curl_easy_setopt(easy, CURLOPT_POSTFIELDS, request.body->data());
@@ -153,12 +173,6 @@ TransferResult perform_transfer(PooledConnection& connection, const TransferRequ
   curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &status);
   result.status = status;
   result.error_detail = error_buffer;
-  // The buffers above live on this stack frame: make sure the pooled handle does not keep pointers to them.
-  curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, nullptr);
-  curl_easy_setopt(easy, CURLOPT_WRITEDATA, nullptr);
-  curl_easy_setopt(easy, CURLOPT_HEADERDATA, nullptr);
-  curl_easy_setopt(easy, CURLOPT_XFERINFODATA, nullptr);
-  curl_easy_setopt(easy, CURLOPT_POSTFIELDS, nullptr);
   return result;
 }
 

@@ -173,5 +173,27 @@ TEST(ClientTransport, ResponseLargerThanTheLimitIsATransportErrorNotRetried) {
   EXPECT_EQ(server.request_count(), 1U);
 }
 
+TEST(ClientTransport, TlsHandshakeFailureIsNotRetried) {
+  HttpTestServer server;  // speaks plain HTTP: a TLS client hello gets no valid answer
+  server.set_replies({{200, testing::details_json()}});
+  auto sleeps = std::make_shared<SleepRecorder>();
+  ClientOptions options =
+      testing::test_options("https://127.0.0.1:" + std::to_string(server.port()), sleeps);
+  Client client(options);
+  expect_plain_transport_error([&] { client.get_test_details(testing::details_request()); });
+  EXPECT_TRUE(sleeps->snapshot().empty());
+  EXPECT_EQ(server.request_count(), 0U);
+}
+
+TEST(ClientTransport, MissingCaBundleIsATransportErrorNotRetried) {
+  auto sleeps = std::make_shared<SleepRecorder>();
+  RawTestServer server({RawAction::drop}, testing::details_json());
+  ClientOptions options = testing::test_options("https://127.0.0.1:" + std::to_string(server.port()), sleeps);
+  options.ca_bundle = "/nonexistent/ca-bundle.pem";
+  Client client(options);
+  expect_plain_transport_error([&] { client.get_test_details(testing::details_request()); });
+  EXPECT_TRUE(sleeps->snapshot().empty());
+}
+
 }  // namespace
 }  // namespace trunk

@@ -92,6 +92,7 @@ class RawTestServer {
   RawTestServer& operator=(const RawTestServer&) = delete;
 
   std::string base_url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+  int port() const { return port_; }
   /// Connections that sent a complete request.
   std::size_t requests_seen() const { return requests_seen_.load(); }
 
