@@ -1,0 +1,134 @@
+#!/usr/bin/env python3
+"""Writes the seed corpora of the fuzz targets (fuzz/corpus/<target>/), from tests/fixtures/ where it can.
+
+Seeds are a handful of valid and nearly-valid inputs per target: libFuzzer mutates from them, so each one
+should reach a different path (accepted, each kind of rejection). Run it again after changing a fixture;
+the output is deterministic. Input formats are described at the top of each fuzz_*.cpp.
+"""
+import json
+import pathlib
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+CORPUS = ROOT / "fuzz" / "corpus"
+FIXTURES = ROOT / "tests" / "fixtures"
+
+
+def compact(value):
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def write(target, name, data):
+    folder = CORPUS / target
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / name).write_bytes(data.encode("utf-8") if isinstance(data, str) else data)
+
+
+def fixture(name):
+    return json.loads((FIXTURES / name).read_text())
+
+
+def decode_responses():
+    t = "fuzz_decode_responses"
+    # Selector '0' TestPage, '1' TestDetails, '2' QueueSettings.
+    write(t, "page_failing", "0" + compact(fixture("failing_tests_page.json")))
+    write(t, "page_unhealthy", "0" + compact(fixture("unhealthy_tests_page.json")))
+    write(t, "page_empty", '0{"tests":[],"page":{"total_rows":0,"total_pages":0,"next_page_token":"",'
+                           '"prev_page_token":"","last_page_token":"","page_index":0}}')
+    write(t, "page_wrong_types", '0{"tests":[{"id":7,"failure_rate_last_7d":"x"}],"page":{"total_rows":1.5}}')
+    write(t, "page_huge_integer", '0{"tests":null,"page":{"total_rows":18446744073709551615,"page_index":-1}}')
+    write(t, "page_truncated", "0" + compact(fixture("failing_tests_page.json"))[:200])
+    write(t, "details_unknowns", "1" + compact(fixture("test_details_with_unknowns.json")))
+    write(t, "details_full", "1" + compact({"test": fixture("test_case_full.json")}))
+    write(t, "details_bad_time", '1{"test":{"status":{"timestamp":"2024-02-30T00:00:00Z"}}}')
+    write(t, "details_nested_extra", '1{"test":{"x":[[[{"y":[1e308,-0.0,null]}]]]},"z":"\\u00e9"}')
+    write(t, "queue", "2" + compact(fixture("queue_settings.json")))
+    write(t, "queue_unknowns", "2" + compact(fixture("queue_settings_with_unknowns.json")))
+    write(t, "queue_float_integers", '2{"concurrency":5.0,"batchingMinSize":1e3,"pendingFailureDepth":2.5}')
+    write(t, "queue_not_object", "2[1,2,3]")
+
+
+def rfc3339():
+    t = "fuzz_rfc3339"
+    samples = {
+        "utc": "2024-05-01T12:00:00Z",
+        "fraction_offset": "2024-05-01t12:00:00.123456789+05:30",
+        "space_no_offset": "2024-05-01 12:00:00",
+        "leap_second": "2016-12-31T23:59:60Z",
+        "min": "0000-01-01T00:00:00Z",
+        "below_min": "0000-01-01T00:00:00+00:01",
+        "max": "9999-12-31T23:59:59.999999Z",
+        "above_max": "9999-12-31T23:59:59.999999-00:01",
+        "bad_day": "2023-02-29T00:00:00Z",
+        "leap_day": "2024-02-29T00:00:00z",
+        "empty_fraction": "2024-05-01T12:00:00.Z",
+        "hour_24": "2024-05-01T24:00:00Z",
+        "ten_digits": "2024-05-01T12:00:00.0123456789Z",
+        "offset_no_colon": "2024-05-01T12:00:00+0530",
+        "trailing": "2024-05-01T12:00:00Zjunk",
+    }
+    for name, text in samples.items():
+        write(t, name, text)
+
+
+def sandbox_requests():
+    t = "fuzz_sandbox_requests"
+    # The data the fuzz target serves: generate_history(seed 7, 60 tests, now 2026-01-15T00:00:00Z).
+    storefront = {"host": "github.com", "owner": "acme", "name": "storefront"}
+    payments = {"host": "gitlab.com", "owner": "acme-labs/platform", "name": "payments"}
+    org = "trunk-sandbox"
+    known_id = "061050fa-6dcb-48f6-afae-65151587bc59"
+    week = {"start_time": "2026-01-08T00:00:00Z", "end_time": "2026-01-15T00:00:00Z"}
+
+    def failing(**changes):
+        body = {"repo": storefront, "org_url_slug": org, **week, "page_query": {"page_size": 10}}
+        body.update(changes)
+        return "0" + compact(body)
+
+    # Selector: digit '0'..'3' = operation with the right token (see fuzz_sandbox_requests.cpp).
+    write(t, "failing_week", failing())
+    write(t, "failing_page_100_offset", failing(start_time="2026-01-07T18:00:00-06:00", page_query={"page_size": 100}))
+    write(t, "failing_gitlab", failing(repo=payments, page_query={"page_size": 1}))
+    write(t, "failing_week_plus_1us", failing(end_time="2026-01-15T00:00:00.000001Z"))
+    write(t, "failing_reversed", failing(start_time="2026-01-15T00:00:00Z", end_time="2026-01-08T00:00:00Z"))
+    write(t, "failing_foreign_token", failing(page_query={"page_size": 10, "page_token": "AQAAAAAAAAAAAAAAAAAAAAAAAAAA"}))
+    write(t, "failing_wrong_org", failing(org_url_slug="someone-else"))
+    write(t, "failing_page_size_0", failing(page_query={"page_size": 0}))
+    write(t, "failing_unknown_key", failing(extra=True))
+    write(t, "unhealthy_flaky", "1" + compact({"repo": storefront, "org_url_slug": org, "status": "FLAKY",
+                                                "page_query": {"page_size": 2}}))
+    write(t, "unhealthy_broken", "1" + compact({"repo": payments, "org_url_slug": org, "status": "BROKEN",
+                                                 "page_query": {"page_size": 100, "page_token": ""}}))
+    write(t, "unhealthy_lower_case", "1" + compact({"repo": storefront, "org_url_slug": org, "status": "flaky",
+                                                     "page_query": {"page_size": 101}}))
+    write(t, "details_known", "2" + compact({"repo": storefront, "org_url_slug": org, "test_id": known_id.upper()}))
+    write(t, "details_unknown", "2" + compact({"repo": storefront, "org_url_slug": org,
+                                                "test_id": "00000000-0000-4000-8000-000000000000"}))
+    write(t, "details_not_uuid", "2" + compact({"repo": {"host": "", "owner": "acme", "name": "x"},
+                                                 "org_url_slug": org, "test_id": "not-a-uuid"}))
+    write(t, "queue_everything", "3" + compact({
+        "repo": storefront, "targetBranch": "main", "state": "paused", "concurrency": 4294967295,
+        "bisectionConcurrency": 1, "testingTimeoutMinutes": 60, "pendingFailureDepth": 2,
+        "canOptimisticallyMerge": True, "batch": True, "batchingMaxWaitTimeMinutes": 10, "batchingMinSize": 3,
+        "mode": "parallel", "commentsEnabled": False, "commandsEnabled": True, "createPrsForTestingBranches": False,
+        "directMergeMode": "always", "optimizationMode": "bisection_skip_redundant_tests", "mergeMethod": "rebase",
+        "statusCheckEnabled": True, "requiredStatuses": ["ci/build", "lint"]}))
+    write(t, "queue_minimal", "3" + compact({"repo": payments, "targetBranch": "release/1.0"}))
+    write(t, "queue_delete_statuses", "3" + compact({"repo": storefront, "targetBranch": "main",
+                                                      "deleteRequiredStatuses": True, "requiredStatuses": []}))
+    write(t, "queue_out_of_range", "3" + compact({"repo": storefront, "targetBranch": "main", "concurrency": 4294967296,
+                                                   "state": "switching_modes", "batch": 1}))
+    write(t, "queue_empty_statuses", "3" + compact({"repo": storefront, "targetBranch": "main", "requiredStatuses": [],
+                                                     "deleteRequiredStatuses": False}))
+    # Access variants: '4' no token, '8' a wrong token, '<' GET, 'p' a path in another letter case.
+    write(t, "no_token", "4" + compact({"repo": storefront, "targetBranch": "main"}))
+    write(t, "wrong_token", "8" + compact({"repo": storefront, "targetBranch": "main"}))
+    write(t, "get_method", "<{}")
+    write(t, "wrong_path", "p{}")
+    write(t, "malformed_json", '3{"repo":')
+    write(t, "not_utf8", b"3{\"repo\":{\"host\":\"\xff\xfe\",\"owner\":\"a\",\"name\":\"b\"},\"targetBranch\":\"m\"}")
+
+
+if __name__ == "__main__":
+    decode_responses()
+    rfc3339()
+    sandbox_requests()

@@ -1,0 +1,60 @@
+// libFuzzer target: the tolerant response decoders (what the client reads from the network).
+//
+// Input: one selector byte, then the response body. The selector picks the decoder (byte % 3): '0' TestPage
+// (both listings), '1' TestDetails, '2' QueueSettings, so seed files stay readable JSON with one prefix
+// character.
+//
+// Properties:
+//  - decode<T> either returns or throws trunk::Error; any other exception escapes and libFuzzer reports it;
+//  - whatever decodes re-encodes to JSON that decodes to an equal model (nothing the server sent is lost or
+//    changed, including unknown keys and unknown enum values), and encoding that again gives the same text.
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "fuzz_support.hpp"
+#include "trunk/codec.hpp"
+#include "trunk/error.hpp"
+
+namespace {
+
+template <typename Model>
+void check_decoder(std::string_view body) {
+  Model decoded;
+  try {
+    decoded = trunk::decode<Model>(body);
+  } catch (const trunk::Error&) {
+    return;  // rejected with the library's own error: the expected outcome for most inputs
+  }
+  const std::string encoded = trunk::encode(decoded);
+  Model again;
+  try {
+    again = trunk::decode<Model>(encoded);
+  } catch (const trunk::Error& e) {
+    FUZZ_REQUIRE(false, "re-encoded model does not decode: " + std::string(e.what()) +
+                            "\ninput:   " + trunk::fuzz::excerpt(body) + "\nencoded: " + trunk::fuzz::excerpt(encoded));
+  }
+  FUZZ_REQUIRE(again == decoded, "decode(encode(x)) != x\ninput:   " + trunk::fuzz::excerpt(body) +
+                                     "\nencoded: " + trunk::fuzz::excerpt(encoded) +
+                                     "\nagain:   " + trunk::fuzz::excerpt(trunk::encode(again)));
+  const std::string encoded_again = trunk::encode(again);
+  FUZZ_REQUIRE(encoded_again == encoded, "encoding is not stable\nfirst:  " + trunk::fuzz::excerpt(encoded) +
+                                             "\nsecond: " + trunk::fuzz::excerpt(encoded_again));
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  if (size == 0) return 0;
+  const std::string_view body(reinterpret_cast<const char*>(data) + 1, size - 1);
+  trunk::fuzz::run_input([&] {
+    switch (data[0] % 3) {
+      case 0: check_decoder<trunk::TestPage>(body); break;
+      case 1: check_decoder<trunk::TestDetails>(body); break;
+      default: check_decoder<trunk::QueueSettings>(body); break;
+    }
+  });
+  return 0;
+}

@@ -1,0 +1,401 @@
+// libFuzzer target: the sandbox's request handling, below HTTP (Service::handle: method, path, token, body in;
+// status, content type, body out), so every execution is a full request without sockets.
+//
+// Input: one selector byte, then the request body.
+//   selector & 3         operation: 0 list-failing-tests, 1 list-unhealthy-tests, 2 get-test-details, 3 updateQueue
+//   (selector >> 2) & 3  access: 0 POST with the right token, 1 no token, 2 a wrong token, 3 GET
+//   selector & 0x40      the path in another letter case (no such operation)
+// '0'..'3' are the four operations with the right token, so seed files are one digit followed by JSON.
+//
+// The history is generated once (fixed seed and clock); updateQueue gets a fresh Service (fresh queue store)
+// per input, so a finding replays alone.
+//
+// Properties, besides "no crash, no sanitizer report, no exception other than trunk::Error escapes":
+//  - the status is exactly the one the contract and service-facts.md decide: 404 unknown path, 405 not POST,
+//    401 missing or wrong token, 400 exactly when the client's own decode + check rejects the body, 404 for an
+//    unknown repository, organization or test, 500 only for a page token, else 200;
+//  - every error body is one line of plain text; no body ever contains the token unless the request did;
+//  - every 200 body decodes with the client's decoders, and says what was asked: pages no larger than
+//    page_size, consistent page information, only tests that really failed in the window (checked against the
+//    history), following next_page_token gives the next page without repeats; details of the requested id;
+//    updateQueue echoes every field that was set, and an update that sets nothing changes nothing.
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+
+#include "fuzz_support.hpp"
+#include "generator.hpp"
+#include "history.hpp"
+#include "page_token.hpp"
+#include "queue_store.hpp"
+#include "service.hpp"
+#include "trunk/codec.hpp"
+#include "trunk/error.hpp"
+#include "trunk/validation.hpp"
+
+namespace {
+
+namespace sb = trunk::sandbox;
+using trunk::fuzz::excerpt;
+
+constexpr std::string_view kToken = "fuzz-token-0123456789";
+constexpr std::string_view kWrongToken = "not-the-token";
+constexpr std::string_view kOrg = "trunk-sandbox";
+/// Pages followed after the first, per input: enough to cross page boundaries, bounded for speed.
+constexpr int kMaxFollowedPages = 3;
+
+/// Fixed clock and seed: the same input always meets the same data. 60 tests keep a Service cheap to build
+/// per input while every repository still has failing, flaky and broken tests.
+const sb::History& history() {
+  static const sb::History generated = sb::generate_history(
+      7, 60, trunk::Timestamp{std::chrono::sys_days{std::chrono::year{2026} / 1 / 15}});
+  return generated;
+}
+
+std::unique_ptr<sb::Service> make_service() {
+  return std::make_unique<sb::Service>(history(), std::string(kToken), std::string(kOrg),
+                                       std::make_unique<sb::QueueStore>("", std::chrono::milliseconds(0)),
+                                       sb::PageTokens(0x6675757a7a6b6579ULL, 0x73616e64626f7821ULL));
+}
+
+/// The listings, the details and the access checks do not change the service (its window cache only saves
+/// time), so one instance serves them all; updateQueue gets a fresh one (fresh queue store) per input.
+sb::Service& shared_service() {
+  static const auto service = make_service();
+  return *service;
+}
+
+std::string lower(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return text;
+}
+
+const sb::RepoHistory* find_repo(const trunk::Repo& repo) {
+  for (const auto& candidate : history().repos) {
+    if (candidate.repo == repo) return &candidate;
+  }
+  return nullptr;
+}
+
+const sb::TestRecord* find_test(const sb::RepoHistory& repo, const std::string& id) {
+  for (const auto& test : repo.tests) {
+    if (lower(test.id) == lower(id)) return &test;
+  }
+  return nullptr;
+}
+
+std::string describe(const sb::Reply& reply, std::string_view body) {
+  return "status " + std::to_string(reply.status) + ", reply " + excerpt(reply.body) + "\nrequest body " +
+         excerpt(body);
+}
+
+/// What every reply must satisfy, whatever the request.
+void check_any_reply(const sb::Reply& reply, std::string_view request_body) {
+  if (request_body.find(kToken) == std::string_view::npos) {
+    FUZZ_REQUIRE(reply.body.find(kToken) == std::string::npos, "the token leaked into a reply: " +
+                                                                   describe(reply, request_body));
+  }
+  if (reply.status == 200) {
+    FUZZ_REQUIRE(reply.content_type == "application/json", describe(reply, request_body));
+    return;
+  }
+  FUZZ_REQUIRE(reply.content_type.rfind("text/plain", 0) == 0, "error reply is not plain text: " +
+                                                                   describe(reply, request_body));
+  FUZZ_REQUIRE(reply.body.size() > 1 && reply.body.back() == '\n' &&
+                   reply.body.find('\n') == reply.body.size() - 1,
+               "error body is not one line of text: " + describe(reply, request_body));
+}
+
+// ---- list operations ---------------------------------------------------------------------------------------
+
+/// Ids of the tests that failed in [start, end) in listing order: what list-failing-tests must return.
+std::vector<std::string> failing_ids(const sb::RepoHistory& repo, const trunk::ListFailingTestsRequest& request) {
+  std::vector<std::string> ids;
+  const auto start = sb::to_micros(request.start_time);
+  const auto end = sb::to_micros(request.end_time);
+  for (const auto& test : repo.tests) {
+    if (sb::failed_in(test, start, end)) ids.push_back(test.id);
+  }
+  return ids;
+}
+
+template <typename Request>
+void check_pages(sb::Service& service, std::string_view path, Request request, const sb::Reply& first,
+                 std::string_view body, const std::optional<std::vector<std::string>>& expected_ids) {
+  constexpr bool failing = std::is_same_v<Request, trunk::ListFailingTestsRequest>;
+  const auto page_size = request.page_query.page_size;
+  const bool from_first_page = request.page_query.page_token.empty();
+  std::set<std::string> seen;
+  sb::Reply reply = first;
+  for (int followed = 0;; ++followed) {
+    trunk::TestPage page;
+    try {
+      page = trunk::decode<trunk::TestPage>(reply.body);
+    } catch (const trunk::Error& e) {
+      FUZZ_REQUIRE(false, std::string("a 200 page does not decode: ") + e.what() + "\n" + describe(reply, body));
+    }
+    const auto& info = page.page;
+    FUZZ_REQUIRE(info.total_rows && info.total_pages && info.page_index && info.next_page_token &&
+                     info.prev_page_token && info.last_page_token,
+                 "page information incomplete: " + describe(reply, body));
+    FUZZ_REQUIRE(std::ssize(page.tests) <= page_size, "page larger than page_size: " + describe(reply, body));
+    FUZZ_REQUIRE(*info.total_pages == (*info.total_rows + page_size - 1) / page_size,
+                 "total_pages does not match total_rows and page_size: " + describe(reply, body));
+    if (from_first_page) {
+      FUZZ_REQUIRE(*info.page_index == followed, "page_index is not the number of pages followed: " +
+                                                     describe(reply, body));
+    }
+    if (expected_ids) {
+      FUZZ_REQUIRE(*info.total_rows == std::ssize(*expected_ids),
+                   "total_rows differs from the tests that failed in the window (" +
+                       std::to_string(expected_ids->size()) + "): " + describe(reply, body));
+    }
+    const bool last = info.next_page_token->empty();
+    if (last && *info.total_rows > 0) {
+      FUZZ_REQUIRE(*info.page_index + 1 == *info.total_pages, "last page has the wrong index: " + describe(reply, body));
+    }
+    if (!last) {
+      FUZZ_REQUIRE(std::ssize(page.tests) == page_size, "a page before the last is not full: " + describe(reply, body));
+    }
+    for (std::size_t i = 0; i < page.tests.size(); ++i) {
+      const auto& test = page.tests[i];
+      FUZZ_REQUIRE(test.id.has_value(), "test without id: " + describe(reply, body));
+      FUZZ_REQUIRE(seen.insert(*test.id).second, "test " + *test.id + " listed twice: " + describe(reply, body));
+      FUZZ_REQUIRE(test.failure_rate_last_7d.has_value() == failing && test.most_common_failures.has_value() == failing,
+                   "failure fields present on the wrong listing: " + describe(reply, body));
+      if (expected_ids) {
+        const auto position = static_cast<std::size_t>(*info.page_index * page_size) + i;
+        FUZZ_REQUIRE(position < expected_ids->size() && (*expected_ids)[position] == *test.id,
+                     "test " + *test.id + " is not the one that failed at position " + std::to_string(position) +
+                         ": " + describe(reply, body));
+      }
+      if constexpr (!failing) {
+        FUZZ_REQUIRE(test.status && test.status->value &&
+                         *test.status->value == lower(std::string(trunk::to_wire(request.status))),
+                     "unhealthy listing returned a test of another status: " + describe(reply, body));
+      }
+    }
+    if (last || followed == kMaxFollowedPages) return;
+
+    request.page_query.page_token = *info.next_page_token;
+    const std::string next_body = trunk::encode(request);
+    reply = service.handle("POST", path, std::string(kToken), next_body);
+    check_any_reply(reply, next_body);
+    FUZZ_REQUIRE(reply.status == 200, "following next_page_token failed: " + describe(reply, next_body));
+  }
+}
+
+template <typename Request>
+std::optional<Request> client_side_accepts(std::string_view body) {
+  try {
+    Request request = trunk::decode<Request>(body);
+    if (!trunk::check(request).empty()) return std::nullopt;
+    return request;
+  } catch (const trunk::Error&) {
+    return std::nullopt;
+  }
+}
+
+template <typename Request>
+void check_request_round_trip(const Request& request, std::string_view body) {
+  const std::string encoded = trunk::encode(request);
+  FUZZ_REQUIRE(trunk::decode<Request>(encoded) == request,
+               "request decode(encode(x)) != x: " + excerpt(body) + " -> " + excerpt(encoded));
+}
+
+template <typename Request>
+void check_listing(std::string_view path, std::string_view body) {
+  sb::Service& service = shared_service();
+  const sb::Reply reply = service.handle("POST", path, std::string(kToken), body);
+  check_any_reply(reply, body);
+  const auto request = client_side_accepts<Request>(body);
+  if (!request) {
+    FUZZ_REQUIRE(reply.status == 400, "the client rejects this body, the sandbox did not: " + describe(reply, body));
+    return;
+  }
+  check_request_round_trip(*request, body);
+  const sb::RepoHistory* repo = find_repo(request->repo);
+  if (repo == nullptr || request->org_url_slug != kOrg) {
+    FUZZ_REQUIRE(reply.status == 404, "unknown repository or organization not 404: " + describe(reply, body));
+    return;
+  }
+  if (reply.status == 500) {
+    FUZZ_REQUIRE(!request->page_query.page_token.empty(), "500 without a page token: " + describe(reply, body));
+    return;
+  }
+  FUZZ_REQUIRE(reply.status == 200, "valid request not answered 200: " + describe(reply, body));
+  std::optional<std::vector<std::string>> expected_ids;
+  if constexpr (std::is_same_v<Request, trunk::ListFailingTestsRequest>) expected_ids = failing_ids(*repo, *request);
+  check_pages(service, path, *request, reply, body, expected_ids);
+}
+
+// ---- get-test-details --------------------------------------------------------------------------------------
+
+void check_details(std::string_view path, std::string_view body) {
+  const sb::Reply reply = shared_service().handle("POST", path, std::string(kToken), body);
+  check_any_reply(reply, body);
+  const auto request = client_side_accepts<trunk::GetTestDetailsRequest>(body);
+  if (!request) {
+    FUZZ_REQUIRE(reply.status == 400, "the client rejects this body, the sandbox did not: " + describe(reply, body));
+    return;
+  }
+  check_request_round_trip(*request, body);
+  const sb::RepoHistory* repo = find_repo(request->repo);
+  if (repo == nullptr || request->org_url_slug != kOrg || find_test(*repo, request->test_id) == nullptr) {
+    FUZZ_REQUIRE(reply.status == 404, "unknown repository, organization or test not 404: " + describe(reply, body));
+    return;
+  }
+  FUZZ_REQUIRE(reply.status == 200, "valid request for a known test not answered 200: " + describe(reply, body));
+  trunk::TestDetails details;
+  try {
+    details = trunk::decode<trunk::TestDetails>(reply.body);
+  } catch (const trunk::Error& e) {
+    FUZZ_REQUIRE(false, std::string("a 200 test details does not decode: ") + e.what() + "\n" + describe(reply, body));
+  }
+  FUZZ_REQUIRE(details.test.id && lower(*details.test.id) == lower(request->test_id),
+               "details of another test: " + describe(reply, body));
+  FUZZ_REQUIRE(details.test.failure_rate_last_7d && details.test.most_common_failures,
+               "details without the failure fields: " + describe(reply, body));
+}
+
+// ---- updateQueue -------------------------------------------------------------------------------------------
+
+trunk::QueueSettings decode_settings(const sb::Reply& reply, std::string_view body) {
+  try {
+    return trunk::decode<trunk::QueueSettings>(reply.body);
+  } catch (const trunk::Error& e) {
+    FUZZ_REQUIRE(false, std::string("200 queue settings do not decode: ") + e.what() + "\n" + describe(reply, body));
+  }
+}
+
+template <typename Value, typename Reported>
+bool echoes(const std::optional<Value>& requested, const std::optional<Reported>& reported) {
+  return !requested || (reported && *reported == *requested);
+}
+
+void check_update_queue(std::string_view path, std::string_view body) {
+  auto service = make_service();
+  const sb::Reply reply = service->handle("POST", path, std::string(kToken), body);
+  check_any_reply(reply, body);
+  const auto request = client_side_accepts<trunk::UpdateQueueRequest>(body);
+  if (!request) {
+    FUZZ_REQUIRE(reply.status == 400, "the client rejects this body, the sandbox did not: " + describe(reply, body));
+    return;
+  }
+  check_request_round_trip(*request, body);
+  if (find_repo(request->repo) == nullptr) {
+    FUZZ_REQUIRE(reply.status == 404, "unknown repository not 404: " + describe(reply, body));
+    return;
+  }
+  FUZZ_REQUIRE(reply.status == 200, "valid update not answered 200: " + describe(reply, body));
+  const trunk::QueueSettings s = decode_settings(reply, body);
+  FUZZ_REQUIRE(s.state && s.branch && s.concurrency && s.testing_timeout_minutes && s.mode &&
+                   s.can_optimistically_merge && s.pending_failure_depth && s.batch &&
+                   s.batching_max_wait_time_minutes && s.batching_min_size && s.create_prs_for_testing_branches &&
+                   s.comments_enabled && s.commands_enabled && s.status_check_enabled && s.bisection_concurrency &&
+                   s.required_statuses && s.direct_merge_mode && s.optimization_mode && s.merge_method,
+               "a required settings field is missing: " + describe(reply, body));
+  const auto& r = *request;
+  FUZZ_REQUIRE(*s.branch == r.target_branch, "branch not echoed: " + describe(reply, body));
+  // switching_modes lasts 0 ms here, so the reported state is the requested one.
+  FUZZ_REQUIRE(!r.state || *s.state == *r.state, "state not echoed: " + describe(reply, body));
+  FUZZ_REQUIRE(!r.mode || *s.mode == *r.mode, "mode not echoed: " + describe(reply, body));
+  FUZZ_REQUIRE(!r.direct_merge_mode || *s.direct_merge_mode == *r.direct_merge_mode, describe(reply, body));
+  FUZZ_REQUIRE(!r.optimization_mode || *s.optimization_mode == *r.optimization_mode, describe(reply, body));
+  FUZZ_REQUIRE(!r.merge_method || *s.merge_method == *r.merge_method, describe(reply, body));
+  FUZZ_REQUIRE(echoes(r.concurrency, s.concurrency) && echoes(r.bisection_concurrency, s.bisection_concurrency) &&
+                   echoes(r.testing_timeout_minutes, s.testing_timeout_minutes) &&
+                   echoes(r.pending_failure_depth, s.pending_failure_depth) &&
+                   echoes(r.batching_max_wait_time_minutes, s.batching_max_wait_time_minutes) &&
+                   echoes(r.batching_min_size, s.batching_min_size),
+               "an integer setting not echoed: " + describe(reply, body));
+  FUZZ_REQUIRE(echoes(r.can_optimistically_merge, s.can_optimistically_merge) && echoes(r.batch, s.batch) &&
+                   echoes(r.comments_enabled, s.comments_enabled) && echoes(r.commands_enabled, s.commands_enabled) &&
+                   echoes(r.create_prs_for_testing_branches, s.create_prs_for_testing_branches) &&
+                   echoes(r.status_check_enabled, s.status_check_enabled),
+               "a boolean setting not echoed: " + describe(reply, body));
+  if (r.delete_required_statuses.value_or(false)) {
+    FUZZ_REQUIRE(*s.required_statuses == sb::kBranchProtectionStatuses,
+                 "deleteRequiredStatuses did not fall back to branch protection: " + describe(reply, body));
+  } else {
+    FUZZ_REQUIRE(echoes(r.required_statuses, s.required_statuses), "requiredStatuses not echoed: " + describe(reply, body));
+  }
+
+  // Omitted fields leave the settings unchanged (service-facts.md decision): an empty update reports the same.
+  trunk::UpdateQueueRequest nothing;
+  nothing.repo = r.repo;
+  nothing.target_branch = r.target_branch;
+  const std::string nothing_body = trunk::encode(nothing);
+  const sb::Reply again = service->handle("POST", path, std::string(kToken), nothing_body);
+  check_any_reply(again, nothing_body);
+  FUZZ_REQUIRE(again.status == 200, "empty update not answered 200: " + describe(again, nothing_body));
+  FUZZ_REQUIRE(decode_settings(again, nothing_body) == s,
+               "an update that sets nothing changed the settings: " + describe(again, nothing_body));
+}
+
+std::string other_case(std::string_view path) {
+  std::string out(path);
+  for (char& c : out) c = static_cast<char>(std::isupper(static_cast<unsigned char>(c)) ? std::tolower(c) : std::toupper(c));
+  return out;
+}
+
+}  // namespace
+
+namespace {
+
+void run(const std::uint8_t* data, std::size_t size) {
+  const std::uint8_t selector = data[0];
+  const std::string_view body(reinterpret_cast<const char*>(data) + 1, size - 1);
+  constexpr std::string_view kPaths[] = {trunk::paths::kListFailingTests, trunk::paths::kListUnhealthyTests,
+                                         trunk::paths::kGetTestDetails, trunk::paths::kUpdateQueue};
+  const int operation = selector & 3;
+  const int access = (selector >> 2) & 3;
+  const std::string_view path = kPaths[operation];
+
+  if ((selector & 0x40) != 0) {
+    const std::string wrong_path = other_case(path);
+    const sb::Reply reply = shared_service().handle(access == 3 ? "GET" : "POST", wrong_path, std::string(kToken), body);
+    check_any_reply(reply, body);
+    FUZZ_REQUIRE(reply.status == 404, "unknown path " + wrong_path + " not 404: " + describe(reply, body));
+    return;
+  }
+  if (access != 0) {
+    std::optional<std::string> token;
+    if (access == 2) token = std::string(kWrongToken);
+    if (access == 3) token = std::string(kToken);
+    const sb::Reply reply = shared_service().handle(access == 3 ? "GET" : "POST", path, token, body);
+    check_any_reply(reply, body);
+    FUZZ_REQUIRE(reply.body.find(kWrongToken) == std::string::npos || body.find(kWrongToken) != std::string_view::npos,
+                 "the wrong token was echoed: " + describe(reply, body));
+    FUZZ_REQUIRE(reply.status == (access == 3 ? 405 : 401), "access check failed: " + describe(reply, body));
+    if (access == 3) {
+      const bool allow_post = std::find(reply.headers.begin(), reply.headers.end(),
+                                        std::pair<std::string, std::string>("Allow", "POST")) != reply.headers.end();
+      FUZZ_REQUIRE(allow_post, "405 without Allow: POST: " + describe(reply, body));
+    }
+    return;
+  }
+  switch (operation) {
+    case 0: check_listing<trunk::ListFailingTestsRequest>(path, body); break;
+    case 1: check_listing<trunk::ListUnhealthyTestsRequest>(path, body); break;
+    case 2: check_details(path, body); break;
+    default: check_update_queue(path, body); break;
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  if (size == 0) return 0;
+  trunk::fuzz::run_input([&] { run(data, size); });
+  return 0;
+}
