@@ -124,6 +124,8 @@ void bind_pager(py::module_& m) {
         return py::module_::import("trunk_api._pandas").attr("frame_from_columns")(columns);
       }, "Every test as a pandas.DataFrame, one row per test, flat columns built in C++.");
 
+  m.attr("TestIterator").attr("__test__") = false;  // a name pytest would otherwise try to collect
+
   py::class_<PageView>(m, "PageIterator", "Iterator of TestPage over a TestIterator.")
       .def("__iter__", [](py::handle self) { return py::reinterpret_borrow<py::object>(self); })
       .def("__next__", [](PageView& self) {

@@ -52,6 +52,8 @@ class DataclassLike {
     py::tuple names(fields_.size());
     for (std::size_t i = 0; i < fields_.size(); ++i) names[i] = py::str(fields_[i]);
     class_.attr("__match_args__") = names;
+    // TestCase, TestPage, TestStatus: names that pytest would otherwise try to collect as test classes.
+    class_.attr("__test__") = false;
 
     class_.def("__repr__", [](py::handle self) {
       const py::tuple field_names = self.attr("__match_args__");

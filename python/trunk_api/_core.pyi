@@ -4,8 +4,6 @@ from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime
 from typing import Any, ClassVar
 
-import pandas
-
 from trunk_api.enums import (
     DirectMergeMode,
     HealthStatus,
@@ -249,7 +247,7 @@ class TestIterator(Iterator[TestCase]):
     def pages(self) -> PageIterator: ...
     def to_list(self) -> list[TestCase]: ...
     def to_columns(self) -> dict[str, tuple[str, Any, Any]]: ...
-    def to_pandas(self) -> pandas.DataFrame: ...
+    def to_pandas(self) -> Any: ...  # pandas.DataFrame (pandas ships no type information)
 
 def test_columns(tests: Sequence[TestCase]) -> dict[str, tuple[str, Any, Any]]: ...
 

@@ -3,15 +3,12 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    import pandas
+from typing import Any
 
 __all__ = ["frame_from_columns"]
 
 
-def frame_from_columns(columns: dict[str, tuple[str, Any, Any]]) -> pandas.DataFrame:
+def frame_from_columns(columns: dict[str, tuple[str, Any, Any]]) -> Any:  # pandas.DataFrame
     """Column kinds: str -> string, float -> float64 (NaN when absent), int -> Int64, bool -> boolean,
     time -> datetime64[us, UTC] (NaT when absent), object -> lists / dicts as Python objects."""
     try:
