@@ -368,7 +368,12 @@ def _run_sandbox(ctx: _Context) -> int:
     if getattr(args, "port", 0):
         options["port"] = args.port
     stop = threading.Event()
-    previous = signal.signal(signal.SIGTERM, lambda *_: stop.set()) if _main_thread() else None
+    # SIGINT and SIGTERM both stop it cleanly. SIGINT gets an explicit handler too, because a shell starting a
+    # program in the background (`trunk-api sandbox &`) makes it ignore SIGINT otherwise.
+    previous: dict[int, Any] = {}
+    if _main_thread():
+        for number in (signal.SIGINT, signal.SIGTERM):
+            previous[number] = signal.signal(number, lambda *_: stop.set())
     try:
         with trunk_api.Sandbox(**options) as sandbox:
             out = ctx.stdout
@@ -380,15 +385,12 @@ def _run_sandbox(ctx: _Context) -> int:
             print(f"export TRUNK_BASE_URL={sandbox.url}", file=out)
             print(f"export TRUNK_API_TOKEN={sandbox.token}", file=out)
             print("Press Ctrl-C to stop.", file=out, flush=True)
-            try:
-                while not stop.wait(0.2):  # a short wait keeps Ctrl-C responsive
-                    pass
-            except KeyboardInterrupt:
+            while not stop.wait(0.2):  # a short wait keeps the signal handlers responsive
                 pass
             print("trunk-api sandbox: stopped", file=ctx.stderr)
     finally:
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
+        for number, handler in previous.items():
+            signal.signal(number, handler)
     return EXIT_OK
 
 
