@@ -1,0 +1,249 @@
+"""Writes the three notebooks of this directory from the cell sources below (outputs stripped).
+
+    python3 notebooks/make_notebooks.py     # after editing a cell here; commit the .ipynb files
+
+Keeping the sources in one Python file makes reviews readable (a diff of code, not of JSON) and keeps the
+committed notebooks free of outputs and execution counts. tests/python/test_notebooks.py checks that the
+committed files are exactly what this script writes, and executes each of them against the sandbox.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import nbformat
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+
+HERE = Path(__file__).resolve().parent
+
+QUICK_START = [
+    ("md", """# Quick start: failing tests into a DataFrame
+
+This notebook lists the tests that failed in the last day, page by page and then all at once into a pandas
+DataFrame, and answers a few everyday questions with pandas.
+
+It runs against the **sandbox**, a local implementation of the service started inside this kernel, so it needs
+no account and no network. Against the real service, replace the sandbox by
+`client = Client()` (the token comes from the `TRUNK_API_TOKEN` environment variable) and use your own
+repository and organization slug."""),
+    ("code", """from datetime import datetime, timedelta, timezone
+
+import pandas as pd
+
+from trunk_api import Client, Sandbox
+
+sandbox = Sandbox(seed=7, tests=1500).start()
+client = sandbox.client()          # a Client pointed at the sandbox, with its throwaway token
+repo = sandbox.repos[0]            # a Repo(host, owner, name); "github.com/owner/name" strings work too
+org = sandbox.org_url_slug
+client, repo, org"""),
+    ("md", """## One page
+
+`list_failing_tests` returns one page (up to `page_size` tests) and the page information. The window is
+`[start, end)` and may be at most 7 days long."""),
+    ("code", """end = datetime.now(timezone.utc)
+start = end - timedelta(days=1)
+page = client.list_failing_tests(repo, org, start, end, page_size=20)
+print(len(page.tests), "tests on this page;", page.page.total_rows, "in all, over", page.page.total_pages, "pages")
+page.tests[0]"""),
+    ("md", """## Every page, into a DataFrame
+
+`iter_failing_tests` walks the pages lazily (the paging runs in the C++ core); `to_pandas()` builds one row per
+test with flat columns: rates are `float64` fractions (0.25 = 25 %), counts are nullable integers and times are
+UTC timestamps."""),
+    ("code", """df = client.iter_failing_tests(repo, org, start, end).to_pandas()
+assert len(df) == page.page.total_rows
+df.shape"""),
+    ("code", """df[["name", "status_value", "failure_rate_last_24h", "failure_rate_last_7d", "pull_requests_impacted_last_7d"]].head()"""),
+    ("code", """df.dtypes"""),
+    ("md", """## A few questions
+
+Which tests failed most often today, which files hold the most failing tests, and which code owners are
+affected the most?"""),
+    ("code", """(df.sort_values(["failure_rate_last_24h", "pull_requests_impacted_last_7d"], ascending=False)
+   [["name", "failure_rate_last_24h", "pull_requests_impacted_last_7d", "quarantined"]]
+   .head(10))"""),
+    ("code", """df.groupby("file_path").size().sort_values(ascending=False).head(5).rename("failing tests")"""),
+    ("code", """owners = df.explode("codeowners").dropna(subset=["codeowners"])
+(owners.groupby("codeowners")
+       .agg(tests=("id", "count"), prs_impacted=("pull_requests_impacted_last_7d", "sum"))
+       .sort_values("prs_impacted", ascending=False)
+       .head(5))"""),
+    ("md", """## What went over the wire
+
+The sandbox records the requests it received (the token header is redacted): the listing above was several
+`list-failing-tests` calls, one per page."""),
+    ("code", """calls = [r for r in sandbox.requests if r.path.endswith("list-failing-tests")]
+print(len(calls), "requests; the second one asked for:")
+calls[1].body"""),
+    ("code", """sandbox.stop()"""),
+]
+
+FLAKY_TRIAGE = [
+    ("md", """# Flaky-test triage
+
+Which unhealthy tests hurt the team the most? This notebook lists the tests the service classes as **flaky**
+and **broken**, ranks them by the pull requests they impacted and by how often they fail, charts the failure
+rates, and opens the worst one to read its most common failures.
+
+It runs against the local sandbox; against the real service use `Client()` with `TRUNK_API_TOKEN` set."""),
+    ("code", """from datetime import datetime, timedelta, timezone
+
+import matplotlib.pyplot as plt  # in Jupyter the inline backend draws with Agg, so this also works headless
+import pandas as pd
+
+from trunk_api import HealthStatus, Sandbox
+
+sandbox = Sandbox(seed=11, tests=2000).start()
+client = sandbox.client()
+repo, org = sandbox.repos[0], sandbox.org_url_slug"""),
+    ("md", """## Unhealthy tests
+
+The unhealthy listing carries no failure rates (the service omits them there), so the rates come from the
+failing-tests listing of the last 7 days, joined on the test id."""),
+    ("code", """flaky = client.iter_unhealthy_tests(repo, org, HealthStatus.FLAKY).to_pandas()
+broken = client.iter_unhealthy_tests(repo, org, "broken").to_pandas()
+unhealthy = pd.concat([flaky, broken], ignore_index=True)
+unhealthy["status_value"].value_counts()"""),
+    ("code", """end = datetime.now(timezone.utc)
+rates = client.iter_failing_tests(repo, org, end - timedelta(days=7), end).to_pandas()
+rates = rates[["id", "failure_rate_last_7d", "failure_rate_last_24h"]]
+
+triage = (unhealthy.drop(columns=["failure_rate_last_7d", "failure_rate_last_24h"])
+                   .merge(rates, on="id", how="left"))
+triage["failure_rate_last_7d"] = triage["failure_rate_last_7d"].fillna(0.0)
+triage.shape"""),
+    ("md", """## Ranking
+
+First by pull requests impacted in the last 7 days (the cost to other people), then by failure rate."""),
+    ("code", """ranked = triage.sort_values(["pull_requests_impacted_last_7d", "failure_rate_last_7d"], ascending=False)
+ranked[["name", "status_value", "pull_requests_impacted_last_7d", "failure_rate_last_7d", "quarantined",
+        "codeowners"]].head(10)"""),
+    ("md", """Candidates for quarantine: flaky, not quarantined yet, and impacting several pull requests."""),
+    ("code", """candidates = ranked[(ranked["status_value"] == "flaky") & ~ranked["quarantined"].fillna(False)
+                    & (ranked["pull_requests_impacted_last_7d"] >= 3)]
+candidates[["name", "pull_requests_impacted_last_7d", "codeowners"]].head(10)"""),
+    ("md", """## Failure rates of the top 15"""),
+    ("code", """top = ranked.head(15).iloc[::-1]
+colors = top["status_value"].map({"flaky": "tab:orange", "broken": "tab:red"}).fillna("tab:gray")
+fig, ax = plt.subplots(figsize=(9, 6))
+ax.barh(top["name"], top["failure_rate_last_7d"] * 100, color=colors)
+ax.set_xlabel("failure rate over the last 7 days (%)")
+ax.set_title("Unhealthy tests ranked by pull requests impacted (orange: flaky, red: broken)")
+fig.tight_layout()"""),
+    ("md", """## The worst test
+
+`get_test_details` returns every field, including the most common failures."""),
+    ("code", """worst = client.get_test_details(repo, org, ranked.iloc[0]["id"])
+print(worst.name, "-", worst.file_path)
+print("status:", worst.status.value, "|", (worst.status.reason or "").strip())
+print(f"failure rate: {worst.failure_rate_last_24h:.0%} (24h), {worst.failure_rate_last_7d:.0%} (7d)")
+print("link:", worst.html_url)"""),
+    ("code", """pd.DataFrame([failure.to_dict() for failure in worst.most_common_failures or []])"""),
+    ("code", """sandbox.stop()"""),
+]
+
+MERGE_QUEUE = [
+    ("md", """# Merge-queue automation
+
+Scripted changes to a merge queue: pause it, drain it, switch it to parallel mode with batching (watching the
+`switching_modes` step the queue goes through), and resume it. `update_queue` sends only the settings you pass
+and returns the full settings after the change.
+
+The sandbox is started with a short switching period (1 s) so the notebook does not wait long."""),
+    ("code", """import time
+
+import pandas as pd
+
+from trunk_api import QueueMode, QueueState, Sandbox, ValidationError
+
+sandbox = Sandbox(seed=3, tests=200, switching_modes_seconds=1.0).start()
+client = sandbox.client()
+repo, branch = sandbox.repos[0], "main"
+
+def show(settings):
+    \"\"\"The settings that matter for this notebook, as one row.\"\"\"
+    fields = ["state", "mode", "concurrency", "batch", "batching_min_size", "batching_max_wait_time_minutes",
+              "required_statuses"]
+    return pd.DataFrame([{name: getattr(settings, name) for name in fields}])
+
+show(client.update_queue(repo, branch))   # no setting given: changes nothing, returns the current settings"""),
+    ("md", """## Pause, then drain"""),
+    ("code", """paused = client.update_queue(repo, branch, state=QueueState.PAUSED)
+assert paused.state == "paused"
+show(paused)"""),
+    ("code", """draining = client.update_queue(repo, branch, state="draining")
+show(draining)"""),
+    ("md", """## Parallel mode with batching
+
+A change of mode is not instant: the queue reports `switching_modes` for a while, then the requested state."""),
+    ("code", """changed = client.update_queue(repo, branch, mode=QueueMode.PARALLEL, concurrency=6, batch=True,
+                             batching_min_size=3, batching_max_wait_time_minutes=10)
+states = [(0.0, changed.state)]
+started = time.monotonic()
+while changed.state == QueueState.SWITCHING_MODES and time.monotonic() - started < 10:
+    time.sleep(0.25)
+    changed = client.update_queue(repo, branch)          # read the settings again
+    states.append((round(time.monotonic() - started, 2), changed.state))
+assert states[0][1] == QueueState.SWITCHING_MODES and changed.state == QueueState.DRAINING
+pd.DataFrame(states, columns=["seconds", "state"]).drop_duplicates("state", keep="first")"""),
+    ("code", """show(changed)"""),
+    ("md", """## Resume"""),
+    ("code", """running = client.update_queue(repo, branch, state="running")
+assert running.state == "running" and running.mode == "parallel"
+show(running)"""),
+    ("md", """## Required statuses: set, empty, or back to branch protection
+
+`required_statuses=[]` sets an empty list; `delete_required_statuses=True` removes the manual list so branch
+protection decides again. They are different requests."""),
+    ("code", """show(client.update_queue(repo, branch, required_statuses=["ci/build", "ci/test"]))"""),
+    ("code", """show(client.update_queue(repo, branch, delete_required_statuses=True))"""),
+    ("md", """Only what was set goes over the wire:"""),
+    ("code", """[r.body for r in sandbox.requests if r.path == "/v1/updateQueue"][-2:]"""),
+    ("md", """## Mistakes are caught before anything is sent
+
+Every broken rule is reported at once, naming the field, the value and the rule."""),
+    ("code", """try:
+    client.update_queue(repo, branch, concurrency=0, batching_min_size=4294967296)
+except ValidationError as error:
+    for violation in error.errors:
+        print(violation)"""),
+    ("code", """sandbox.stop()"""),
+]
+
+NOTEBOOKS = {
+    "01-quick-start.ipynb": QUICK_START,
+    "02-flaky-test-triage.ipynb": FLAKY_TRIAGE,
+    "03-merge-queue-automation.ipynb": MERGE_QUEUE,
+}
+
+
+def build(cells: list[tuple[str, str]], stem: str) -> nbformat.NotebookNode:
+    notebook = new_notebook()
+    notebook.metadata["kernelspec"] = {"display_name": "Python 3", "language": "python", "name": "python3"}
+    notebook.metadata["language_info"] = {"name": "python"}
+    for index, (kind, source) in enumerate(cells):
+        cell_id = f"{stem}-{index:02d}"  # stable ids: regenerating gives the same file
+        if kind == "md":
+            notebook.cells.append(new_markdown_cell(source, id=cell_id))
+        else:
+            notebook.cells.append(new_code_cell(source, id=cell_id))
+    nbformat.validate(notebook)
+    return notebook
+
+
+def render(name: str) -> str:
+    stem = name.split("-", 1)[0]
+    return nbformat.writes(build(NOTEBOOKS[name], f"nb{stem}")) + "\n"
+
+
+def main() -> int:
+    for name in NOTEBOOKS:
+        (HERE / name).write_text(render(name), encoding="utf-8")
+        print("wrote", HERE / name)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
