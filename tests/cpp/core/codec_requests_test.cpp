@@ -311,8 +311,10 @@ TEST(RequestDecode, WrongTypesAreDecodeErrorsWithPaths) {
        "targetBranch: expected string, got array"},
       {R"([])", "expected object, got array"},
   };
-  for (const auto& [body, message] : cases) {
-    EXPECT_EQ(decode_error_of([&] { decode<UpdateQueueRequest>(body); }), message) << body;
+  for (const auto& c : cases) {
+    const char* body =
+        c.first;  // a plain variable: lambdas may not capture structured bindings before C++20 DR
+    EXPECT_EQ(decode_error_of([&] { decode<UpdateQueueRequest>(body); }), c.second) << body;
   }
   EXPECT_EQ(
       decode_error_of([] { decode<ListFailingTestsRequest>(R"({"page_query": {"page_size": "10"}})"); }),
@@ -326,6 +328,33 @@ TEST(RequestDecode, WrongTypesAreDecodeErrorsWithPaths) {
 TEST(RequestDecode, MalformedJsonIsADecodeError) {
   EXPECT_EQ(decode_error_of([] { decode<UpdateQueueRequest>("{\"repo\": "); }).rfind("malformed JSON: ", 0),
             0U);
+}
+
+}  // namespace
+
+namespace {
+
+using namespace trunk;
+
+TEST(DamagedRequests, NeverEscapeAsOtherExceptions) {
+  const std::string original = encode(full_update());
+  for (std::size_t pos = 0; pos < original.size(); ++pos) {
+    for (const char replacement : {'"', '{', '[', '0', '-', 'x', '\xc3', ':'}) {
+      std::string body = original;
+      body[pos] = replacement;
+      try {
+        (void)decode<UpdateQueueRequest>(body);
+      } catch (const DecodeError&) {
+      } catch (const ValidationError&) {
+      }
+    }
+    // Truncation too: the sandbox reads bodies cut short by clients that hang up.
+    try {
+      (void)decode<UpdateQueueRequest>(original.substr(0, pos));
+      ADD_FAILURE() << "a truncated body decoded: " << original.substr(0, pos);
+    } catch (const DecodeError&) {
+    }
+  }
 }
 
 }  // namespace

@@ -302,3 +302,43 @@ TEST(MalformedJson, DeepNestingIsRejectedBeforeParsing) {
 }
 
 }  // namespace
+
+namespace {
+
+using namespace trunk;
+
+/// Decodes `body` as T; returns true when it decoded, false when it threw DecodeError. Any other exception
+/// escapes and fails the test: damaged input must never surface as anything but the library's own error.
+template <typename T>
+bool decodes(const std::string& body) {
+  try {
+    (void)decode<T>(body);
+    return true;
+  } catch (const DecodeError&) {
+    return false;
+  }
+}
+
+TEST(DamagedResponses, EveryTruncationIsADecodeError) {
+  // Compact form: with no trailing whitespace, every proper prefix is incomplete JSON.
+  const std::string body = trunk::testing::fixture_json("test_details_with_unknowns.json").dump();
+  for (std::size_t length = 0; length < body.size(); ++length) {
+    EXPECT_FALSE(decodes<TestDetails>(body.substr(0, length))) << body.substr(0, length);
+  }
+  EXPECT_TRUE(decodes<TestDetails>(body));
+}
+
+TEST(DamagedResponses, ByteSubstitutionsNeverEscapeAsOtherExceptions) {
+  const std::string original = trunk::testing::fixture_text("test_case_full.json");
+  std::size_t decoded = 0;
+  for (std::size_t pos = 0; pos < original.size(); ++pos) {
+    for (const char replacement : {'"', '{', ']', '1', '\xff', 'n', '\\', ','}) {
+      std::string body = original;
+      body[pos] = replacement;
+      if (decodes<TestCase>(body)) ++decoded;
+    }
+  }
+  EXPECT_GT(decoded, 0U);  // substitutions inside string values still decode (tolerance)
+}
+
+}  // namespace
