@@ -27,7 +27,8 @@ struct ClientOptions {
   /// An http:// base_url whose host is not loopback (127.0.0.0/8, localhost, [::1]) is refused unless
   /// this is true: the token would travel in clear.
   bool allow_insecure_http = false;
-  /// Client-side rate limit; 0 = none. (Reserved for the bulk operations of the performance issue.)
+  /// Client-side rate limit shared by all threads of the client: requests (retries included) are spaced
+  /// at least 1/rate apart, waiting through `sleep`. 0 = none. The service allows 100/s per organization.
   double max_requests_per_second = 0;
   /// One debug record per attempt, one info record per retry. Token already redacted.
   LogCallback log;

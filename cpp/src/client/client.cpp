@@ -11,6 +11,7 @@
 #include "curl_handles.hpp"
 #include "endpoint.hpp"
 #include "http_transfer.hpp"
+#include "rate_limiter.hpp"
 #include "redaction.hpp"
 #include "retry_policy.hpp"
 #include "trunk/codec.hpp"
@@ -50,6 +51,7 @@ struct Client::Impl {
         token(detail::resolve_token(options.token)),
         user_agent(std::string("trunk-api-cpp/") + kVersion +
                    (options.user_agent_suffix.empty() ? "" : " " + options.user_agent_suffix)),
+        rate_limiter(options.max_requests_per_second),
         pool([this](CURL* easy) { configure(easy); }, kMaxIdleConnections) {
     detail::ensure_curl_initialized();
     detail::append_header(headers, "Content-Type: application/json");
@@ -114,6 +116,8 @@ struct Client::Impl {
 
     for (int attempt = 1;; ++attempt) {
       throw_if_interrupted(operation);
+      // Every attempt, retries included, takes a slot of the client-side rate limit.
+      if (const milliseconds wait = rate_limiter.reserve(); wait.count() > 0) sleep(wait, operation);
       milliseconds attempt_timeout = options.timeout;
       bool limited_by_deadline = false;
       if (has_deadline) {
@@ -248,6 +252,7 @@ struct Client::Impl {
   // Declaration order matters for destruction: the pool's handles refer to `share` and `headers`, so the
   // pool is destroyed first.
   detail::SharedCache share;
+  detail::RateLimiter rate_limiter;
   detail::ConnectionPool pool;
 };
 
