@@ -4,6 +4,8 @@
 #   2. configures and builds examples/cpp from scratch against that prefix (find_package(trunk_api CONFIG)),
 #   3. starts the installed trunk-sandbox on a free loopback port and runs the example against it,
 #   4. checks the output and the exit codes (0 with the right token, 3 with a wrong one), stops the sandbox.
+# It does the same for the C++ example of README.md (its ```cmake and ```cpp blocks), so that block runs as
+# written too.
 # The library build directory (build/consumer, or $TRUNK_CONSUMER_BUILD_DIR) is reused between runs; the
 # install prefix and the example's build directory are new every time.
 set -euo pipefail
@@ -23,28 +25,58 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# Runs a command quietly; on failure shows what it printed (compiler errors go to stdout with Ninja).
+quiet() {
+  if ! "$@" >"$work/step.log" 2>&1; then
+    echo "failed: $*" >&2
+    tail -n 60 "$work/step.log" >&2
+    return 1
+  fi
+}
+
 generator=()
 if command -v ninja >/dev/null 2>&1; then generator=(-G Ninja); fi
 
 echo "== library: configure, build and install to a temporary prefix"
 if [ ! -f "$build/CMakeCache.txt" ]; then
-  cmake -S "$root" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release \
-    -DTRUNK_INSTALL=ON -DTRUNK_BUILD_TESTS=OFF -DTRUNK_BUILD_SANDBOX=ON -DTRUNK_BUILD_PYTHON=OFF >/dev/null
+  quiet cmake -S "$root" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release \
+    -DTRUNK_INSTALL=ON -DTRUNK_BUILD_TESTS=OFF -DTRUNK_BUILD_SANDBOX=ON -DTRUNK_BUILD_PYTHON=OFF
 fi
-cmake --build "$build" -j "$jobs" >/dev/null
-cmake --install "$build" --prefix "$prefix" >/dev/null
+quiet cmake --build "$build" -j "$jobs"
+quiet cmake --install "$build" --prefix "$prefix"
 test -f "$prefix/lib/cmake/trunk_api/trunk_apiConfig.cmake" || test -f "$prefix/lib64/cmake/trunk_api/trunk_apiConfig.cmake" \
   || { echo "no trunk_apiConfig.cmake under $prefix" >&2; exit 1; }
 test -x "$prefix/bin/trunk-sandbox" || { echo "trunk-sandbox was not installed to $prefix/bin" >&2; exit 1; }
 
 echo "== example: configure and build examples/cpp against the installed package only"
 # The example sees nothing of the source tree: only the prefix.
-cmake -S "$root/examples/cpp" -B "$work/example" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release \
-  -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
-cmake --build "$work/example" -j "$jobs" >/dev/null
+quiet cmake -S "$root/examples/cpp" -B "$work/example" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_PREFIX_PATH="$prefix"
+quiet cmake --build "$work/example" -j "$jobs"
+
+echo "== README: build its C++ example (the \`\`\`cmake and \`\`\`cpp blocks) the same way"
+mkdir -p "$work/readme-src"
+extract_block() {  # prints the first fenced block of README.md whose info string is $1
+  awk -v lang="$1" '$0 == "```" lang { inside = 1; next } inside && $0 == "```" { exit } inside { print }' "$root/README.md"
+}
+{
+  echo "cmake_minimum_required(VERSION 3.20)"
+  echo "project(readme_example LANGUAGES CXX)"
+  extract_block cmake
+} >"$work/readme-src/CMakeLists.txt"
+extract_block cpp >"$work/readme-src/main.cpp"
+grep -q "find_package(trunk_api CONFIG REQUIRED)" "$work/readme-src/CMakeLists.txt" \
+  || { echo "README has no cmake block with find_package(trunk_api ...)" >&2; exit 1; }
+grep -q "int main" "$work/readme-src/main.cpp" || { echo "README has no cpp block with main()" >&2; exit 1; }
+quiet cmake -S "$work/readme-src" -B "$work/readme-build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_PREFIX_PATH="$prefix"
+quiet cmake --build "$work/readme-build" -j "$jobs"
+readme_program="$(find "$work/readme-build" -maxdepth 1 -type f -perm -u+x | head -n 1)"
+[ -n "$readme_program" ] || { echo "the README example did not produce a program" >&2; exit 1; }
 
 echo "== run: start the installed trunk-sandbox and list failing tests with the example"
-"$prefix/bin/trunk-sandbox" --port 0 --tests 400 --seed 7 >"$work/sandbox.out" 2>"$work/sandbox.err" &
+# Organization "acme", as in the README's example.
+"$prefix/bin/trunk-sandbox" --port 0 --tests 400 --seed 7 --org acme >"$work/sandbox.out" 2>"$work/sandbox.err" &
 sandbox_pid=$!
 for _ in $(seq 1 100); do
   grep -q '^repo: ' "$work/sandbox.out" 2>/dev/null && break
@@ -87,6 +119,13 @@ if grep -q "wrong-token-for-the-example" "$work/wrong.out" "$work/wrong.err"; th
   echo "the token leaked into the output" >&2
   exit 1
 fi
+
+echo "== run: the README's C++ example"
+TRUNK_BASE_URL="$url" TRUNK_API_TOKEN="$token" "$readme_program" >"$work/readme.out" 2>"$work/readme.err" \
+  || { echo "the README example failed:" >&2; cat "$work/readme.err" >&2; exit 1; }
+readme_lines="$(wc -l <"$work/readme.out")"
+[ "$readme_lines" -gt 0 ] || { echo "the README example printed nothing" >&2; exit 1; }
+echo "README example printed $readme_lines failing tests"
 
 kill -TERM "$sandbox_pid"
 wait "$sandbox_pid"
