@@ -1,6 +1,7 @@
 #include "command_line.hpp"
 
 #include <charconv>
+#include <cstdio>
 #include <stdexcept>
 
 #include "trunk/error.hpp"
@@ -31,8 +32,9 @@ double real(const std::string& flag, const std::string& text, double lo, double 
     used = 0;
   }
   if (used == 0 || used != text.size() || !(value >= lo && value <= hi)) {
-    throw std::invalid_argument(flag + ": \"" + text + "\" must be a number between " + std::to_string(lo) + " and " +
-                                std::to_string(hi));
+    char range[96];
+    std::snprintf(range, sizeof range, "between %g and %g", lo, hi);
+    throw std::invalid_argument(flag + ": \"" + text + "\" must be a number " + range);
   }
   return value;
 }

@@ -1,0 +1,97 @@
+// The trunk-sandbox binary: prints its URL and token, serves, and exits 0 on SIGTERM / SIGINT.
+#include <gtest/gtest.h>
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <regex>
+
+#include "sandbox_support.hpp"
+#include "trunk/codec.hpp"
+
+namespace sandbox_test {
+namespace {
+
+struct Child {
+  pid_t pid = -1;
+  FILE* out = nullptr;
+};
+
+Child spawn(std::vector<std::string> args) {
+  int pipe_fds[2];
+  EXPECT_EQ(::pipe(pipe_fds), 0);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::dup2(pipe_fds[1], STDOUT_FILENO);
+    ::close(pipe_fds[0]);
+    ::close(pipe_fds[1]);
+    std::vector<char*> argv;
+    std::string binary = TRUNK_SANDBOX_BINARY;
+    argv.push_back(binary.data());
+    for (auto& arg : args) argv.push_back(arg.data());
+    argv.push_back(nullptr);
+    ::execv(binary.c_str(), argv.data());
+    ::_exit(127);
+  }
+  ::close(pipe_fds[1]);
+  return {pid, ::fdopen(pipe_fds[0], "r")};
+}
+
+std::string read_line(FILE* in) {
+  char buffer[512];
+  if (std::fgets(buffer, sizeof buffer, in) == nullptr) return "";
+  return buffer;
+}
+
+int wait_exit_code(pid_t pid) {
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+void serves_then_stops_on(int signal_number) {
+  Child child = spawn({"--port", "0", "--tests", "40", "--token", "binary-test-token", "--now", "2026-11-20T12:00:00Z",
+                       "--threads", "2"});
+  ASSERT_NE(child.out, nullptr);
+  const std::string listening = read_line(child.out);
+  std::smatch match;
+  ASSERT_TRUE(std::regex_search(listening, match, std::regex(R"(^trunk-sandbox listening on http://127\.0\.0\.1:(\d+)\n)")))
+      << listening;
+  const int port = std::stoi(match[1]);
+  EXPECT_EQ(read_line(child.out), "token: binary-test-token\n");
+
+  httplib::Client client("127.0.0.1", port);
+  const Json body = {{"repo", {{"host", "github.com"}, {"owner", "acme"}, {"name", "storefront"}}},
+                     {"targetBranch", "main"}};
+  auto reply = client.Post(std::string(trunk::paths::kUpdateQueue), {{"x-api-token", "binary-test-token"}}, body.dump(),
+                           "application/json");
+  ASSERT_TRUE(reply);
+  EXPECT_EQ(reply->status, 200);
+
+  ::kill(child.pid, signal_number);
+  EXPECT_EQ(wait_exit_code(child.pid), 0);
+  std::fclose(child.out);
+}
+
+TEST(Binary, PrintsUrlAndTokenServesAndExitsZeroOnSigterm) { serves_then_stops_on(SIGTERM); }
+TEST(Binary, ExitsZeroOnSigint) { serves_then_stops_on(SIGINT); }
+
+TEST(Binary, HelpAndBadFlags) {
+  Child help = spawn({"--help"});
+  const std::string first = read_line(help.out);
+  EXPECT_EQ(first.rfind("usage: trunk-sandbox", 0), 0U) << first;
+  std::fclose(help.out);
+  EXPECT_EQ(wait_exit_code(help.pid), 0);
+
+  for (std::vector<std::string> bad : {std::vector<std::string>{"--port", "70000"}, {"--error-rate", "2"}, {"--bogus", "1"},
+                                       {"--now", "yesterday"}, {"--tests"}}) {
+    Child child = spawn(bad);
+    std::fclose(child.out);
+    EXPECT_EQ(wait_exit_code(child.pid), 2) << bad[0];
+  }
+}
+
+}  // namespace
+}  // namespace sandbox_test
