@@ -370,7 +370,7 @@ def _run_sandbox(ctx: _Context) -> int:
     stop = threading.Event()
     # SIGINT and SIGTERM both stop it cleanly. SIGINT gets an explicit handler too, because a shell starting a
     # program in the background (`trunk-api sandbox &`) makes it ignore SIGINT otherwise.
-    previous: dict[int, Any] = {}
+    previous: dict[signal.Signals, Any] = {}
     if _main_thread():
         for number in (signal.SIGINT, signal.SIGTERM):
             previous[number] = signal.signal(number, lambda *_: stop.set())

@@ -484,6 +484,44 @@ def test_retries_are_logged_with_verbose(cli, target, monkeypatch):
     assert run.err.strip().splitlines()[-1].startswith("trunk-api: error:")
 
 
+def test_rate_limited_exits_5_and_says_when_to_retry(cli, monkeypatch):
+    # One request per 100 s: the first passes, the second is answered 429 with Retry-After.
+    with Sandbox(seed=5, tests=50, rate_limit=0.01) as limited:
+        monkeypatch.setenv("TRUNK_BASE_URL", limited.url)
+        monkeypatch.setenv("TRUNK_API_TOKEN", limited.token)
+        repo = limited.repos[0]
+        argv = ["queue", "update", "--repo", f"{repo.host}/{repo.owner}/{repo.name}", "--branch", "main",
+                "--max-retries", "0"]
+        assert cli(*argv).code == 0
+        run = cli(*argv)
+        assert limited.token not in run.err
+    assert run.code == 5 and run.out == ""
+    message = one_line_error(run)
+    assert "429" in message and "retry after" in message
+
+
+def test_ctrl_c_interrupts_a_slow_call_with_exit_130(sandbox, target):
+    with Sandbox(seed=5, tests=50, latency_ms=6_000) as slow:
+        repo = slow.repos[0]
+        process = subprocess.Popen(
+            [sys.executable, "-m", "trunk_api", "unhealthy", "--repo", f"{repo.host}/{repo.owner}/{repo.name}",
+             "--org", slow.org_url_slug], env=program_env(slow, slow.token), stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE, text=True)
+        try:
+            deadline = time.monotonic() + 30
+            while not slow.requests and time.monotonic() < deadline:  # the request is in flight
+                time.sleep(0.05)
+            assert slow.requests, "the CLI never reached the sandbox"
+            process.send_signal(signal.SIGINT)
+            out, err = process.communicate(timeout=30)  # exit 0 would mean it waited for the 6 s answer
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+    assert process.returncode == 130
+    assert out == "" and err.strip() == "trunk-api: interrupted"
+
+
 def test_unreachable_service_exits_5(cli, target):
     dead = f"http://127.0.0.1:{free_port_nobody_listens_on()}"
     run = cli("unhealthy", *target, "--base-url", dead, "--max-retries", "0")
