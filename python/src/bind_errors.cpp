@@ -7,6 +7,7 @@
 
 #include "bindings.hpp"
 #include "trunk/error.hpp"
+#include "trunk/json_fwd.hpp"
 
 namespace py = pybind11;
 
@@ -73,6 +74,11 @@ void translate(std::exception_ptr pointer) {
     raise_api_error(error, "ApiError");
   } catch (const Error& error) {
     PyErr_SetObject(error_class("TrunkError").ptr(), text(error.what()).ptr());
+  } catch (const nlohmann::json::exception& error) {
+    // The codec is meant to turn every JSON problem into DecodeError; should a library exception slip through
+    // (a number out of range, say), Python still gets a TrunkError instead of a bare IndexError/RuntimeError.
+    const py::object cls = error_class("DecodeError");
+    raise(cls, cls(text(std::string("JSON could not be read: ") + error.what()), py::str("")));
   }
 }
 

@@ -65,7 +65,14 @@ Timestamp from_datetime(py::handle value) {
 }  // namespace
 
 Timestamp timestamp_from_python(py::handle value, std::string_view field) {
-  if (PyDateTime_Check(value.ptr())) return from_datetime(value);
+  if (PyDateTime_Check(value.ptr())) {
+    try {
+      return from_datetime(value);
+    } catch (const py::error_already_set& error) {
+      // pandas.NaT is a datetime subclass whose utcoffset() raises: a missing value, not a time.
+      reject(value, field, std::string("must be a datetime with a value (") + error.what() + ")");
+    }
+  }
   if (PyUnicode_Check(value.ptr())) {
     Py_ssize_t size = 0;
     const char* text = PyUnicode_AsUTF8AndSize(value.ptr(), &size);

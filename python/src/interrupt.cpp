@@ -1,6 +1,6 @@
 #include "interrupt.hpp"
 
-#include <thread>
+#include <pythread.h>
 
 namespace py = pybind11;
 
@@ -8,7 +8,8 @@ namespace trunk::python {
 
 namespace {
 
-std::thread::id main_thread_id;
+/// Python's own identifier of its main thread (signal handlers run there only).
+unsigned long main_thread_ident = 0;
 
 bool interpreter_finalizing() {
 #if PY_VERSION_HEX >= 0x030D0000
@@ -28,11 +29,14 @@ thread_local PendingInterrupt pending;
 
 }  // namespace
 
-void remember_main_thread() { main_thread_id = std::this_thread::get_id(); }
+void remember_main_thread() {
+  // Ask Python rather than recording the importing thread: the module may be imported from any thread.
+  main_thread_ident = py::module_::import("threading").attr("main_thread")().attr("ident").cast<unsigned long>();
+}
 
 bool python_interrupt_check() {
   // Python runs signal handlers on the main thread only, so other threads have nothing to check.
-  if (std::this_thread::get_id() != main_thread_id) return false;
+  if (PyThread_get_thread_ident() != main_thread_ident) return false;  // safe without the GIL
   if (interpreter_finalizing()) return false;
   py::gil_scoped_acquire gil;
   if (pending.type != nullptr) return true;  // already cancelled; keep answering true

@@ -19,7 +19,7 @@
 
 namespace trunk::python {
 
-/// Records the thread that imports the module as the one that receives signals.
+/// Records Python's main thread, the one that receives signals (called at import).
 void remember_main_thread();
 
 /// For ClientOptions::interrupt_check. Cheap off the main thread (returns false without touching the GIL).

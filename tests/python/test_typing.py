@@ -1,0 +1,41 @@
+"""mypy --strict accepts a typed script written against the public API (stubs, py.typed, annotations)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import trunk_api
+
+HERE = Path(__file__).parent
+
+
+def test_package_ships_type_information() -> None:
+    package = Path(trunk_api.__file__).parent
+    assert (package / "py.typed").exists()
+    assert (package / "_core.pyi").exists()
+
+
+def test_mypy_strict_on_typed_example(tmp_path: Path) -> None:
+    # An installed package is found through site-packages (py.typed); a development tree through MYPYPATH
+    # (mypy refuses site-packages in MYPYPATH).
+    package_parent = str(Path(trunk_api.__file__).resolve().parent.parent)
+    env = dict(os.environ)
+    if "site-packages" not in package_parent and "dist-packages" not in package_parent:
+        env["MYPYPATH"] = package_parent
+    result = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "--cache-dir", str(tmp_path),
+         "--python-version", f"{sys.version_info.major}.{sys.version_info.minor}",
+         str(HERE / "typed_example.py")],
+        capture_output=True, text=True, env=env, timeout=300, check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_typed_example_runs() -> None:
+    result = subprocess.run([sys.executable, str(HERE / "typed_example.py")], capture_output=True, text=True,
+                            timeout=120, check=False)
+    assert result.returncode == 0, result.stderr
+    assert "not-a-uuid" not in result.stderr
