@@ -17,7 +17,7 @@ struct ClientOptions {
   /// nullopt -> $TRUNK_API_TOKEN, then $TRUNK_API_KEY; when none is set the Client constructor throws
   /// trunk::Error naming both variables.
   std::optional<std::string> token;
-  std::chrono::milliseconds timeout{30000};  ///< per attempt, whole transfer
+  std::chrono::milliseconds timeout{30000};  ///< per attempt, whole transfer; 0 = no per-attempt limit
   std::chrono::milliseconds connect_timeout{10000};
   RetryOptions retry;
   /// User-Agent is "trunk-api-cpp/<version>", plus " " + suffix when the suffix is not empty.

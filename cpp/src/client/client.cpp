@@ -118,7 +118,7 @@ struct Client::Impl {
       throw_if_interrupted(operation);
       // Every attempt, retries included, takes a slot of the client-side rate limit.
       if (const milliseconds wait = rate_limiter.reserve(); wait.count() > 0) sleep(wait, operation);
-      milliseconds attempt_timeout = options.timeout;
+      milliseconds attempt_timeout = std::max(milliseconds(0), options.timeout);  // 0 = no per-attempt limit
       bool limited_by_deadline = false;
       if (has_deadline) {
         const auto remaining = std::chrono::duration_cast<milliseconds>(deadline - Clock::now());
@@ -126,7 +126,7 @@ struct Client::Impl {
           throw TimeoutError(operation + ": overall deadline of " + std::to_string(retry.overall_deadline.count()) +
                              " ms exceeded before attempt " + std::to_string(attempt));
         }
-        if (remaining < attempt_timeout) {
+        if (attempt_timeout.count() == 0 || remaining < attempt_timeout) {
           attempt_timeout = remaining;
           limited_by_deadline = true;
         }

@@ -133,7 +133,7 @@ TransferResult perform_transfer(PooledConnection& connection, const TransferRequ
   curl_easy_setopt(easy, CURLOPT_URL, request.url->c_str());
   curl_easy_setopt(easy, CURLOPT_POSTFIELDS, request.body->data());
   curl_easy_setopt(easy, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(request.body->size()));
-  curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS, static_cast<long>(std::max<long long>(1, request.timeout.count())));
+  curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS, static_cast<long>(std::max<long long>(0, request.timeout.count())));
   curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, error_buffer);
   curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, &on_body);
   curl_easy_setopt(easy, CURLOPT_WRITEDATA, &state);

@@ -19,7 +19,7 @@ namespace trunk::detail {
 struct TransferRequest {
   const std::string* url = nullptr;
   const std::string* body = nullptr;
-  std::chrono::milliseconds timeout{0};  ///< whole attempt; > 0
+  std::chrono::milliseconds timeout{0};  ///< whole attempt; 0 = no limit
   const std::function<bool()>* interrupt_check = nullptr;  ///< may be null or empty
   std::size_t max_response_bytes = 0;
 };

@@ -202,6 +202,20 @@ TEST(ClientRetry, OverallDeadlineCutsAHangingAttemptShort) {
   EXPECT_EQ(server.request_count(), 1U);  // a deadline timeout is final
 }
 
+TEST(ClientRetry, WithoutAnAttemptTimeoutTheOverallDeadlineStillEndsTheCall) {
+  HttpTestServer server;
+  server.set_handler([&server](const httplib::Request&, httplib::Response& response) {
+    server.hang();
+    response.set_content(testing::details_json(), "application/json");
+  });
+  ClientOptions options = testing::test_options(server.base_url());
+  options.timeout = milliseconds(0);  // no per-attempt limit
+  options.retry.overall_deadline = milliseconds(300);
+  Client client(options);
+  EXPECT_THROW(client.get_test_details(testing::details_request()), TimeoutError);
+  EXPECT_EQ(server.request_count(), 1U);
+}
+
 TEST(ClientRetry, LogHasOneDebugRecordPerAttemptAndOneInfoPerRetry) {
   HttpTestServer server;
   server.set_replies({status_reply(503), status_reply(429), {200, testing::details_json()}});
