@@ -27,7 +27,8 @@ struct FaultOptions {
   std::chrono::milliseconds latency{0};  ///< added before each response
   std::chrono::milliseconds jitter{0};   ///< plus uniform [0, jitter]
   double error_rate = 0;                 ///< fraction of requests answered 503
-  double rate_limit_rps = 0;             ///< > 0: token bucket per organization; over it -> 429 + Retry-After
+  double rate_limit_rps = 0;             ///< > 0: token bucket per organization (burst of one second's worth);
+                                         ///< over it -> 429, text body, Retry-After in whole seconds
   double drop_rate = 0;                  ///< fraction of requests whose connection is closed without an answer
   double truncate_rate = 0;              ///< fraction of responses whose body is cut short (Content-Length kept)
   std::uint64_t seed = 1;                ///< the fault dice are deterministic for a seed
@@ -44,7 +45,9 @@ struct SandboxOptions {
   std::chrono::milliseconds switching_modes_duration{2000};
   std::string state_file;  ///< "" = queue settings in memory only; else loaded at start, rewritten atomically
   std::string data_file;   ///< "" = generate from seed; else load the history from this JSON (save_data format)
-  int threads = 8;         ///< worker threads
+  /// Worker threads. cpp-httplib keeps a kept-alive connection on its thread, so this is also the number of
+  /// client connections served at once (others wait for one to close).
+  int threads = 32;
   FaultOptions faults;
   bool record_requests = true;  ///< keep a log of the requests received (the last 10,000)
 };
@@ -66,7 +69,8 @@ class Sandbox {
   Sandbox& operator=(const Sandbox&) = delete;
 
   /// Generates or loads the data, loads the state file, binds and serves on a background thread; returns once
-  /// listening. Throws trunk::Error with a clear message (bad data/state file, port in use).
+  /// listening. Throws trunk::ValidationError for bad options (naming the field) and trunk::Error with a clear
+  /// message for a bad data/state file or a port in use. Calling it while running does nothing.
   void start();
   /// Stops serving and joins the thread. Idempotent.
   void stop();
@@ -85,6 +89,8 @@ class Sandbox {
   std::vector<std::string> test_ids(const trunk::Repo& repo) const;
 
   FaultOptions faults() const;
+  /// Thread-safe, takes effect for the next request. Throws trunk::ValidationError (rates outside [0, 1], negative
+  /// durations or rate) and then changes nothing.
   void set_faults(const FaultOptions& faults);
 
   std::vector<RecordedRequest> requests() const;
