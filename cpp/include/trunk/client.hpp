@@ -33,6 +33,8 @@ class Client {
   /// allow_insecure_http. No network traffic happens here.
   explicit Client(ClientOptions options = {});
   ~Client();
+  /// Moving keeps pagers valid (they follow the moved state); a moved-from Client may only be destroyed or
+  /// assigned to.
   Client(Client&&) noexcept;
   Client& operator=(Client&&) noexcept;
   Client(const Client&) = delete;
@@ -48,7 +50,8 @@ class Client {
   QueueSettings update_queue(const UpdateQueueRequest& request);
 
   /// Every failing test of the window, page after page, fetched lazily. The request is validated here,
-  /// before anything is sent. The pager refers to this Client, which must outlive it.
+  /// before anything is sent. The pager refers to this Client (or the Client it is moved into), which must
+  /// outlive it.
   TestPager failing_tests(ListFailingTestsRequest request);
   /// Every unhealthy test with the requested status, fetched lazily (same rules as failing_tests).
   TestPager unhealthy_tests(ListUnhealthyTestsRequest request);
