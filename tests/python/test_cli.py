@@ -13,10 +13,12 @@ import datetime as dt
 import io
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import sysconfig
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -565,6 +567,18 @@ def program_env(sandbox: Sandbox, token: str) -> dict[str, str]:
     return env
 
 
+def installed_script() -> Path:
+    """Where `pip install .` put the trunk-api console script (this interpreter's scripts directory)."""
+    candidates = [Path(sysconfig.get_path("scripts")) / "trunk-api", Path(sys.executable).with_name("trunk-api")]
+    found = shutil.which("trunk-api")
+    if found:
+        candidates.append(Path(found))
+    for candidate in candidates:
+        if candidate.exists():
+            return candidate
+    raise AssertionError(f"pip install . should have installed the trunk-api script (looked in {candidates})")
+
+
 def test_python_dash_m_trunk_api(sandbox, target):
     result = subprocess.run([sys.executable, "-m", "trunk_api", "failing", *target, *window(sandbox)],
                             env=program_env(sandbox, sandbox.token), capture_output=True, text=True, timeout=60)
@@ -575,8 +589,7 @@ def test_python_dash_m_trunk_api(sandbox, target):
 
 
 def test_installed_script_reports_a_wrong_token_in_one_line(sandbox, target):
-    script = Path(sys.executable).with_name("trunk-api")
-    assert script.exists(), "pip install . should have installed the trunk-api script"
+    script = installed_script()
     result = subprocess.run([str(script), "unhealthy", *target], env=program_env(sandbox, WRONG_TOKEN),
                             capture_output=True, text=True, timeout=60)
     assert result.returncode == 3

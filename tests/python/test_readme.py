@@ -16,6 +16,7 @@ import os
 import re
 import subprocess
 import sys
+import sysconfig
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -77,7 +78,8 @@ def test_command_line_block_runs_as_written(acme):
     block = next(m.group("body") for m in FENCE.finditer(README, start) if m.group("lang") == "bash")
     assert block.count("trunk-api ") >= 6
     env = dict(os.environ)
-    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"  # where pip put trunk-api
+    scripts = [sysconfig.get_path("scripts"), str(Path(sys.executable).parent)]  # where pip put trunk-api
+    env["PATH"] = os.pathsep.join(scripts + [env.get("PATH", "")])
     result = subprocess.run(["bash", "-euo", "pipefail", "-c", block], env=env, capture_output=True, text=True,
                             timeout=120)
     assert result.returncode == 0, result.stderr
