@@ -10,8 +10,12 @@
 // JSON path: "tests[3].failure_rate_last_7d: expected number, got string".
 //
 // Request decoders (used by the sandbox, i.e. the server side) are strict: malformed JSON or a wrong type
-// throws DecodeError; a missing required field, an unknown enum value or a bad timestamp throws
-// ValidationError naming the field. They do not check ranges: run validate() (validation.hpp) for that.
+// throws DecodeError; a missing required field, an unknown key, an unknown enum value or a bad timestamp
+// throws one ValidationError naming every such field. Integers must be JSON integers there (5.0 is not).
+// `null` reads as absent in both directions. They do not check ranges: run validate() (validation.hpp).
+//
+// decode() refuses documents nested deeper than 128 levels (DecodeError) before parsing, so hostile input
+// cannot exhaust the stack in later recursive operations on the kept raw JSON.
 
 #include <string>
 #include <string_view>

@@ -5,6 +5,7 @@
 // (read as UTC, a project decision); 0 to 9 fractional digits (kept to the microsecond: digits beyond the
 // sixth are truncated, as Python's datetime does). A leap second (:60) is normalized to the first instant
 // of the next minute, since std::chrono's system clock (like POSIX and the service) has no leap seconds.
+// The instant, once converted to UTC, must lie in the years 0000..9999 so that it formats back as RFC 3339.
 // Formatting always gives UTC: YYYY-MM-DDTHH:MM:SS[.ffffff]Z, with the fraction only when non-zero.
 
 #include <chrono>
