@@ -2,7 +2,8 @@
 // JSON codec for every message of interface.md.
 //
 // Encoders are strict: exact wire names (snake_case for the flaky-test operations, camelCase for
-// updateQueue), and only the fields that are set (no nulls). `requiredStatuses: []` is sent when set to empty.
+// updateQueue), and only the fields that are set (no nulls). `requiredStatuses: []` is sent when set to
+// empty.
 //
 // Response decoders (TestPage, TestDetails, QueueSettings and the models inside them) are tolerant:
 // unknown keys are kept in the model's `extra`, `null` and missing keys read as absent, enum values the
@@ -55,10 +56,14 @@ Json to_json(const ListUnhealthyTestsRequest& v);
 Json to_json(const GetTestDetailsRequest& v);
 Json to_json(const UpdateQueueRequest& v);
 
+/// Compact JSON text. A string (or key) that is not valid UTF-8 cannot be JSON: it throws ValidationError
+/// naming its JSON path (validate() catches this earlier for requests; this guards everything else).
+std::string dump_json(const Json& json);
+
 /// Compact JSON text of any model above.
 template <typename T>
 std::string encode(const T& value) {
-  return to_json(value).dump();
+  return dump_json(to_json(value));
 }
 
 // ---- JSON -> model ------------------------------------------------------------------------------------

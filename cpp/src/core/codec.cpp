@@ -2,9 +2,13 @@
 // parser guarded against documents nested deeply enough to exhaust the stack later (dump and == recurse).
 #include "trunk/codec.hpp"
 
+#include <optional>
+#include <utility>
+
 #include "codec_internal.hpp"
 #include "text.hpp"
 #include "trunk/error.hpp"
+#include "trunk/validation.hpp"
 
 namespace trunk {
 
@@ -50,7 +54,38 @@ Json parse_json(std::string_view body) {
   }
 }
 
+/// Path of the first string or key in json that is not valid UTF-8, with its text; nullopt when all are.
+std::optional<std::pair<std::string, std::string>> find_invalid_utf8(const Json& json,
+                                                                     const std::string& path) {
+  if (json.is_string()) {
+    const auto& text = json.get_ref<const std::string&>();
+    if (!is_valid_utf8(text)) return std::pair{path, text};
+  } else if (json.is_array()) {
+    for (std::size_t i = 0; i < json.size(); ++i) {
+      if (auto found = find_invalid_utf8(json[i], path + '[' + std::to_string(i) + ']')) return found;
+    }
+  } else if (json.is_object()) {
+    for (const auto& [key, value] : json.items()) {
+      if (!is_valid_utf8(key)) return std::pair{path, key};
+      if (auto found = find_invalid_utf8(value, path.empty() ? key : path + '.' + key)) return found;
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace
+
+std::string dump_json(const Json& json) {
+  try {
+    return json.dump();
+  } catch (const Json::type_error&) {
+    // The only type_error dump() raises is invalid UTF-8 (316); find where, so the message can say.
+    auto found = find_invalid_utf8(json, "");
+    if (!found) throw;
+    throw ValidationError({{found->first.empty() ? "<document>" : found->first, detail::quoted(found->second),
+                            "must be valid UTF-8"}});
+  }
+}
 
 template <typename T>
 T from_json(const Json& json, const std::string& path) {

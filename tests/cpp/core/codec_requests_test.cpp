@@ -358,3 +358,34 @@ TEST(DamagedRequests, NeverEscapeAsOtherExceptions) {
 }
 
 }  // namespace
+
+namespace {
+
+using namespace trunk;
+
+TEST(Encode, InvalidUtf8IsAValidationErrorNamingThePath) {
+  UpdateQueueRequest request;
+  request.repo = {"github.com", "acme", "widgets"};
+  request.target_branch = "main";
+  request.required_statuses = std::vector<std::string>{"ok", "bad\xff"};
+  try {
+    (void)encode(request);
+    FAIL() << "expected ValidationError";
+  } catch (const ValidationError& error) {
+    ASSERT_EQ(error.violations().size(), 1U);
+    EXPECT_EQ(error.violations()[0],
+              (Violation{"requiredStatuses[1]", "\"bad\\xFF\"", "must be valid UTF-8"}));
+  }
+  TestCase test;
+  test.extra = Json::object();
+  test.extra["odd\xc3"] = 1;  // an invalid key in kept raw JSON is found too
+  try {
+    (void)encode(test);
+    FAIL() << "expected ValidationError";
+  } catch (const ValidationError& error) {
+    EXPECT_EQ(error.violations()[0].field, "<document>");
+    EXPECT_EQ(error.violations()[0].value, "\"odd\\xC3\"");
+  }
+}
+
+}  // namespace
