@@ -23,8 +23,8 @@ from __future__ import annotations
 
 import argparse
 import csv
-import inspect
 import datetime as dt
+import inspect
 import json
 import logging
 import os
@@ -32,13 +32,15 @@ import re
 import signal
 import sys
 import threading
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import IO, Any, NoReturn
 
 import trunk_api
+from trunk_api import _cli_output as render
 from trunk_api import errors
+from trunk_api._cli_output import CSV_COLUMNS
 
-__all__ = ["main"]
+__all__ = ["CSV_COLUMNS", "main"]
 
 PROG = "trunk-api"
 
@@ -50,14 +52,6 @@ EXIT_SERVICE = 5
 EXIT_INTERRUPTED = 130
 
 FORMATS = ("table", "json", "ndjson", "csv")
-
-# Columns of --format csv (and the keys of nothing else: json/ndjson give the wire JSON of to_dict()).
-CSV_COLUMNS = (
-    "id", "name", "variant", "classname", "file_path", "parent", "html_url", "repository_html_url",
-    "status_value", "status_reason", "status_timestamp", "failure_rate_last_7d", "failure_rate_last_24h",
-    "pull_requests_impacted_last_7d", "quarantined", "codeowners", "ticket_html_url", "most_common_failures",
-)
-
 
 class UsageError(Exception):
     """A command line the parser accepted but that cannot be run (e.g. --since together with --end)."""
@@ -264,7 +258,7 @@ class _Context:
     def output_format(self, listing: bool) -> str:
         if self.args.format:
             return str(self.args.format)
-        if _isatty(self.stdout):
+        if render.isatty(self.stdout):
             return "table"
         return "ndjson" if listing else "json"
 
@@ -293,9 +287,9 @@ def _run_failing(ctx: _Context) -> int:
     client = ctx.client()
     tests = client.iter_failing_tests(args.repo, args.org, start, end, page_size=args.page_size,
                                       max_results=args.max_results)
-    columns = [("NAME", _name), ("STATUS", _status_value), ("FAIL 24H", _rate("failure_rate_last_24h")),
-               ("FAIL 7D", _rate("failure_rate_last_7d")), ("PRS 7D", _prs), ("QUAR", _quarantined),
-               ("ID", _field("id"))]
+    columns = [("NAME", render.name), ("STATUS", render.status_value),
+               ("FAIL 24H", render.rate("failure_rate_last_24h")), ("FAIL 7D", render.rate("failure_rate_last_7d")),
+               ("PRS 7D", render.prs), ("QUAR", render.quarantined), ("ID", render.field("id"))]
     return _write_listing(ctx, tests, columns, what="failing")
 
 
@@ -304,8 +298,8 @@ def _run_unhealthy(ctx: _Context) -> int:
     client = ctx.client()
     tests = client.iter_unhealthy_tests(args.repo, args.org, args.status, page_size=args.page_size,
                                         max_results=args.max_results)
-    columns = [("NAME", _name), ("STATUS", _status_value), ("PRS 7D", _prs), ("QUAR", _quarantined),
-               ("CODEOWNERS", _codeowners), ("ID", _field("id"))]
+    columns = [("NAME", render.name), ("STATUS", render.status_value), ("PRS 7D", render.prs),
+               ("QUAR", render.quarantined), ("CODEOWNERS", render.codeowners), ("ID", render.field("id"))]
     return _write_listing(ctx, tests, columns, what="unhealthy")
 
 
@@ -314,11 +308,11 @@ def _run_test(ctx: _Context) -> int:
     test = ctx.client().get_test_details(args.repo, args.org, args.test_id)
     fmt = ctx.output_format(listing=False)
     if fmt == "table":
-        _write_test_details(ctx.stdout, test)
+        render.write_test_details(ctx.stdout, test)
     elif fmt == "csv":
-        _write_csv(ctx.stdout, [test])
+        render.write_csv(ctx.stdout, [test])
     else:
-        _write_json_object(ctx.stdout, test.to_dict(), pretty=fmt == "json")
+        render.write_json_object(ctx.stdout, test.to_dict(), pretty=fmt == "json")
     return EXIT_OK
 
 
@@ -341,13 +335,13 @@ def _run_queue_update(ctx: _Context) -> int:
     fmt = ctx.output_format(listing=False)
     wire = settings.to_dict()
     if fmt == "table":
-        _write_key_values(ctx.stdout, _queue_rows(settings))
+        render.write_key_values(ctx.stdout, render.queue_rows(settings))
     elif fmt == "csv":
         writer = csv.writer(ctx.stdout, lineterminator="\n")
         writer.writerow(list(wire))
-        writer.writerow([_csv_cell(value) for value in wire.values()])
+        writer.writerow([render.csv_cell(value) for value in wire.values()])
     else:
-        _write_json_object(ctx.stdout, wire, pretty=fmt == "json")
+        render.write_json_object(ctx.stdout, wire, pretty=fmt == "json")
     return EXIT_OK
 
 
@@ -403,17 +397,17 @@ Column = tuple[str, Callable[[Any], str]]
 
 def _write_listing(ctx: _Context, tests: Any, columns: list[Column], *, what: str) -> int:
     fmt = ctx.output_format(listing=True)
-    progress = _Progress(ctx.stderr, what) if _isatty(ctx.stderr) else None
+    progress = render.Progress(ctx.stderr, what) if render.isatty(ctx.stderr) else None
     stream = _tests_with_progress(tests, progress)
     try:
         if fmt == "table":
             rows = [[get(test) for _, get in columns] for test in stream]
             if progress:
                 progress.clear()
-            _write_table(ctx.stdout, [header for header, _ in columns], rows)
+            render.write_table(ctx.stdout, [header for header, _ in columns], rows)
             print(f"{len(rows)} {what} test{'s' if len(rows) != 1 else ''}", file=ctx.stdout)
         elif fmt == "csv":
-            _write_csv(ctx.stdout, stream)
+            render.write_csv(ctx.stdout, stream)
         elif fmt == "ndjson":
             for test in stream:
                 ctx.stdout.write(json.dumps(test.to_dict(), ensure_ascii=False) + "\n")
@@ -428,7 +422,7 @@ def _write_listing(ctx: _Context, tests: Any, columns: list[Column], *, what: st
     return EXIT_OK
 
 
-def _tests_with_progress(tests: Any, progress: _Progress | None) -> Iterator[Any]:
+def _tests_with_progress(tests: Any, progress: render.Progress | None) -> Iterator[Any]:
     """Every test of every page; paging (and max_results) is the library's TestIterator."""
     for page in tests.pages:
         if progress:
@@ -436,164 +430,8 @@ def _tests_with_progress(tests: Any, progress: _Progress | None) -> Iterator[Any
         yield from page.tests
 
 
-class _Progress:
-    """'fetched 300 of 1234 failing tests' on one rewritten stderr line (only when stderr is a terminal)."""
-
-    def __init__(self, stream: IO[str], what: str) -> None:
-        self.stream, self.what, self.count, self.shown = stream, what, 0, False
-
-    def update(self, added: int, total: int | None) -> None:
-        self.count += added
-        of_total = f" of {total}" if total is not None else ""
-        self.stream.write(f"\rfetched {self.count}{of_total} {self.what} tests")
-        self.stream.flush()
-        self.shown = True
-
-    def clear(self) -> None:
-        if self.shown:
-            self.stream.write("\r\033[K")
-            self.stream.flush()
-            self.shown = False
-
-
-def _write_table(out: IO[str], headers: list[str], rows: list[list[str]]) -> None:
-    widths = [max([len(header)] + [len(row[i]) for row in rows]) for i, header in enumerate(headers)]
-    for line in [headers] + rows:
-        out.write("  ".join(cell.ljust(width) for cell, width in zip(line, widths)).rstrip() + "\n")
-
-
-def _write_key_values(out: IO[str], rows: list[tuple[str, str]]) -> None:
-    width = max(len(key) for key, _ in rows)
-    for key, value in rows:
-        out.write(f"{key + ':':<{width + 1}} {value}\n")
-
-
-def _write_json_object(out: IO[str], obj: Any, *, pretty: bool) -> None:
-    out.write(json.dumps(obj, ensure_ascii=False, indent=2 if pretty else None) + "\n")
-
-
-def _write_csv(out: IO[str], tests: Iterable[Any]) -> None:
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(CSV_COLUMNS)
-    for test in tests:
-        writer.writerow([_csv_cell(value) for value in _flat_row(test)])
-
-
-def _flat_row(test: Any) -> list[Any]:
-    """One CSV row: the same flat column names as TestIterator.to_pandas()."""
-    status, repository, ticket = test.status, test.repository, test.ticket
-    failures = test.most_common_failures
-    return [
-        test.id, test.name, test.variant, test.classname, test.file_path, test.parent, test.html_url,
-        repository.html_url if repository else None,
-        status.value if status else None, status.reason if status else None, status.timestamp if status else None,
-        test.failure_rate_last_7d, test.failure_rate_last_24h, test.pull_requests_impacted_last_7d,
-        test.quarantined,
-        ";".join(test.codeowners) if test.codeowners is not None else None,
-        ticket.html_url if ticket else None,
-        json.dumps([failure.to_dict() for failure in failures], ensure_ascii=False) if failures is not None else None,
-    ]
-
-
-def _csv_cell(value: Any) -> Any:
-    if value is None:
-        return ""
-    if isinstance(value, dt.datetime):
-        return _iso(value)
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (list, dict)):
-        return json.dumps(value, ensure_ascii=False)
-    return value
-
-
-def _write_test_details(out: IO[str], test: Any) -> None:
-    status = test.status
-    rows = [("name", test.name or "-"), ("id", test.id or "-"), ("classname", test.classname or "-"),
-            ("file", test.file_path or "-"), ("variant", test.variant or "-"),
-            ("status", _status_value(test) + (f" since {_iso(status.timestamp)}" if status and status.timestamp else "")),
-            ("reason", ((status.reason or "").strip() or "-") if status else "-"),
-            ("failure rate 24h", _rate("failure_rate_last_24h")(test)),
-            ("failure rate 7d", _rate("failure_rate_last_7d")(test)),
-            ("PRs impacted 7d", _prs(test)), ("quarantined", _quarantined(test)),
-            ("codeowners", _codeowners(test)), ("link", test.html_url or "-"),
-            ("ticket", test.ticket.html_url if test.ticket and test.ticket.html_url else "-")]
-    _write_key_values(out, rows)
-    failures = test.most_common_failures or []
-    out.write(f"\nmost common failures ({len(failures)}):\n")
-    if failures:
-        _write_table(out, ["  COUNT", "LAST", "SUMMARY"],
-                     [[f"  {f.occurrence_count if f.occurrence_count is not None else '-'}",
-                       _iso(f.last_occurrence) if f.last_occurrence else "-", f.summary or "-"] for f in failures])
-
-
-def _queue_rows(settings: Any) -> list[tuple[str, str]]:
-    names = ("state", "branch", "mode", "concurrency", "bisection_concurrency", "testing_timeout_minutes",
-             "pending_failure_depth", "can_optimistically_merge", "batch", "batching_max_wait_time_minutes",
-             "batching_min_size", "comments_enabled", "commands_enabled", "create_prs_for_testing_branches",
-             "status_check_enabled", "direct_merge_mode", "optimization_mode", "merge_method", "required_statuses")
-    rows = []
-    for name in names:
-        value = getattr(settings, name)
-        if isinstance(value, bool):
-            text = "yes" if value else "no"
-        elif isinstance(value, list):
-            text = ", ".join(value) if value else "(none)"
-        elif value is None:
-            text = "-"
-        else:
-            text = str(getattr(value, "value", value))
-        rows.append((name, text))
-    return rows
-
-
-# Cell getters of the tables.
-def _field(name: str) -> Callable[[Any], str]:
-    return lambda test: str(getattr(test, name) or "-")
-
-
-def _name(test: Any) -> str:
-    name = test.name or "-"
-    return name if len(name) <= 60 else name[:57] + "..."
-
-
-def _status_value(test: Any) -> str:
-    return (test.status.value if test.status and test.status.value else None) or "-"
-
-
-def _rate(name: str) -> Callable[[Any], str]:
-    def cell(test: Any) -> str:
-        value = getattr(test, name)
-        return "-" if value is None else f"{value * 100:.1f}%"
-    return cell
-
-
-def _prs(test: Any) -> str:
-    value = test.pull_requests_impacted_last_7d
-    return "-" if value is None else str(value)
-
-
-def _quarantined(test: Any) -> str:
-    return "-" if test.quarantined is None else ("yes" if test.quarantined else "no")
-
-
-def _codeowners(test: Any) -> str:
-    return ", ".join(test.codeowners) if test.codeowners else "-"
-
-
-def _iso(value: dt.datetime) -> str:
-    return value.astimezone(dt.timezone.utc).isoformat().replace("+00:00", "Z")
-
-
 def _repo_text(repo: Any) -> str:
     return repo if isinstance(repo, str) else f"{repo.host}/{repo.owner}/{repo.name}"
-
-
-def _isatty(stream: IO[str]) -> bool:
-    try:
-        return bool(stream.isatty())
-    except (AttributeError, ValueError):
-        return False
 
 
 def _main_thread() -> bool:
