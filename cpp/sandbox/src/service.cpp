@@ -48,6 +48,10 @@ std::optional<Request> read_request(std::string_view body, Reply* error) {
     *error = text_reply(400, std::string("malformed request: ") + e.what());
   } catch (const trunk::Error& e) {
     *error = text_reply(400, std::string("invalid request: ") + e.what());
+  } catch (const std::exception& e) {
+    // Whatever else the JSON layer throws (e.g. a number literal beyond a double's range, fuzz finding F1) is
+    // still a bad request, not a server error.
+    *error = text_reply(400, std::string("malformed request: ") + e.what());
   }
   return std::nullopt;
 }
@@ -120,7 +124,12 @@ Reply Service::handle(std::string_view method, std::string_view path, const std:
   }
   if (!token) return text_reply(401, "unauthorized: missing x-api-token header");
   if (!constant_time_equal(*token, token_)) return text_reply(401, "unauthorized: invalid API token");
-  return (this->*operation)(body);
+  try {
+    return (this->*operation)(body);
+  } catch (const std::exception& e) {
+    // Never let an exception reach cpp-httplib, whose default answer would not be our one-line text.
+    return text_reply(500, std::string("internal error: ") + e.what());
+  }
 }
 
 std::optional<Reply> Service::find_repo(const trunk::Repo& repo, const RepoIndex** index) const {

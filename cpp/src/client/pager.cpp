@@ -21,9 +21,10 @@ std::optional<TestPage> TestPager::next_page() {
     done_ = true;
   } else if (!tokens_seen_.insert(next).second) {
     done_ = true;  // never fetch again: the server would hand back a page already seen
-    throw PaginationError("pagination: the server returned next_page_token '" + next +
-                          "' a second time (after " + std::to_string(pages_fetched_) +
-                          " pages); stopping instead of looping forever");
+    // The token itself is not quoted: it is opaque, and a hostile server could hand back anything as a
+    // page token, the API token included.
+    throw PaginationError("pagination: the server returned a next_page_token it had already returned (after " +
+                          std::to_string(pages_fetched_) + " pages); stopping instead of looping forever");
   }
   next_token_ = next;
   return page;

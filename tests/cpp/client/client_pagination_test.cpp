@@ -141,7 +141,8 @@ TEST(ClientPagination, RepeatedTokenRaisesPaginationErrorInsteadOfLooping) {
     for (const TestCase& test : client.failing_tests(failing_request())) ids.push_back(*test.id);
     FAIL() << "expected PaginationError";
   } catch (const PaginationError& error) {
-    EXPECT_NE(std::string(error.what()).find("p2"), std::string::npos) << error.what();
+    // Says what happened without quoting the token: a hostile server could echo anything as a page token.
+    EXPECT_NE(std::string(error.what()).find("already returned"), std::string::npos) << error.what();
   }
   EXPECT_EQ(ids, std::vector<std::string>{uuid_for(1)});
   EXPECT_EQ(server.request_count(), 2U);

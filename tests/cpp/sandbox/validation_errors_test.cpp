@@ -64,6 +64,8 @@ TEST_F(ValidationErrors, MalformedJsonAndNonObjectBodiesAre400) {
     EXPECT_NE(truncated.body.find("malformed"), std::string::npos) << truncated.body;
     EXPECT_EQ(post(sandbox(), std::string(path), std::string("[]")).status, 400) << path;
     EXPECT_EQ(post(sandbox(), std::string(path), std::string("")).status, 400) << path;
+    // A number beyond a double's range is malformed input, not a server error (fuzz finding F1).
+    EXPECT_EQ(post(sandbox(), std::string(path), std::string(R"({"repo": 1e400})")).status, 400) << path;
   }
 }
 
