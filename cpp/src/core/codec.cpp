@@ -46,8 +46,10 @@ Json parse_json(std::string_view body) {
   check_nesting_depth(body);
   try {
     return Json::parse(body.begin(), body.end());
-  } catch (const Json::parse_error& error) {
-    // nlohmann's message starts with "[json.exception.parse_error.101] "; keep only the human part.
+  } catch (const Json::exception& error) {
+    // parse_error for bad syntax, out_of_range for a number no double can hold (1e400): both mean the body
+    // is not JSON we can read. nlohmann's message starts with "[json.exception.<kind>.<id>] "; keep only the
+    // human part.
     std::string_view message = error.what();
     if (const auto end = message.find("] "); end != std::string_view::npos) message.remove_prefix(end + 2);
     throw DecodeError("", "malformed JSON: " + detail::printable(message));

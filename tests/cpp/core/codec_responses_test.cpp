@@ -286,6 +286,17 @@ TEST(MalformedJson, IsADecodeErrorAtTheRoot) {
   }
 }
 
+// Fuzz finding F1: a number no double can hold made nlohmann throw out_of_range, which escaped as a
+// non-trunk exception (and a 500 from the sandbox).
+TEST(MalformedJson, ANumberBeyondDoubleRangeIsADecodeError) {
+  for (const char* body : {R"({"page": {"total_rows": 1e400}})", R"({"tests": [{"failure_rate_last_7d": -1e999}]})"}) {
+    const auto error = decode_error([&] { decode<TestPage>(body); });
+    EXPECT_EQ(error.path(), "") << body;
+    EXPECT_EQ(std::string(error.what()).rfind("malformed JSON: ", 0), 0U) << error.what();
+  }
+  EXPECT_THROW(decode<UpdateQueueRequest>(R"({"concurrency": 1e400})"), DecodeError);
+}
+
 TEST(MalformedJson, InvalidUtf8InTheBodyIsRejectedAndTheMessageStaysText) {
   const auto error = decode_error([] { decode<TestCase>(std::string("{\"name\": \"\xff\xfe\"}")); });
   EXPECT_EQ(std::string(error.what()).rfind("malformed JSON: ", 0), 0U);
