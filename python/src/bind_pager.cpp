@@ -32,6 +32,17 @@ bool TestIterator::fill_current() {
 }
 
 std::optional<TestCase> TestIterator::next_test() {
+  // Fast path, GIL held: the current page still has a test. try_lock, never lock: a thread that holds mutex_
+  // may be fetching without the GIL and need it back, so waiting here with the GIL could deadlock.
+  if (mutex_.try_lock()) {
+    std::lock_guard lock(mutex_, std::adopt_lock);
+    if (limit_reached()) return std::nullopt;
+    if (position_ < current_.tests.size()) {
+      ++yielded_;
+      return std::move(current_.tests[position_++]);
+    }
+  }
+  // Slow path: a page must be fetched (or another thread is fetching); wait without the GIL.
   return call_without_gil([&]() -> std::optional<TestCase> {
     std::lock_guard lock(mutex_);
     if (limit_reached() || !fill_current()) return std::nullopt;

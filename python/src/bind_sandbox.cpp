@@ -99,7 +99,7 @@ std::unique_ptr<Sandbox> make_sandbox(py::handle seed, py::handle tests, py::han
   options.switching_modes_duration = args.seconds(switching_modes_seconds, "switching_modes_seconds", 0, true);
   if (!state_file.is_none()) options.state_file = py::str(state_file).cast<std::string>();  // str or PathLike
   if (!data_file.is_none()) options.data_file = py::str(data_file).cast<std::string>();
-  options.threads = static_cast<int>(non_negative(args, threads, "threads", 256));
+  if (!threads.is_none()) options.threads = static_cast<int>(non_negative(args, threads, "threads", 256));
   options.host = args.text(host, "host");
   options.port = static_cast<int>(non_negative(args, port, "port", 65535));
   options.record_requests = args.boolean(record_requests, "record_requests");
@@ -122,7 +122,7 @@ void bind_sandbox(py::module_& m) {
            py::kw_only(), py::arg("seed") = 42, py::arg("tests") = 2000, py::arg("token") = py::none(),
            py::arg("org_url_slug") = "trunk-sandbox", py::arg("now") = py::none(),
            py::arg("switching_modes_seconds") = 2.0, py::arg("state_file") = py::none(),
-           py::arg("data_file") = py::none(), py::arg("threads") = 8, py::arg("host") = "127.0.0.1",
+           py::arg("data_file") = py::none(), py::arg("threads") = py::none(), py::arg("host") = "127.0.0.1",
            py::arg("port") = 0, py::arg("record_requests") = true)
       .def("start", &Sandbox::start, py::call_guard<py::gil_scoped_release>())
       .def("stop", &Sandbox::stop, py::call_guard<py::gil_scoped_release>())

@@ -323,7 +323,7 @@ class Sandbox:
         switching_modes_seconds: float = 2.0,
         state_file: str | None = None,
         data_file: str | None = None,
-        threads: int = 8,
+        threads: int | None = None,
         host: str = "127.0.0.1",
         port: int = 0,
         record_requests: bool = True,

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
 __all__ = ["frame_from_columns"]
@@ -12,8 +13,9 @@ def frame_from_columns(columns: dict[str, tuple[str, Any, Any]]) -> Any:  # pand
     """Column kinds: str -> string, float -> float64 (NaN when absent), int -> Int64, bool -> boolean,
     time -> datetime64[us, UTC] (NaT when absent), object -> lists / dicts as Python objects."""
     try:
-        import numpy as np
-        import pandas as pd
+        # Imported by name: pandas ships no type information, and this module must type-check without stubs.
+        np: Any = importlib.import_module("numpy")
+        pd: Any = importlib.import_module("pandas")
     except ImportError as error:  # pragma: no cover - depends on the environment
         raise ImportError("to_pandas() needs pandas: pip install 'trunk-api[pandas]'") from error
 

@@ -1,0 +1,68 @@
+"""Client options: defaults, conversion of every keyword, and a ValidationError naming a bad one."""
+
+from __future__ import annotations
+
+import pytest
+
+import trunk_api
+from trunk_api import ValidationError
+
+
+def test_defaults_and_base_url(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("TRUNK_BASE_URL", raising=False)
+    assert trunk_api.Client("some-token-value").base_url == "https://api.trunk.io"
+    assert trunk_api.Client("some-token-value", "http://127.0.0.1:9/").base_url == "http://127.0.0.1:9"
+
+
+def test_every_keyword_accepted() -> None:
+    client = trunk_api.Client(
+        "some-token-value",
+        "https://api.trunk-staging.io",
+        timeout=5,
+        max_retries=0,
+        user_agent="my-bot/1.0",
+        connect_timeout=2.5,
+        overall_deadline=0,
+        verify_tls=False,
+        ca_bundle="/etc/ssl/certs/ca-certificates.crt",
+        allow_insecure_http=False,
+        max_requests_per_second=50,
+    )
+    assert client.base_url == "https://api.trunk-staging.io"
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "field"),
+    [
+        ({"timeout": 0}, "timeout"),
+        ({"timeout": -1.0}, "timeout"),
+        ({"timeout": float("nan")}, "timeout"),
+        ({"timeout": "30"}, "timeout"),
+        ({"connect_timeout": 0}, "connect_timeout"),
+        ({"overall_deadline": -1}, "overall_deadline"),
+        ({"max_retries": -1}, "max_retries"),
+        ({"max_retries": 101}, "max_retries"),
+        ({"max_retries": 2.5}, "max_retries"),
+        ({"verify_tls": "yes"}, "verify_tls"),
+        ({"allow_insecure_http": 1}, "allow_insecure_http"),
+        ({"max_requests_per_second": -5}, "max_requests_per_second"),
+        ({"user_agent": 7}, "user_agent"),
+    ],
+)
+def test_bad_option_names_the_field(kwargs: dict[str, object], field: str) -> None:
+    with pytest.raises(ValidationError) as caught:
+        trunk_api.Client("some-token-value", "http://127.0.0.1:9", **kwargs)  # type: ignore[arg-type]
+    assert caught.value.errors[0].field == field
+
+
+def test_bad_base_url_is_a_trunk_error() -> None:
+    with pytest.raises(trunk_api.TrunkError):
+        trunk_api.Client("some-token-value", "ftp://example.com")
+
+
+def test_unknown_update_queue_keyword_is_a_type_error(client: trunk_api.Client, box: trunk_api.Sandbox) -> None:
+    with pytest.raises(TypeError):
+        client.update_queue(box.repos[0], "main", concurency=3)  # type: ignore[call-arg]
+    with pytest.raises(TypeError):
+        client._core.update_queue(box.repos[0], "main", concurency=3)
+    assert box.requests == []
