@@ -1,4 +1,5 @@
-"""mypy --strict accepts a typed script written against the public API (stubs, py.typed, annotations)."""
+"""mypy --strict accepts the package itself and a typed script written against its public API (stubs, py.typed,
+annotations)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,8 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 import trunk_api
 
@@ -18,7 +21,8 @@ def test_package_ships_type_information() -> None:
     assert (package / "_core.pyi").exists()
 
 
-def test_mypy_strict_on_typed_example(tmp_path: Path) -> None:
+@pytest.mark.parametrize("target", [[str(HERE / "typed_example.py")], ["-p", "trunk_api"]], ids=["example", "package"])
+def test_mypy_strict(tmp_path: Path, target: list[str]) -> None:
     # An installed package is found through site-packages (py.typed); a development tree through MYPYPATH
     # (mypy refuses site-packages in MYPYPATH).
     package_parent = str(Path(trunk_api.__file__).resolve().parent.parent)
@@ -28,7 +32,7 @@ def test_mypy_strict_on_typed_example(tmp_path: Path) -> None:
     result = subprocess.run(
         [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "--cache-dir", str(tmp_path),
          "--python-version", f"{sys.version_info.major}.{sys.version_info.minor}",
-         str(HERE / "typed_example.py")],
+         *target],
         capture_output=True, text=True, env=env, timeout=300, check=False,
     )
     assert result.returncode == 0, result.stdout + result.stderr
