@@ -163,11 +163,22 @@ def _add_queue_settings(parser: argparse.ArgumentParser) -> None:
                             "repository configuration file (not combinable with --required-status)")
 
 
+_EPILOG = """\
+examples:
+  trunk-api failing --repo github.com/acme/widgets --org acme --since 24h
+  trunk-api unhealthy --repo github.com/acme/widgets --org acme --status broken --format csv > broken.csv
+  trunk-api queue update --repo github.com/acme/widgets --branch main --state paused
+  trunk-api sandbox            # try it offline: prints the two export lines to paste
+
+configuration: TRUNK_API_TOKEN (or TRUNK_API_KEY), TRUNK_BASE_URL
+exit codes: 0 ok, 2 usage or validation, 3 authentication, 4 not found,
+            5 rate limited, server or network failure, 130 interrupted
+"""
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog=PROG, description="Flaky tests and merge queues of the Trunk v1 API, from a shell.",
-                     epilog="Exit codes: 0 ok, 2 usage or validation, 3 authentication, 4 not found, "
-                            "5 rate limited, server or network failure. Configuration: TRUNK_API_TOKEN "
-                            "(or TRUNK_API_KEY), TRUNK_BASE_URL.")
+                     formatter_class=argparse.RawDescriptionHelpFormatter, epilog=_EPILOG)
     parser.add_argument("--version", action="version", version=f"%(prog)s {trunk_api.__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
