@@ -46,6 +46,46 @@ double non_negative_real(ArgCollector& args, py::handle value, const char* field
   return number;
 }
 
+// Newer sandbox headers add fault kinds and a per-request fault label; detected at compile time so these
+// bindings build against either version of the header.
+template <typename F>
+constexpr bool kHasRateLimitedRate = requires(F& faults) {
+  faults.rate_limited_rate;
+  faults.rate_limited_retry_after_seconds;
+};
+template <typename R>
+constexpr bool kHasFaultLabel = requires(const R& request) { request.fault; };
+
+template <typename F>
+bool apply_rate_limited(F& target, ArgCollector& args, const std::string& key, py::handle value) {
+  if constexpr (kHasRateLimitedRate<F>) {
+    if (key == "rate_limited_rate") {
+      target.rate_limited_rate = fraction(args, value, "rate_limited_rate");
+      return true;
+    }
+    if (key == "rate_limited_retry_after_seconds") {
+      target.rate_limited_retry_after_seconds =
+          static_cast<int>(non_negative(args, value, "rate_limited_retry_after_seconds", 86'400));
+      return true;
+    }
+  }
+  return false;
+}
+
+template <typename F>
+void rate_limited_to_python(const F& faults, py::dict& result) {
+  if constexpr (kHasRateLimitedRate<F>) {
+    result["rate_limited_rate"] = faults.rate_limited_rate;
+    result["rate_limited_retry_after_seconds"] = faults.rate_limited_retry_after_seconds;
+  }
+}
+
+template <typename R>
+std::string fault_label(const R& request) {
+  if constexpr (kHasFaultLabel<R>) return request.fault;
+  return "";
+}
+
 /// Applies the fault keywords present in `faults` (None = leave as is) onto `target`.
 void apply_faults(FaultOptions& target, const py::dict& faults) {
   ArgCollector args;
@@ -62,7 +102,8 @@ void apply_faults(FaultOptions& target, const py::dict& faults) {
     else if (key == "truncate_rate") target.truncate_rate = fraction(args, value, "truncate_rate");
     else if (key == "fault_seed")
       target.seed = static_cast<std::uint64_t>(non_negative(args, value, "fault_seed", std::numeric_limits<std::int64_t>::max()));
-    else throw py::type_error("unexpected fault setting '" + key + "'");
+    else if (!apply_rate_limited(target, args, key, value))
+      throw py::type_error("unexpected fault setting '" + key + "'");
   }
   args.throw_if_failed();
 }
@@ -76,6 +117,7 @@ py::dict faults_to_python(const FaultOptions& faults) {
   result["drop_rate"] = faults.drop_rate;
   result["truncate_rate"] = faults.truncate_rate;
   result["fault_seed"] = faults.seed;
+  rate_limited_to_python(faults, result);
   return result;
 }
 
@@ -151,7 +193,7 @@ void bind_sandbox(py::module_& m) {
           py::list headers;
           for (const auto& [name, value] : request.headers) headers.append(py::make_tuple(lenient_text(name), lenient_text(value)));
           result.append(py::make_tuple(lenient_text(request.method), lenient_text(request.path), headers,
-                                       py::bytes(request.body), request.status));
+                                       py::bytes(request.body), request.status, lenient_text(fault_label(request))));
         }
         return result;
       })

@@ -26,7 +26,17 @@ from trunk_api.client import Client, RepoLike, TimeLike
 
 __all__ = ["RecordedRequest", "Sandbox"]
 
-_FAULT_NAMES = ("latency_ms", "jitter_ms", "error_rate", "rate_limit", "drop_rate", "truncate_rate", "fault_seed")
+_FAULT_NAMES = (
+    "latency_ms",
+    "jitter_ms",
+    "error_rate",
+    "rate_limit",
+    "drop_rate",
+    "truncate_rate",
+    "rate_limited_rate",
+    "rate_limited_retry_after_seconds",
+    "fault_seed",
+)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -39,6 +49,8 @@ class RecordedRequest:
     body: Any  #: the parsed JSON body, or the text when it is not JSON
     status: int  #: status answered; 0 when the connection was dropped without an answer
     raw_body: bytes = dataclasses.field(repr=False, default=b"")
+    #: the fault injected into the answer: "" (none), "drop", "rate_limit", "error" (503) or "truncate"
+    fault: str = ""
 
 
 def _parse_body(raw: bytes) -> Any:
@@ -57,7 +69,9 @@ class Sandbox:
     ``threads`` is the server's worker count (None = the C++ default; a kept-alive connection holds a worker).
     Faults: ``latency_ms`` (+ uniform ``jitter_ms``), ``error_rate`` (fraction answered 503), ``rate_limit``
     (requests/s per organization, over it 429 with Retry-After), ``drop_rate`` (connections closed without an
-    answer), ``truncate_rate`` (bodies cut short); ``fault_seed`` makes the fault dice reproducible.
+    answer), ``truncate_rate`` (bodies cut short), ``rate_limited_rate`` (fraction answered 429 with
+    ``Retry-After: rate_limited_retry_after_seconds`` whatever the load, where the sandbox supports it);
+    ``fault_seed`` makes the fault dice reproducible.
     """
 
     def __init__(
@@ -71,6 +85,8 @@ class Sandbox:
         rate_limit: float = 0.0,
         drop_rate: float = 0.0,
         truncate_rate: float = 0.0,
+        rate_limited_rate: float | None = None,
+        rate_limited_retry_after_seconds: int | None = None,
         fault_seed: int = 1,
         now: TimeLike | None = None,
         switching_modes_seconds: float = 2.0,
@@ -98,6 +114,8 @@ class Sandbox:
             rate_limit=rate_limit,
             drop_rate=drop_rate,
             truncate_rate=truncate_rate,
+            rate_limited_rate=rate_limited_rate,
+            rate_limited_retry_after_seconds=rate_limited_retry_after_seconds,
             fault_seed=fault_seed,
         )
         self._tests = tests
@@ -188,8 +206,9 @@ class Sandbox:
                 body=_parse_body(body),
                 status=status,
                 raw_body=body,
+                fault=fault,
             )
-            for method, path, headers, body, status in self._core.requests()
+            for method, path, headers, body, status, fault in self._core.requests()
         ]
 
     def clear_requests(self) -> None:

@@ -113,3 +113,37 @@ def test_data_file_round_trip(tmp_path: Path) -> None:
 def test_sandbox_is_not_picklable(box: trunk_api.Sandbox) -> None:
     with pytest.raises(TypeError):
         pickle.dumps(box)
+
+
+def test_request_record_labels_injected_faults(box: trunk_api.Sandbox) -> None:
+    client = box.client(max_retries=0)
+    repo = box.repos[0]
+    box.set_faults(drop_rate=1.0)
+    with pytest.raises(trunk_api.TransportError):
+        client.get_test_details(repo, box.org_url_slug, box.test_ids(repo)[0])
+    box.set_faults(drop_rate=0.0, error_rate=1.0)
+    with pytest.raises(trunk_api.ServerError):
+        client.get_test_details(repo, box.org_url_slug, box.test_ids(repo)[0])
+    box.set_faults(error_rate=0.0)
+    client.get_test_details(repo, box.org_url_slug, box.test_ids(repo)[0])
+    dropped, failed, fine = box.requests
+    assert (dropped.status, failed.status, fine.status) == (0, 503, 200)
+    if "rate_limited_rate" in box.faults:  # a sandbox that labels its faults
+        assert (dropped.fault, failed.fault, fine.fault) == ("drop", "error", "")
+    else:
+        assert (dropped.fault, failed.fault, fine.fault) == ("", "", "")
+
+
+def test_rate_limited_rate_when_the_sandbox_offers_it(box: trunk_api.Sandbox) -> None:
+    if "rate_limited_rate" not in box.faults:
+        with pytest.raises(TypeError):
+            box.set_faults(rate_limited_rate=1.0)
+        return
+    box.set_faults(rate_limited_rate=1.0, rate_limited_retry_after_seconds=3)
+    try:
+        with pytest.raises(trunk_api.RateLimitError) as caught:
+            box.client(max_retries=0).get_test_details(box.repos[0], box.org_url_slug, box.test_ids(box.repos[0])[0])
+    finally:
+        box.set_faults(rate_limited_rate=0.0)
+    assert caught.value.retry_after == 3.0
+    assert box.requests[-1].fault == "rate_limit"
