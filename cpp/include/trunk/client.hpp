@@ -17,7 +17,9 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
+#include "trunk/bulk.hpp"
 #include "trunk/client_options.hpp"
 #include "trunk/pager.hpp"
 #include "trunk/queue_settings.hpp"
@@ -46,6 +48,13 @@ class Client {
   TestPage list_unhealthy_tests(const ListUnhealthyTestsRequest& request);
   /// POST /v1/flaky-tests/get-test-details.
   TestDetails get_test_details(const GetTestDetailsRequest& request);
+  /// get_test_details for every id of `test_ids`, concurrently (see bulk.hpp): results in input order, one
+  /// per id (duplicates included), each holding the details or the error that ended that id. Throws
+  /// ValidationError naming every bad id ("test_ids[3]"), a bad repo/org_url_slug or a bad concurrency before
+  /// anything is sent, and CancelledError when interrupt_check stops the call.
+  std::vector<BulkResult<TestDetails>> get_test_details_many(const Repo& repo, const std::string& org_url_slug,
+                                                             const std::vector<std::string>& test_ids,
+                                                             BulkOptions options = {});
   /// POST /v1/updateQueue; returns the settings after the update. Only the fields set are sent.
   QueueSettings update_queue(const UpdateQueueRequest& request);
 

@@ -30,6 +30,9 @@ struct ClientOptions {
   /// Client-side rate limit shared by all threads of the client: requests (retries included) are spaced
   /// at least 1/rate apart, waiting through `sleep`. 0 = none. The service allows 100/s per organization.
   double max_requests_per_second = 0;
+  /// The pagers of failing_tests()/unhealthy_tests() request the next page in the background while the
+  /// caller works on the current one (see "Prefetching" in pager.hpp). false = fetch only on demand.
+  bool prefetch_pages = true;
   /// One debug record per attempt, one info record per retry. Token already redacted.
   LogCallback log;
   /// Polled about every 100 ms during transfers and sleeps; returning true aborts the call with

@@ -13,10 +13,20 @@
 //
 // Lifetime: a pager made by a Client refers to that Client, which must outlive it. A pager is not
 // thread-safe (the Client is): use one pager per thread.
+//
+// Prefetching (ClientOptions::prefetch_pages, on by default for the Client's pagers): as soon as a page is
+// handed out, the next one is requested on a background thread, so the network wait overlaps the caller's
+// work on the current page. Nothing changes in what the caller sees: pages come in order, the repeated-token
+// check runs before the next page is requested, and an error of the prefetched page surfaces from the
+// next_page() / operator++ that would have fetched it. A pager destroyed (or a walk abandoned) with a
+// prefetch in flight cancels that transfer and joins its thread before the destructor returns (within
+// about 100 ms); no thread outlives the pager. While waiting for a prefetched page, next_page() polls the
+// interrupt check every 100 ms (CancelledError).
 
 #include <cstddef>
 #include <functional>
 #include <iterator>
+#include <memory>
 #include <optional>
 #include <string>
 #include <unordered_set>
@@ -32,16 +42,30 @@ class TestPager {
   /// Fetches the page that `page_token` names ("" = the first page).
   using FetchPage = std::function<TestPage(const std::string& page_token)>;
 
+  /// How a pager fetches ahead (see "Prefetching" above).
+  struct PrefetchOptions {
+    bool enabled = false;
+    /// Polled every 100 ms while next_page() waits for a prefetched page; true -> CancelledError.
+    std::function<bool()> interrupt_check;
+  };
+
   /// Usually made by Client::failing_tests / Client::unhealthy_tests.
   TestPager(FetchPage fetch, std::string first_page_token);
+  TestPager(FetchPage fetch, std::string first_page_token, PrefetchOptions prefetch);
+  /// Cancels and joins a prefetch in flight.
+  ~TestPager();
 
-  TestPager(TestPager&&) noexcept = default;
-  TestPager& operator=(TestPager&&) noexcept = default;
+  TestPager(TestPager&&) noexcept;
+  TestPager& operator=(TestPager&&) noexcept;
   TestPager(const TestPager&) = delete;
   TestPager& operator=(const TestPager&) = delete;
 
   /// Fetches and returns the next page; nullopt once the last page has been returned.
   std::optional<TestPage> next_page();
+
+  /// The caller will read at most `max_tests` tests in all: once the pages returned hold that many, no further
+  /// page is prefetched (so a walk cut short by a limit costs no extra request).
+  void limit_prefetch(std::size_t max_tests) noexcept { prefetch_budget_ = max_tests; }
 
   /// True once the last page has been fetched (next_page() would return nullopt).
   bool done() const noexcept { return done_; }
@@ -83,7 +107,20 @@ class TestPager {
   /// false when the listing is exhausted.
   bool fill_current();
 
+  /// fetch_(token), or the page a prefetch already requested for `token` (pager_prefetch.cpp).
+  TestPage fetch_next(const std::string& token);
+  /// With prefetching on and pages left, requests the page next_token_ names in the background.
+  void start_prefetch();
+
+  class Prefetcher;
+  struct PrefetcherDeleter {
+    void operator()(Prefetcher* prefetcher) const noexcept;
+  };
+
   FetchPage fetch_;
+  std::unique_ptr<Prefetcher, PrefetcherDeleter> prefetcher_;  // null when prefetching is off
+  std::optional<std::size_t> prefetch_budget_;  // see limit_prefetch()
+  std::size_t tests_returned_ = 0;               // tests in the pages next_page() returned
   std::string next_token_;
   std::unordered_set<std::string> tokens_seen_;
   bool done_ = false;

@@ -7,6 +7,10 @@
 #include <thread>
 #include <utility>
 
+#include "attempt_outcome.hpp"
+#include "bulk_engine.hpp"
+#include "bulk_validation.hpp"
+#include "cancel_scope.hpp"
 #include "connection_pool.hpp"
 #include "curl_handles.hpp"
 #include "endpoint.hpp"
@@ -38,10 +42,6 @@ double default_random() {
   return std::uniform_real_distribution<double>(0.0, 1.0)(generator);
 }
 
-long long to_ms(Clock::duration duration) {
-  return std::chrono::duration_cast<milliseconds>(duration).count();
-}
-
 }  // namespace
 
 struct Client::Impl {
@@ -68,7 +68,9 @@ struct Client::Impl {
     curl_easy_setopt(easy, CURLOPT_POST, 1L);
     curl_easy_setopt(easy, CURLOPT_HTTPHEADER, headers.get());
     curl_easy_setopt(easy, CURLOPT_USERAGENT, user_agent.c_str());
-    curl_easy_setopt(easy, CURLOPT_ACCEPT_ENCODING, "");  // every encoding libcurl can decode (gzip...)
+    // gzip/deflate, as requests and httpx ask for. Not brotli: servers commonly run it at quality 11 for
+    // dynamic bodies (cpp-httplib does), which cost the sandbox over a second per 100 KB page (profiled).
+    curl_easy_setopt(easy, CURLOPT_ACCEPT_ENCODING, "gzip, deflate");
     curl_easy_setopt(easy, CURLOPT_FOLLOWLOCATION, 0L);   // never carry the token to another host
     curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(options.connect_timeout.count()));
     curl_easy_setopt(easy, CURLOPT_TCP_NODELAY, 1L);
@@ -79,7 +81,10 @@ struct Client::Impl {
     curl_easy_setopt(easy, CURLOPT_SHARE, share.get());
   }
 
-  bool interrupted() const { return options.interrupt_check && options.interrupt_check(); }
+  /// The caller's interrupt_check, or a CancelScope of this thread (a prefetch nobody waits for any more).
+  bool interrupted() const {
+    return detail::cancelled_by_scope() || (options.interrupt_check && options.interrupt_check());
+  }
 
   void throw_if_interrupted(std::string_view operation) const {
     if (interrupted()) throw CancelledError(std::string(operation) + ": cancelled by the caller");
@@ -104,120 +109,62 @@ struct Client::Impl {
 
   double random() const { return options.random ? options.random() : default_random(); }
 
+  /// The retry context of one call of `operation` to `url`, starting now (attempt_outcome.hpp).
+  detail::CallContext call_context(std::string_view operation, const std::string& url) const {
+    detail::CallContext call;
+    call.operation = operation;
+    call.url = &url;
+    call.token = &token;
+    call.retry = &options.retry;
+    call.max_response_bytes = kMaxResponseBytes;
+    call.log = [this](LogLevel level, const std::string& message) { log(level, message); };
+    call.has_deadline = options.retry.overall_deadline.count() > 0;
+    call.deadline = Clock::now() + options.retry.overall_deadline;
+    return call;
+  }
+
+  int max_attempts() const { return 1 + std::max(0, options.retry.max_retries); }
+
   /// POSTs `body` to `path` with retries; returns the body of the 2xx response or throws.
   std::string post(std::string_view operation_view, std::string_view path, const std::string& body) {
     const std::string operation(operation_view);
     const std::string url = base_url + std::string(path);
-    const RetryOptions& retry = options.retry;
-    const auto start = Clock::now();
-    const bool has_deadline = retry.overall_deadline.count() > 0;
-    const auto deadline = start + retry.overall_deadline;
-    const int max_attempts = 1 + std::max(0, retry.max_retries);
+    const detail::CallContext call = call_context(operation, url);
+    const int attempts = max_attempts();
 
     for (int attempt = 1;; ++attempt) {
       throw_if_interrupted(operation);
       // Every attempt, retries included, takes a slot of the client-side rate limit.
       if (const milliseconds wait = rate_limiter.reserve(); wait.count() > 0) sleep(wait, operation);
-      milliseconds attempt_timeout = std::max(milliseconds(0), options.timeout);  // 0 = no per-attempt limit
-      bool limited_by_deadline = false;
-      if (has_deadline) {
-        const auto remaining = std::chrono::duration_cast<milliseconds>(deadline - Clock::now());
-        if (remaining.count() <= 0) {
-          throw TimeoutError(operation + ": overall deadline of " + std::to_string(retry.overall_deadline.count()) +
-                             " ms exceeded before attempt " + std::to_string(attempt));
-        }
-        if (attempt_timeout.count() == 0 || remaining < attempt_timeout) {
-          attempt_timeout = remaining;
-          limited_by_deadline = true;
-        }
-      }
+      const detail::AttemptBudget budget = detail::plan_attempt(call, options.timeout, attempt);
 
       const auto attempt_start = Clock::now();
       detail::TransferResult result;
       {
         auto connection = pool.acquire();
         result = detail::perform_transfer(
-            *connection, {&url, &body, attempt_timeout, &options.interrupt_check, kMaxResponseBytes});
+            *connection, {&url, &body, budget.timeout, &interrupt_check, kMaxResponseBytes});
       }
-      const long long elapsed = to_ms(Clock::now() - attempt_start);
-      const std::string where = "POST " + url;
-      const std::string prefix = operation + " attempt " + std::to_string(attempt) + "/" +
-                                 std::to_string(max_attempts) + ": " + where;
-
-      if (result.cancelled) {
-        log(LogLevel::debug, prefix + " -> cancelled after " + std::to_string(elapsed) + " ms");
-        throw CancelledError(operation + ": cancelled by the caller");
-      }
-
-      // Classify the attempt: success returns, a final failure throws, a retryable one is kept in `last`.
-      std::exception_ptr last;
-      std::optional<double> retry_after;
-      std::string reason;
-      if (result.code != CURLE_OK) {
-        std::string detail_text = result.error_detail.empty() ? curl_easy_strerror(result.code) : result.error_detail;
-        log(LogLevel::debug, prefix + " -> transport error after " + std::to_string(elapsed) + " ms: " + detail_text);
-        if (result.too_large) {
-          throw TransportError(detail::redact(operation + ": response body larger than " +
-                                                  std::to_string(kMaxResponseBytes) + " bytes (" + where + ")",
-                                              token));
-        }
-        if (result.code == CURLE_OPERATION_TIMEDOUT) {
-          const std::string message =
-              limited_by_deadline
-                  ? operation + ": overall deadline of " + std::to_string(retry.overall_deadline.count()) +
-                        " ms exceeded during attempt " + std::to_string(attempt) + " (" + where + ")"
-                  : operation + ": attempt " + std::to_string(attempt) + " timed out after " +
-                        std::to_string(attempt_timeout.count()) + " ms (" + where + "): " + detail_text;
-          TimeoutError error(detail::redact(message, token));
-          if (limited_by_deadline) throw error;
-          last = std::make_exception_ptr(error);
-        } else {
-          TransportError error(detail::redact(operation + ": " + where + " failed: " + detail_text, token));
-          if (!detail::is_retryable_transport(result.code)) throw error;
-          last = std::make_exception_ptr(error);
-        }
-        reason = detail_text;
-      } else {
-        log(LogLevel::debug, prefix + " -> HTTP " + std::to_string(result.status) + " in " + std::to_string(elapsed) +
-                                 " ms, " + std::to_string(result.body.size()) + " bytes");
-        if (result.status >= 200 && result.status < 300) return std::move(result.body);
-        if (result.retry_after) retry_after = detail::parse_retry_after(*result.retry_after, std::time(nullptr));
-        std::string error_body = detail::redact(result.body, token);
-        if (!detail::is_retryable_status(result.status)) {
-          throw_api_error(static_cast<int>(result.status), std::move(error_body), operation, retry_after);
-        }
-        try {
-          throw_api_error(static_cast<int>(result.status), std::move(error_body), operation, retry_after);
-        } catch (const ApiError&) {
-          last = std::current_exception();
-        }
-        reason = "HTTP " + std::to_string(result.status);
-      }
-
-      // A retryable failure: retry unless the budget or the deadline is spent.
-      const int retry_index = attempt - 1;
-      if (attempt >= max_attempts) {
-        if (retry.max_retries > 0) log(LogLevel::info, operation + ": giving up after " + std::to_string(attempt) + " attempts: " + reason);
-        std::rethrow_exception(last);
-      }
-      const milliseconds delay = detail::retry_delay(retry, retry_index, random(), retry_after);
-      if (has_deadline && Clock::now() + delay >= deadline) {
-        log(LogLevel::info, operation + ": not retrying after " + reason + ": waiting " + std::to_string(delay.count()) +
-                                " ms would pass the overall deadline of " +
-                                std::to_string(retry.overall_deadline.count()) + " ms");
-        std::rethrow_exception(last);
-      }
-      log(LogLevel::info, operation + ": " + reason + "; retry " + std::to_string(attempt) + " of " +
-                              std::to_string(retry.max_retries) + " in " + std::to_string(delay.count()) + " ms" +
-                              (retry_after ? " (Retry-After)" : ""));
-      sleep(delay, operation);
+      const auto elapsed = std::chrono::duration_cast<milliseconds>(Clock::now() - attempt_start);
+      detail::AttemptOutcome outcome =
+          detail::classify_attempt(call, std::move(result), budget, attempt, attempts, elapsed);
+      if (outcome.kind == detail::AttemptOutcome::Kind::success) return std::move(outcome.body);
+      if (outcome.kind == detail::AttemptOutcome::Kind::final_error) std::rethrow_exception(outcome.error);
+      const auto delay = detail::plan_retry(call, outcome, attempt, attempts, random());
+      if (!delay) std::rethrow_exception(outcome.error);
+      sleep(*delay, operation);
     }
   }
 
   /// post() then decode; a decode error never quotes the token either.
   template <typename Response>
   Response call(std::string_view operation, std::string_view path, const std::string& body) {
-    const std::string response = post(operation, path, body);
+    return decode_redacted<Response>(post(operation, path, body));
+  }
+
+  /// decode(), with the token redacted from any DecodeError (a body may echo it).
+  template <typename Response>
+  Response decode_redacted(const std::string& response) const {
     try {
       return decode<Response>(response);
     } catch (const DecodeError& error) {
@@ -244,7 +191,38 @@ struct Client::Impl {
     return call<QueueSettings>("update_queue", paths::kUpdateQueue, encode(request));
   }
 
+  std::vector<BulkResult<TestDetails>> get_test_details_many(const Repo& repo, const std::string& org_url_slug,
+                                                             const std::vector<std::string>& test_ids,
+                                                             const BulkOptions& bulk) {
+    std::vector<GetTestDetailsRequest> requests = detail::validate_bulk_details(repo, org_url_slug, test_ids, bulk);
+    std::vector<std::string> bodies;
+    bodies.reserve(requests.size());
+    for (const auto& request : requests) bodies.push_back(encode(request));
+
+    std::vector<BulkResult<TestDetails>> results(requests.size());
+    constexpr std::string_view operation = "get_test_details";
+    const std::string url = base_url + std::string(paths::kGetTestDetails);
+    detail::BulkTransport transport;
+    transport.configure = [this](CURL* easy) { configure(easy); };
+    transport.new_call = [this, &url, operation] { return call_context(operation, url); };
+    transport.attempt_timeout = options.timeout;
+    transport.max_attempts = max_attempts();
+    transport.rate_limiter = &rate_limiter;
+    transport.interrupt_check = &interrupt_check;
+    transport.random = [this] { return random(); };
+    transport.max_response_bytes = kMaxResponseBytes;
+    transport.on_success = [this, &results](std::size_t index, std::string&& body) {
+      results[index].value = decode_redacted<TestDetails>(body);
+    };
+    std::vector<std::exception_ptr> errors =
+        detail::run_bulk_posts(transport, url, bodies, bulk.concurrency, "get_test_details_many");
+    for (std::size_t i = 0; i < errors.size(); ++i) results[i].error = std::move(errors[i]);
+    return results;
+  }
+
   ClientOptions options;
+  /// interrupted() as the transfers' progress check.
+  std::function<bool()> interrupt_check = [this] { return interrupted(); };
   std::string base_url;
   std::string token;
   std::string user_agent;
@@ -269,6 +247,11 @@ TestPage Client::list_unhealthy_tests(const ListUnhealthyTestsRequest& request) 
 }
 TestDetails Client::get_test_details(const GetTestDetailsRequest& request) { return impl_->get_test_details(request); }
 QueueSettings Client::update_queue(const UpdateQueueRequest& request) { return impl_->update_queue(request); }
+std::vector<BulkResult<TestDetails>> Client::get_test_details_many(const Repo& repo, const std::string& org_url_slug,
+                                                                   const std::vector<std::string>& test_ids,
+                                                                   BulkOptions options) {
+  return impl_->get_test_details_many(repo, org_url_slug, test_ids, options);
+}
 
 // The pagers capture Impl (not Client): a Client that is moved keeps the same Impl, so its pagers stay valid.
 TestPager Client::failing_tests(ListFailingTestsRequest request) {
@@ -280,7 +263,7 @@ TestPager Client::failing_tests(ListFailingTestsRequest request) {
         request.page_query.page_token = token;
         return impl->list_failing_tests(request);
       },
-      std::move(first));
+      std::move(first), TestPager::PrefetchOptions{impl->options.prefetch_pages, impl->options.interrupt_check});
 }
 
 TestPager Client::unhealthy_tests(ListUnhealthyTestsRequest request) {
@@ -292,7 +275,7 @@ TestPager Client::unhealthy_tests(ListUnhealthyTestsRequest request) {
         request.page_query.page_token = token;
         return impl->list_unhealthy_tests(request);
       },
-      std::move(first));
+      std::move(first), TestPager::PrefetchOptions{impl->options.prefetch_pages, impl->options.interrupt_check});
 }
 
 const std::string& Client::base_url() const noexcept { return impl_->base_url; }

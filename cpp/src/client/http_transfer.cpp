@@ -12,17 +12,6 @@ namespace {
 
 constexpr int kPollIntervalMs = 100;
 
-/// State the libcurl callbacks of one attempt write into.
-struct TransferState {
-  TransferResult* result;
-  std::size_t max_response_bytes;
-  const std::function<bool()>* interrupt_check;
-
-  bool interrupted() const {
-    return interrupt_check != nullptr && *interrupt_check && (*interrupt_check)();
-  }
-};
-
 bool iequals_prefix(std::string_view text, std::string_view prefix) {
   if (text.size() < prefix.size()) return false;
   for (std::size_t i = 0; i < prefix.size(); ++i) {
@@ -42,9 +31,9 @@ std::string_view trim(std::string_view text) {
 extern "C" size_t on_body(char* data, size_t size, size_t count, void* user) {
   auto* state = static_cast<TransferState*>(user);
   const std::size_t bytes = size * count;
-  std::string& body = state->result->body;
+  std::string& body = state->result.body;
   if (body.size() + bytes > state->max_response_bytes) {
-    state->result->too_large = true;
+    state->result.too_large = true;
     return 0;  // any count other than `bytes` makes libcurl abort with CURLE_WRITE_ERROR
   }
   try {
@@ -62,9 +51,9 @@ extern "C" size_t on_header(char* data, size_t size, size_t count, void* user) {
   try {
     // A new status line starts a new response (an interim 1xx, say): forget the previous one's headers.
     if (iequals_prefix(line, "HTTP/")) {
-      state->result->retry_after.reset();
+      state->result.retry_after.reset();
     } else if (iequals_prefix(line, "retry-after:")) {
-      state->result->retry_after = std::string(trim(line.substr(std::string_view("retry-after:").size())));
+      state->result.retry_after = std::string(trim(line.substr(std::string_view("retry-after:").size())));
     }
   } catch (...) {
     return 0;
@@ -76,11 +65,11 @@ extern "C" int on_progress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_
   auto* state = static_cast<TransferState*>(user);
   try {
     if (state->interrupted()) {
-      state->result->cancelled = true;
+      state->result.cancelled = true;
       return 1;  // non-zero aborts the transfer with CURLE_ABORTED_BY_CALLBACK
     }
   } catch (...) {
-    state->result->cancelled = true;
+    state->result.cancelled = true;
     return 1;
   }
   return 0;
@@ -102,47 +91,49 @@ class MultiAttachment {
   CURL* easy_;
 };
 
-/// The callbacks' user data and the error buffer live on perform_transfer's stack: however the attempt
-/// ends (even by an exception), the pooled handle must not keep pointers to them.
-class StackPointersReset {
- public:
-  explicit StackPointersReset(CURL* easy) : easy_(easy) {}
-  ~StackPointersReset() {
-    curl_easy_setopt(easy_, CURLOPT_ERRORBUFFER, nullptr);
-    curl_easy_setopt(easy_, CURLOPT_WRITEDATA, nullptr);
-    curl_easy_setopt(easy_, CURLOPT_HEADERDATA, nullptr);
-    curl_easy_setopt(easy_, CURLOPT_XFERINFODATA, nullptr);
-    curl_easy_setopt(easy_, CURLOPT_POSTFIELDS, nullptr);
-  }
-  StackPointersReset(const StackPointersReset&) = delete;
-  StackPointersReset& operator=(const StackPointersReset&) = delete;
-
- private:
-  CURL* easy_;
-};
-
 }  // namespace
 
-TransferResult perform_transfer(PooledConnection& connection, const TransferRequest& request) {
-  TransferResult result;
-  TransferState state{&result, request.max_response_bytes, request.interrupt_check};
-  char error_buffer[CURL_ERROR_SIZE] = {};
-  CURL* easy = connection.easy.get();
-  const StackPointersReset reset_on_exit(easy);
-
+PreparedTransfer::PreparedTransfer(CURL* easy, const TransferRequest& request) : easy_(easy) {
+  state_.max_response_bytes = request.max_response_bytes;
+  state_.interrupt_check = request.interrupt_check;
   curl_easy_setopt(easy, CURLOPT_URL, request.url->c_str());
   curl_easy_setopt(easy, CURLOPT_POSTFIELDS, request.body->data());
   curl_easy_setopt(easy, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(request.body->size()));
   curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS, static_cast<long>(std::max<long long>(0, request.timeout.count())));
-  curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, error_buffer);
+  curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, error_buffer_);
   curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, &on_body);
-  curl_easy_setopt(easy, CURLOPT_WRITEDATA, &state);
+  curl_easy_setopt(easy, CURLOPT_WRITEDATA, &state_);
   curl_easy_setopt(easy, CURLOPT_HEADERFUNCTION, &on_header);
-  curl_easy_setopt(easy, CURLOPT_HEADERDATA, &state);
+  curl_easy_setopt(easy, CURLOPT_HEADERDATA, &state_);
   curl_easy_setopt(easy, CURLOPT_XFERINFOFUNCTION, &on_progress);
-  curl_easy_setopt(easy, CURLOPT_XFERINFODATA, &state);
+  curl_easy_setopt(easy, CURLOPT_XFERINFODATA, &state_);
   curl_easy_setopt(easy, CURLOPT_NOPROGRESS, 0L);
+}
 
+PreparedTransfer::~PreparedTransfer() {
+  // The pooled handle outlives this object: it must not keep pointers to it.
+  curl_easy_setopt(easy_, CURLOPT_ERRORBUFFER, nullptr);
+  curl_easy_setopt(easy_, CURLOPT_WRITEDATA, nullptr);
+  curl_easy_setopt(easy_, CURLOPT_HEADERDATA, nullptr);
+  curl_easy_setopt(easy_, CURLOPT_XFERINFODATA, nullptr);
+  curl_easy_setopt(easy_, CURLOPT_POSTFIELDS, nullptr);
+}
+
+TransferResult PreparedTransfer::finish(CURLcode code) {
+  TransferResult& result = state_.result;
+  result.code = code;
+  long status = 0;
+  curl_easy_getinfo(easy_, CURLINFO_RESPONSE_CODE, &status);
+  result.status = status;
+  result.error_detail = error_buffer_;
+  return std::move(result);
+}
+
+TransferResult perform_transfer(PooledConnection& connection, const TransferRequest& request) {
+  CURL* easy = connection.easy.get();
+  PreparedTransfer transfer(easy, request);
+  CURLcode final_code = CURLE_OK;
+  bool cancelled = false;
   {
     MultiAttachment attachment(connection.multi.get(), easy);
     CURLM* multi = connection.multi.get();
@@ -154,25 +145,25 @@ TransferResult perform_transfer(PooledConnection& connection, const TransferRequ
       int queued = 0;
       while (CURLMsg* message = curl_multi_info_read(multi, &queued)) {
         if (message->msg == CURLMSG_DONE && message->easy_handle == easy) {
-          result.code = message->data.result;
+          final_code = message->data.result;
           finished = true;
         }
       }
       if (finished) break;
-      if (state.interrupted()) {
-        result.cancelled = true;
-        result.code = CURLE_ABORTED_BY_CALLBACK;
+      if (transfer.interrupted()) {
+        cancelled = true;
+        final_code = CURLE_ABORTED_BY_CALLBACK;
         break;  // removing the handle mid-transfer closes its connection
       }
       code = curl_multi_poll(multi, nullptr, 0, kPollIntervalMs, nullptr);
       if (code != CURLM_OK) throw TransportError(std::string("libcurl: ") + curl_multi_strerror(code));
     }
   }
-
-  long status = 0;
-  curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &status);
-  result.status = status;
-  result.error_detail = error_buffer;
+  TransferResult result = transfer.finish(final_code);
+  if (cancelled) {
+    result.cancelled = true;
+    result.code = CURLE_ABORTED_BY_CALLBACK;
+  }
   return result;
 }
 

@@ -34,6 +34,38 @@ struct TransferResult {
   bool too_large = false;                  ///< the body exceeded max_response_bytes
 };
 
+/// What the libcurl callbacks of one attempt write into.
+struct TransferState {
+  TransferResult result;
+  std::size_t max_response_bytes = 0;
+  const std::function<bool()>* interrupt_check = nullptr;
+
+  bool interrupted() const { return interrupt_check != nullptr && *interrupt_check && (*interrupt_check)(); }
+};
+
+/// One attempt set up on an easy handle (URL, body, timeout, callbacks) for a caller that drives the handle
+/// itself: perform_transfer below drives it alone, the bulk engine (bulk_engine.hpp) drives many on one multi
+/// handle. The callbacks point into this object, so it is neither copyable nor movable, and its destructor
+/// clears those pointers from the handle, however the attempt ended.
+class PreparedTransfer {
+ public:
+  PreparedTransfer(CURL* easy, const TransferRequest& request);
+  ~PreparedTransfer();
+  PreparedTransfer(const PreparedTransfer&) = delete;
+  PreparedTransfer& operator=(const PreparedTransfer&) = delete;
+
+  CURL* easy() const noexcept { return easy_; }
+  bool interrupted() const { return state_.interrupted(); }
+  /// Records libcurl's verdict (CURLMSG_DONE's code), the HTTP status and the error text; returns the result
+  /// (moved out: call once).
+  TransferResult finish(CURLcode code);
+
+ private:
+  CURL* easy_;
+  TransferState state_;
+  char error_buffer_[CURL_ERROR_SIZE] = {};
+};
+
 /// Runs one attempt. Never throws for network failures (they are reported in the result); throws
 /// TransportError only when libcurl itself fails (out of memory, multi interface errors).
 TransferResult perform_transfer(PooledConnection& connection, const TransferRequest& request);

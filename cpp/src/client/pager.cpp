@@ -14,7 +14,7 @@ TestPager::TestPager(FetchPage fetch, std::string first_page_token)
 
 std::optional<TestPage> TestPager::next_page() {
   if (done_) return std::nullopt;
-  TestPage page = fetch_(next_token_);
+  TestPage page = fetch_next(next_token_);
   ++pages_fetched_;
   const std::string next = page.page.next_page_token.value_or("");
   if (next.empty()) {
@@ -27,6 +27,8 @@ std::optional<TestPage> TestPager::next_page() {
                           std::to_string(pages_fetched_) + " pages); stopping instead of looping forever");
   }
   next_token_ = next;
+  tests_returned_ += page.tests.size();
+  start_prefetch();
   return page;
 }
 

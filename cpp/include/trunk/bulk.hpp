@@ -1,0 +1,40 @@
+#pragma once
+// Results and options of the client's bulk operations (Client::get_test_details_many).
+//
+// A bulk call validates every input first (one ValidationError listing every bad input; nothing is sent),
+// then runs the requests concurrently over one libcurl multi handle: at most `concurrency` in flight, each on
+// a kept-alive connection of that handle, each with the same retry policy as the single call (429/5xx and
+// network failures retried with backoff, Retry-After honoured, overall deadline per input), spaced by
+// ClientOptions::max_requests_per_second. One input failing does not stop the others: every input gets a
+// BulkResult, in input order. Only cancellation (ClientOptions::interrupt_check) ends the whole call, with
+// CancelledError.
+
+#include <cstddef>
+#include <exception>
+#include <optional>
+
+namespace trunk {
+
+/// Most requests a bulk call keeps in flight at once.
+inline constexpr std::size_t kMaxBulkConcurrency = 256;
+
+struct BulkOptions {
+  /// Requests in flight at once, 1..kMaxBulkConcurrency (ValidationError naming "concurrency" otherwise).
+  std::size_t concurrency = 8;
+};
+
+/// The outcome of one input of a bulk call: its value, or the trunk::Error that ended it after retries.
+template <typename T>
+struct BulkResult {
+  std::optional<T> value;
+  std::exception_ptr error;  ///< set exactly when value is empty
+
+  bool ok() const noexcept { return value.has_value(); }
+  /// The value; rethrows the error when there is none.
+  const T& get() const {
+    if (!value) std::rethrow_exception(error);
+    return *value;
+  }
+};
+
+}  // namespace trunk
