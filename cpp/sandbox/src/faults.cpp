@@ -38,6 +38,7 @@ FaultDecision Faults::roll() {
   decision.drop = options.drop_rate > 0 && die(2) < options.drop_rate;
   decision.server_error = options.error_rate > 0 && die(3) < options.error_rate;
   decision.truncate = options.truncate_rate > 0 && die(4) < options.truncate_rate;
+  decision.rate_limited = options.rate_limited_rate > 0 && die(5) < options.rate_limited_rate;
   return decision;
 }
 

@@ -19,6 +19,7 @@ struct FaultDecision {
   bool drop = false;
   bool server_error = false;
   bool truncate = false;
+  bool rate_limited = false;  ///< the rate_limited_rate die came up: answer 429
 };
 
 class Faults {

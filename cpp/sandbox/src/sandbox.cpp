@@ -8,6 +8,7 @@
 
 #include <httplib.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cctype>
 #include <cstdlib>
@@ -63,6 +64,11 @@ void check_faults(const FaultOptions& f) {
   fraction("error_rate", f.error_rate);
   fraction("drop_rate", f.drop_rate);
   fraction("truncate_rate", f.truncate_rate);
+  fraction("rate_limited_rate", f.rate_limited_rate);
+  if (f.rate_limited_retry_after_seconds < 0) {
+    throw trunk::ValidationError({{"rate_limited_retry_after_seconds", std::to_string(f.rate_limited_retry_after_seconds),
+                                   "must not be negative"}});
+  }
   if (!(f.rate_limit_rps >= 0)) {
     throw trunk::ValidationError({{"rate_limit_rps", std::to_string(f.rate_limit_rps), "must be 0 (off) or more"}});
   }
@@ -153,29 +159,32 @@ void Sandbox::Impl::serve(const httplib::Request& req, httplib::Response& res) {
     }
     record.body = req.body;
   }
-  auto finish = [&](int status) {
+  auto finish = [&](int status, const char* injected = "") {
     if (!options.record_requests) return;
     record.status = status;
+    record.fault = injected;
     log.add(std::move(record));
   };
 
   if (fault.drop && drop_connection(req)) {
     res.status = 500;  // never reaches the client: the socket is already shut down
-    finish(0);
+    finish(0, "drop");
     return;
   }
-  if (auto retry_after = faults.take_rate_limit_token(options.org_url_slug)) {
+  std::optional<int> retry_after = faults.take_rate_limit_token(options.org_url_slug);
+  if (!retry_after && fault.rate_limited) retry_after = std::max(0, faults.options().rate_limited_retry_after_seconds);
+  if (retry_after) {
     res.status = 429;
     res.set_header("Retry-After", std::to_string(*retry_after));
     res.set_content("rate limit exceeded: too many requests for organization " + options.org_url_slug + "\n",
                     "text/plain; charset=utf-8");
-    finish(429);
+    finish(429, "rate_limit");
     return;
   }
   if (fault.server_error) {
     res.status = 503;
     res.set_content("service unavailable (injected fault)\n", "text/plain; charset=utf-8");
-    finish(503);
+    finish(503, "error");
     return;
   }
 
@@ -193,9 +202,10 @@ void Sandbox::Impl::serve(const httplib::Request& req, httplib::Response& res) {
                                if (offset < half) sink.write(body->data() + offset, half - offset);
                                return offset < half ? true : false;
                              });
-  } else {
-    res.set_content(std::move(reply.body), reply.content_type);
+    finish(reply.status, "truncate");
+    return;
   }
+  res.set_content(std::move(reply.body), reply.content_type);
   finish(reply.status);
 }
 

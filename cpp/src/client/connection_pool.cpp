@@ -1,9 +1,27 @@
 #include "connection_pool.hpp"
 
+#include <unistd.h>
+
 namespace trunk::detail {
 
 ConnectionPool::ConnectionPool(Configure configure, std::size_t max_idle)
-    : configure_(std::move(configure)), max_idle_(max_idle) {}
+    : configure_(std::move(configure)), max_idle_(max_idle), owner_pid_(::getpid()) {}
+
+ConnectionPool::~ConnectionPool() {
+  std::lock_guard lock(mutex_);
+  forget_inherited_connections();
+}
+
+void ConnectionPool::forget_inherited_connections() noexcept {
+  const pid_t pid = ::getpid();
+  if (pid == owner_pid_) return;
+  // A forked child: the idle connections share their sockets (and TLS state) with the parent. Using one
+  // would interleave two processes' bytes on one stream, and cleaning one up could send a TLS close_notify
+  // on the parent's behalf, so they are abandoned: a bounded, one-time leak in the child.
+  for (auto& inherited : idle_) static_cast<void>(inherited.release());
+  idle_.clear();
+  owner_pid_ = pid;
+}
 
 ConnectionPool::Lease::~Lease() {
   if (pool_ != nullptr && connection_) pool_->give_back(std::move(connection_));
@@ -12,6 +30,7 @@ ConnectionPool::Lease::~Lease() {
 ConnectionPool::Lease ConnectionPool::acquire() {
   {
     std::lock_guard lock(mutex_);
+    forget_inherited_connections();
     if (!idle_.empty()) {
       auto connection = std::move(idle_.back());
       idle_.pop_back();

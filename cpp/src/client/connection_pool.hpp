@@ -3,6 +3,8 @@
 // cache). A call leases one and gives it back when done, so:
 //  - sequential calls reuse the same handle and therefore the same TCP connection (most recently returned
 //    first, so the warm connection is the one picked);
+//  - after fork() the child never touches a connection inherited from the parent (its socket, and its TLS
+//    state, are the parent's): the first acquire() in a new process abandons them and starts fresh.
 //  - concurrent calls each hold their own handle (libcurl handles are single-threaded), and a connection
 //    opened by one thread serves the next call of any thread once it is back in the pool.
 
@@ -11,6 +13,8 @@
 #include <memory>
 #include <mutex>
 #include <vector>
+
+#include <sys/types.h>
 
 #include "curl_handles.hpp"
 
@@ -28,6 +32,10 @@ class ConnectionPool {
 
   /// max_idle bounds how many idle connections are kept after a burst of concurrent calls.
   ConnectionPool(Configure configure, std::size_t max_idle);
+  /// Closes the idle connections, unless they were inherited through fork() (then they are left alone).
+  ~ConnectionPool();
+  ConnectionPool(const ConnectionPool&) = delete;
+  ConnectionPool& operator=(const ConnectionPool&) = delete;
 
   class Lease {
    public:
@@ -52,11 +60,14 @@ class ConnectionPool {
 
  private:
   void give_back(std::unique_ptr<PooledConnection> connection) noexcept;
+  /// Abandons the idle connections when this process is not the one that opened them. Caller holds mutex_.
+  void forget_inherited_connections() noexcept;
 
   Configure configure_;
   std::size_t max_idle_;
   std::mutex mutex_;
   std::vector<std::unique_ptr<PooledConnection>> idle_;  // back = most recently returned
+  pid_t owner_pid_;  // the process the idle connections belong to (see the fork note above)
 };
 
 }  // namespace trunk::detail

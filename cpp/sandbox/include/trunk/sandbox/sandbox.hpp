@@ -31,6 +31,10 @@ struct FaultOptions {
                                          ///< over it -> 429, text body, Retry-After in whole seconds
   double drop_rate = 0;                  ///< fraction of requests whose connection is closed without an answer
   double truncate_rate = 0;              ///< fraction of responses whose body is cut short (Content-Length kept)
+  /// Fraction of requests answered 429 with Retry-After: rate_limited_retry_after_seconds, whatever the
+  /// request rate (unlike rate_limit_rps, which needs real load): lets a soak test inject a precise share of 429s.
+  double rate_limited_rate = 0;
+  int rate_limited_retry_after_seconds = 1;  ///< Retry-After sent with the rate_limited_rate 429s (>= 0)
   std::uint64_t seed = 1;                ///< the fault dice are deterministic for a seed
 };
 
@@ -59,6 +63,9 @@ struct RecordedRequest {
   std::vector<std::pair<std::string, std::string>> headers;
   std::string body;
   int status = 0;  ///< status answered (0 when the connection was dropped without an answer)
+  /// The fault injected into this answer, "" for none: "drop", "rate_limit" (429, either cause), "error" (503)
+  /// or "truncate" (status 200 or other, body cut short), so tests can count faults by kind.
+  std::string fault;
 };
 
 class Sandbox {
