@@ -48,6 +48,22 @@ TEST_F(AuthRouting, EveryOperationAnswers200WithTheRightToken) {
   }
 }
 
+// JSON goes out uncompressed even to a client that offers brotli and gzip: on loopback, compressing (brotli at
+// quality 11 in Debian's cpp-httplib) cost far more than it saved.
+TEST_F(AuthRouting, JsonAnswersAreNotCompressedEvenWhenTheClientOffersIt) {
+  const std::string body = valid_body(trunk::paths::kListFailingTests).dump();
+  const std::string raw = raw_exchange(
+      sandbox().port(), "POST " + std::string(trunk::paths::kListFailingTests) +
+                            " HTTP/1.1\r\nHost: 127.0.0.1\r\nx-api-token: " + sandbox().token() +
+                            "\r\nAccept-Encoding: br, gzip, deflate\r\nContent-Type: application/json\r\n"
+                            "Content-Length: " + std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" + body);
+  ASSERT_EQ(raw.rfind("HTTP/1.1 200", 0), 0U) << raw.substr(0, 200);
+  const auto head = raw.substr(0, raw.find("\r\n\r\n"));
+  EXPECT_EQ(head.find("Content-Encoding"), std::string::npos) << head;
+  EXPECT_NE(head.find("Content-Type: application/json; charset=utf-8"), std::string::npos) << head;
+  EXPECT_TRUE(Json::parse(raw.substr(raw.find("\r\n\r\n") + 4)).is_object());
+}
+
 TEST_F(AuthRouting, MissingTokenIs401OnEveryOperationWithOneLineOfText) {
   for (auto path : kAllPaths) {
     const auto reply = post(sandbox(), std::string(path), valid_body(path).dump(), std::nullopt, false);
