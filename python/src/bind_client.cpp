@@ -106,7 +106,7 @@ ClientOptions build_options(const py::object& token, const py::object& base_url,
                             py::handle max_retries, const py::object& user_agent, py::handle connect_timeout,
                             py::handle overall_deadline, py::handle verify_tls, const py::object& ca_bundle,
                             py::handle allow_insecure_http, py::handle max_requests_per_second,
-                            const py::object& log) {
+                            const py::object& log, py::handle prefetch_pages) {
   ArgCollector args;
   ClientOptions options;
   // The token is converted without ever being rendered: a wrong type is reported by type name only.
@@ -142,6 +142,7 @@ ClientOptions build_options(const py::object& token, const py::object& base_url,
     throw ValidationError({Violation{"max_requests_per_second", describe(max_requests_per_second),
                                      "must be >= 0 (0 = no limit)"}});
   }
+  options.prefetch_pages = args.boolean(prefetch_pages, "prefetch_pages");
   args.throw_if_failed();
   if (!log.is_none()) options.log = python_log_callback(log);
   options.interrupt_check = &python_interrupt_check;
@@ -155,17 +156,18 @@ void bind_client(py::module_& m) {
       .def(py::init([](const py::object& token, const py::object& base_url, py::handle timeout, py::handle max_retries,
                        const py::object& user_agent, py::handle connect_timeout, py::handle overall_deadline,
                        py::handle verify_tls, const py::object& ca_bundle, py::handle allow_insecure_http,
-                       py::handle max_requests_per_second, const py::object& log) {
+                       py::handle max_requests_per_second, const py::object& log, py::handle prefetch_pages) {
              ClientOptions options =
                  build_options(token, base_url, timeout, max_retries, user_agent, connect_timeout, overall_deadline,
-                               verify_tls, ca_bundle, allow_insecure_http, max_requests_per_second, log);
+                               verify_tls, ca_bundle, allow_insecure_http, max_requests_per_second, log,
+                               prefetch_pages);
              return PyClient{std::make_shared<Client>(std::move(options))};
            }),
            py::kw_only(), py::arg("token") = py::none(), py::arg("base_url") = py::none(), py::arg("timeout") = 30.0,
            py::arg("max_retries") = 3, py::arg("user_agent") = py::none(), py::arg("connect_timeout") = 10.0,
            py::arg("overall_deadline") = 120.0, py::arg("verify_tls") = true, py::arg("ca_bundle") = py::none(),
            py::arg("allow_insecure_http") = false, py::arg("max_requests_per_second") = 0.0,
-           py::arg("log") = py::none())
+           py::arg("log") = py::none(), py::arg("prefetch_pages") = true)
       .def_property_readonly("base_url", [](const PyClient& self) { return self.client->base_url(); })
       .def("list_failing_tests",
            [](PyClient& self, py::handle repo, py::handle org_url_slug, py::handle start_time, py::handle end_time,
@@ -201,6 +203,7 @@ void bind_client(py::module_& m) {
              auto request = build_list_failing_tests(repo, org_url_slug, start_time, end_time, page_size, py::str(""));
              auto limit = convert_max_results(max_results);
              TestPager pager = self.client->failing_tests(std::move(request));
+             if (limit) pager.limit_prefetch(static_cast<std::size_t>(*limit));  // no page past max_results
              return std::make_shared<TestIterator>(self.client, std::move(pager), limit);
            },
            py::arg("repo"), py::arg("org_url_slug"), py::arg("start_time"), py::arg("end_time"), py::kw_only(),
@@ -211,6 +214,7 @@ void bind_client(py::module_& m) {
              auto request = build_list_unhealthy_tests(repo, org_url_slug, status, page_size, py::str(""));
              auto limit = convert_max_results(max_results);
              TestPager pager = self.client->unhealthy_tests(std::move(request));
+             if (limit) pager.limit_prefetch(static_cast<std::size_t>(*limit));  // no page past max_results
              return std::make_shared<TestIterator>(self.client, std::move(pager), limit);
            },
            py::arg("repo"), py::arg("org_url_slug"), py::arg("status"), py::kw_only(), py::arg("page_size") = 100,

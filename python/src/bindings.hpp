@@ -8,6 +8,7 @@ namespace trunk::python {
 void bind_errors(pybind11::module_& m);
 void bind_models(pybind11::module_& m);
 void bind_client(pybind11::module_& m);
+void bind_bulk(pybind11::module_& m);  // after bind_client: adds a method to Client
 void bind_pager(pybind11::module_& m);
 void bind_columns(pybind11::module_& m);
 void bind_sandbox(pybind11::module_& m);

@@ -21,6 +21,11 @@ namespace trunk::python {
 class TestIterator {
  public:
   TestIterator(std::shared_ptr<Client> client, TestPager pager, std::optional<std::int64_t> max_results);
+  /// Drops the pager with the GIL released: its prefetch thread may be waiting for the GIL (to log) and must
+  /// be joined (test_iterator_lifetime.cpp).
+  ~TestIterator();
+  TestIterator(const TestIterator&) = delete;
+  TestIterator& operator=(const TestIterator&) = delete;
 
   /// Marks the iterator as started; throws pybind11::value_error when it already was.
   void start();

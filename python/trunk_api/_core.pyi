@@ -1,6 +1,6 @@
 # Type stubs of the C++ extension module trunk_api._core (see python/src/). Public names are re-exported
 # by trunk_api; Client and Sandbox here are the private engines behind trunk_api.Client / trunk_api.Sandbox.
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import datetime
 from typing import Any, ClassVar
 
@@ -267,6 +267,7 @@ class Client:
         allow_insecure_http: bool = False,
         max_requests_per_second: float = 0.0,
         log: Callable[[int, str], object] | None = None,
+        prefetch_pages: bool = True,
     ) -> None: ...
     @property
     def base_url(self) -> str: ...
@@ -290,6 +291,9 @@ class Client:
         page_token: str = "",
     ) -> TestPage: ...
     def get_test_details(self, repo: _RepoLike, org_url_slug: str, test_id: str) -> TestCase: ...
+    def get_test_details_many(
+        self, repo: _RepoLike, org_url_slug: str, test_ids: Iterable[str], *, concurrency: int = 8
+    ) -> tuple[list[TestCase | None], dict[int, Exception]]: ...
     def update_queue(self, repo: _RepoLike, target_branch: str, **fields: Any) -> QueueSettings: ...
     def iter_failing_tests(
         self,

@@ -9,7 +9,7 @@ interrupts a blocked call within about a second.
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -23,7 +23,7 @@ from trunk_api.enums import (
     QueueMode,
     QueueState,
 )
-from trunk_api.errors import TrunkError
+from trunk_api.errors import BulkError, TrunkError
 
 __all__ = ["Client", "RepoLike", "TimeLike"]
 
@@ -44,6 +44,7 @@ class Client:
     exponential backoff and jitter, honouring Retry-After). ``overall_deadline`` bounds a whole call,
     retries included (0 = none). ``http://`` to a host other than loopback is refused unless
     ``allow_insecure_http``. ``max_requests_per_second`` > 0 spaces requests on the client side.
+    ``prefetch_pages`` lets the iterators request the next page while the current one is being read.
 
     One Client may be shared by many threads. The token is never shown: not in ``repr``, log records,
     exception messages or pickles (an unpickled Client reads the token from the environment again).
@@ -63,6 +64,7 @@ class Client:
         ca_bundle: str | None = None,
         allow_insecure_http: bool = False,
         max_requests_per_second: float = 0.0,
+        prefetch_pages: bool = True,
     ) -> None:
         self._core = _core.Client(
             token=token,
@@ -77,6 +79,7 @@ class Client:
             allow_insecure_http=allow_insecure_http,
             max_requests_per_second=max_requests_per_second,
             log=_logger.log,
+            prefetch_pages=prefetch_pages,
         )
         # Everything needed to rebuild this client, except the token (which is never stored in Python).
         self._settings: dict[str, Any] = {
@@ -90,6 +93,7 @@ class Client:
             "ca_bundle": ca_bundle,
             "allow_insecure_http": allow_insecure_http,
             "max_requests_per_second": max_requests_per_second,
+            "prefetch_pages": prefetch_pages,
         }
 
     @property
@@ -137,6 +141,33 @@ class Client:
     def get_test_details(self, repo: RepoLike, org_url_slug: str, test_id: str) -> TestCase:
         """Every detail of one test case (``test_id`` is a UUID)."""
         return self._core.get_test_details(repo, org_url_slug, test_id)
+
+    def get_test_details_many(
+        self,
+        repo: RepoLike,
+        org_url_slug: str,
+        test_ids: Iterable[str],
+        *,
+        concurrency: int = 8,
+    ) -> list[TestCase]:
+        """The details of many tests, fetched concurrently; the list is in the order of ``test_ids``.
+
+        At most ``concurrency`` (1..256) requests are in flight, over kept-alive connections; each id gets the
+        same retries as :meth:`get_test_details`, and ``max_requests_per_second`` spaces them all. Every id is
+        validated first (one ValidationError naming each bad ``test_ids[i]``; nothing is sent). When some ids
+        fail, :class:`BulkError` is raised after all have finished, carrying ``.results`` (TestCase or None per
+        id) and ``.errors`` ({index: exception}). The GIL is released for the whole call; Ctrl-C stops it.
+        """
+        results, errors = self._core.get_test_details_many(repo, org_url_slug, test_ids, concurrency=concurrency)
+        if errors:
+            shown = "; ".join(f"[{index}] {type(error).__name__}: {error}" for index, error in list(errors.items())[:3])
+            more = f"; and {len(errors) - 3} more" if len(errors) > 3 else ""
+            raise BulkError(
+                f"get_test_details_many: {len(errors)} of {len(results)} test ids failed: {shown}{more}",
+                results,
+                errors,
+            )
+        return results  # type: ignore[return-value]
 
     def iter_failing_tests(
         self,

@@ -5,6 +5,7 @@ raises them through an exception translator, with messages built in C++ that nev
     ├── ValidationError (also ValueError)        a request broke a rule; nothing was sent (.errors)
     ├── DecodeError                              a response could not be read (.path)
     ├── PaginationError                          the server broke the paging protocol
+    ├── BulkError                                some ids of a bulk call failed (.results, .errors)
     ├── TransportError (also ConnectionError)    no HTTP answer
     │   └── RequestTimeout (also TimeoutError)
     └── ApiError                                 non-2xx answer (.status_code, .body, .operation)
@@ -19,11 +20,13 @@ raises them through an exception translator, with messages built in C++ that nev
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 __all__ = [
     "ApiError",
     "AuthenticationError",
     "BadRequestError",
+    "BulkError",
     "DecodeError",
     "NotFoundError",
     "PaginationError",
@@ -137,3 +140,20 @@ class RateLimitError(ApiError):
 
 class ServerError(ApiError):
     """5xx: the server failed."""
+
+
+class BulkError(TrunkError):
+    """Some inputs of a bulk call (``Client.get_test_details_many``) failed after their retries.
+
+    Raised only once every input has finished, so nothing fetched is lost: ``results`` holds one entry per
+    input, in input order (the value, or None where that input failed), and ``errors`` maps the index of every
+    failed input to its exception (a :class:`NotFoundError`, :class:`RateLimitError`, ...).
+    """
+
+    def __init__(self, message: str, results: list[Any], errors: dict[int, Exception]) -> None:
+        super().__init__(message)
+        self.results = results
+        self.errors = errors
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (type(self), (self.args[0], self.results, self.errors))

@@ -1,0 +1,86 @@
+// _core.Client.get_test_details_many: the C++ bulk call (trunk/bulk.hpp) with the GIL released for all of it.
+// Returns (results, errors): results[i] is the TestCase of test_ids[i] or None, errors maps the index of every
+// failed id to its trunk_api exception. The facade (trunk_api/client.py) turns a non-empty `errors` into
+// BulkError, so the policy lives in one visible place.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <exception>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "bindings.hpp"
+#include "convert_args.hpp"
+#include "interrupt.hpp"
+#include "py_client.hpp"
+#include "trunk/bulk.hpp"
+#include "trunk/client.hpp"
+
+namespace py = pybind11;
+
+namespace trunk::python {
+
+namespace {
+
+/// The Python exception the registered translators (bind_errors.cpp) make of `error`: a C++ function that
+/// rethrows it is called through Python, so exactly the same mapping applies as for a single call.
+py::object python_exception(const std::exception_ptr& error) {
+  const py::cpp_function rethrow([error] { std::rethrow_exception(error); });
+  try {
+    rethrow();
+  } catch (py::error_already_set& raised) {
+    return raised.value();
+  }
+  return py::none();  // unreachable: rethrow() always raises
+}
+
+/// test_ids as a list of strings: any iterable of str except a lone str or bytes (which would be split into
+/// characters). Problems are collected in `args`.
+std::vector<std::string> convert_test_ids(ArgCollector& args, py::handle test_ids) {
+  if (PyUnicode_Check(test_ids.ptr()) || PyBytes_Check(test_ids.ptr()) || !py::isinstance<py::iterable>(test_ids)) {
+    return args.text_list(test_ids, "test_ids");  // reports the type problem
+  }
+  if (PyList_Check(test_ids.ptr()) || PyTuple_Check(test_ids.ptr())) return args.text_list(test_ids, "test_ids");
+  return args.text_list(py::list(py::reinterpret_borrow<py::object>(test_ids)), "test_ids");
+}
+
+}  // namespace
+
+void bind_bulk(py::module_& m) {
+  auto client = py::reinterpret_borrow<py::object>(m.attr("Client"));
+  py::cpp_function method(
+      [](PyClient& self, py::handle repo_arg, py::handle org_arg, py::handle ids_arg, py::handle concurrency_arg) {
+        ArgCollector args;
+        const Repo repo = args.repo(repo_arg);
+        const std::string org_url_slug = args.text(org_arg, "org_url_slug");
+        const std::vector<std::string> test_ids = convert_test_ids(args, ids_arg);
+        const std::int64_t concurrency = args.integer(concurrency_arg, "concurrency");
+        args.throw_if_failed();
+        if (concurrency < 1 || concurrency > static_cast<std::int64_t>(kMaxBulkConcurrency)) {
+          throw ValidationError({Violation{"concurrency", std::to_string(concurrency),
+                                           "must be between 1 and " + std::to_string(kMaxBulkConcurrency)}});
+        }
+        BulkOptions options;
+        options.concurrency = static_cast<std::size_t>(concurrency);
+        std::vector<BulkResult<TestDetails>> outcomes = call_without_gil(
+            [&] { return self.client->get_test_details_many(repo, org_url_slug, test_ids, options); });
+        py::list results(outcomes.size());
+        py::dict errors;
+        for (std::size_t i = 0; i < outcomes.size(); ++i) {
+          if (outcomes[i].value) {
+            results[i] = py::cast(std::move(outcomes[i].value->test));
+          } else {
+            results[i] = py::none();
+            errors[py::int_(i)] = python_exception(outcomes[i].error);
+          }
+        }
+        return py::make_tuple(std::move(results), std::move(errors));
+      },
+      py::name("get_test_details_many"), py::is_method(client), py::sibling(py::getattr(client, "get_test_details_many", py::none())),
+      py::arg("repo"), py::arg("org_url_slug"), py::arg("test_ids"), py::kw_only(), py::arg("concurrency") = 8,
+      "(results, errors) for many test ids fetched concurrently; see trunk_api.Client.get_test_details_many.");
+  client.attr("get_test_details_many") = method;
+}
+
+}  // namespace trunk::python
