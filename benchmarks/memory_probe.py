@@ -1,0 +1,49 @@
+"""Memory of holding N failing tests, measured in a fresh process (run by benchmarks/run.py):
+
+    python memory_probe.py ours|dicts '<target json>'
+
+Prints {"held": bytes, "peak": bytes}: resident memory still in use once the N results are held (after a
+garbage collection), and the process's peak resident memory while getting them, both above the baseline
+taken after every import. RSS rather than tracemalloc, because tracemalloc does not see the C++ heap where
+the SDK's TestCase objects keep their data."""
+
+from __future__ import annotations
+
+import gc
+import json
+import os
+import resource
+import sys
+
+import peers
+import trunk_api
+
+
+def rss_bytes() -> int:
+    with open("/proc/self/statm") as statm:
+        return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def main() -> None:
+    mode = sys.argv[1]
+    config = json.loads(sys.argv[2])
+    target = peers.Target(config["url"], config["token"], config["org_url_slug"], config["repo"])
+    client = trunk_api.Client(config["token"], config["url"])
+    gc.collect()
+    baseline = rss_bytes()
+    if mode == "ours":
+        held: object = client.iter_failing_tests(
+            trunk_api.Repo(**config["repo"]), config["org_url_slug"], config["start"], config["end"],
+            max_results=config["n"],
+        ).to_list()
+    else:
+        held = peers.requests_dicts(target, config["start"], config["end"], config["n"])
+    gc.collect()
+    after = rss_bytes()
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    assert len(held) == config["n"], len(held)  # type: ignore[arg-type]
+    print(json.dumps({"held": after - baseline, "peak": peak - baseline}))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,187 @@
+"""What users would write without the SDK, for the benchmark's side-by-side runs: requests and httpx calls, JSON
+decoding, paging loops, dataclasses and pandas. Each function mirrors one of ours in benchmarks/run.py and does
+the same work: same requests, same pages, same results kept."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+from datetime import datetime
+from typing import Any
+
+import httpx
+import requests
+
+DETAILS = "/v1/flaky-tests/get-test-details"
+FAILING = "/v1/flaky-tests/list-failing-tests"
+# What requests and httpx send by default, and what the SDK sends too: the server's work is the same for all.
+HEADERS_JSON = {"Content-Type": "application/json", "Accept": "application/json"}
+
+
+@dataclasses.dataclass
+class Failure:
+    summary: str | None
+    occurrence_count: int | None
+    last_occurrence: datetime | None
+
+
+@dataclasses.dataclass
+class Status:
+    value: str | None
+    reason: str | None
+    timestamp: datetime | None
+
+
+@dataclasses.dataclass
+class TestRecord:
+    """A hand-written model of one test, as a careful user would write it (typed times, nested objects)."""
+
+    id: str
+    name: str | None
+    classname: str | None
+    file_path: str | None
+    parent: str | None
+    variant: str | None
+    html_url: str | None
+    repository_html_url: str | None
+    codeowners: list[str]
+    quarantined: bool | None
+    status: Status | None
+    failure_rate_last_24h: float | None
+    failure_rate_last_7d: float | None
+    pull_requests_impacted_last_7d: int | None
+    most_common_failures: list[Failure]
+    ticket_html_url: str | None
+
+    __test__ = False  # not a pytest class
+
+    @staticmethod
+    def from_json(data: dict[str, Any]) -> TestRecord:
+        status = data.get("status")
+        return TestRecord(
+            id=data["id"],
+            name=data.get("name"),
+            classname=data.get("classname"),
+            file_path=data.get("file_path"),
+            parent=data.get("parent"),
+            variant=data.get("variant"),
+            html_url=data.get("html_url"),
+            repository_html_url=(data.get("repository") or {}).get("html_url"),
+            codeowners=list(data.get("codeowners") or []),
+            quarantined=data.get("quarantined"),
+            status=None
+            if status is None
+            else Status(status.get("value"), status.get("reason"), _time(status.get("timestamp"))),
+            failure_rate_last_24h=data.get("failure_rate_last_24h"),
+            failure_rate_last_7d=data.get("failure_rate_last_7d"),
+            pull_requests_impacted_last_7d=data.get("pull_requests_impacted_last_7d"),
+            most_common_failures=[
+                Failure(f.get("summary"), f.get("occurrence_count"), _time(f.get("last_occurrence")))
+                for f in data.get("most_common_failures") or []
+            ],
+            ticket_html_url=(data.get("ticket") or {}).get("html_url"),
+        )
+
+
+def _time(text: str | None) -> datetime | None:
+    return None if text is None else datetime.fromisoformat(text)
+
+
+class Target:
+    """Where the peers send their requests (the same sandbox the SDK uses)."""
+
+    def __init__(self, url: str, token: str, org_url_slug: str, repo: dict[str, str]) -> None:
+        self.url = url
+        self.org_url_slug = org_url_slug
+        self.repo = repo
+        self.headers = {**HEADERS_JSON, "x-api-token": token}
+
+    def details_body(self, test_id: str) -> dict[str, Any]:
+        return {"repo": self.repo, "org_url_slug": self.org_url_slug, "test_id": test_id}
+
+    def failing_body(self, start: str, end: str, page_size: int, token: str) -> dict[str, Any]:
+        query: dict[str, Any] = {"page_size": page_size}
+        if token:
+            query["page_token"] = token
+        return {
+            "repo": self.repo,
+            "org_url_slug": self.org_url_slug,
+            "start_time": start,
+            "end_time": end,
+            "page_query": query,
+        }
+
+
+# ---- scenario 1 and 4: get-test-details ------------------------------------------------------------------
+def requests_details_sequential(target: Target, ids: list[str]) -> list[dict[str, Any]]:
+    with requests.Session() as session:
+        session.headers.update(target.headers)
+        results = []
+        for test_id in ids:
+            response = session.post(target.url + DETAILS, json=target.details_body(test_id), timeout=30)
+            response.raise_for_status()
+            results.append(response.json()["test"])
+        return results
+
+
+def httpx_details_sequential(target: Target, ids: list[str]) -> list[dict[str, Any]]:
+    with httpx.Client(headers=target.headers, timeout=30) as client:
+        results = []
+        for test_id in ids:
+            response = client.post(target.url + DETAILS, json=target.details_body(test_id))
+            response.raise_for_status()
+            results.append(response.json()["test"])
+        return results
+
+
+def httpx_details_async(target: Target, ids: list[str], concurrency: int) -> list[dict[str, Any]]:
+    async def run() -> list[dict[str, Any]]:
+        limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
+        async with httpx.AsyncClient(headers=target.headers, timeout=30, limits=limits) as client:
+            gate = asyncio.Semaphore(concurrency)
+
+            async def one(test_id: str) -> dict[str, Any]:
+                async with gate:
+                    response = await client.post(target.url + DETAILS, json=target.details_body(test_id))
+                    response.raise_for_status()
+                    return response.json()["test"]  # type: ignore[no-any-return]
+
+            return list(await asyncio.gather(*(one(test_id) for test_id in ids)))
+
+    return asyncio.run(run())
+
+
+# ---- scenarios 2, 3, 5: paging ---------------------------------------------------------------------------
+def requests_failing_pages(target: Target, start: str, end: str, limit: int, page_size: int = 100):  # type: ignore[no-untyped-def]
+    """Yields the decoded test dicts of every page (requests + json), stopping after `limit` tests."""
+    with requests.Session() as session:
+        session.headers.update(target.headers)
+        token = ""
+        seen = 0
+        while True:
+            response = session.post(target.url + FAILING, json=target.failing_body(start, end, page_size, token), timeout=30)
+            response.raise_for_status()
+            page = json.loads(response.content)
+            for test in page["tests"]:
+                yield test
+                seen += 1
+                if seen >= limit:
+                    return
+            token = page["page"].get("next_page_token") or ""
+            if not token:
+                return
+
+
+def requests_dataclasses(target: Target, start: str, end: str, limit: int) -> list[TestRecord]:
+    return [TestRecord.from_json(test) for test in requests_failing_pages(target, start, end, limit)]
+
+
+def requests_dicts(target: Target, start: str, end: str, limit: int) -> list[dict[str, Any]]:
+    return list(requests_failing_pages(target, start, end, limit))
+
+
+def pandas_from_dicts(target: Target, start: str, end: str, limit: int) -> Any:
+    import pandas as pd
+
+    return pd.DataFrame(list(requests_failing_pages(target, start, end, limit)))

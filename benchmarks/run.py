@@ -1,0 +1,285 @@
+"""The performance benchmark of issue 7: our SDK against the code users would otherwise write, side by side in
+one run against the same sandbox (started here, in child processes). Prints a table of times and ratios and
+saves everything as JSON in benchmarks/results/.
+
+    python benchmarks/run.py            # full sizes (a few minutes)
+    python benchmarks/run.py --quick    # small sizes: checks the harness works, says nothing about speed
+
+Scenarios (ratios are "how many times faster/smaller ours is"; targets from issue 7):
+  1. get-test-details x1000 with 20 ms injected latency: ours (bulk, concurrency 8) vs sequential
+     requests.Session (>= 25x) and httpx.AsyncClient at the same concurrency (>= 1.0x); ideal N*latency/8
+     (ours within 1.25x of it).
+  2. iterate 20,000 failing tests, page_size 100: ours vs requests+json+dataclasses and requests+dicts (>= 2x).
+  3. 100,000 failing tests to a pandas DataFrame: ours (to_pandas) vs pandas.DataFrame(dicts) (>= 3x).
+  4. sequential small calls per second: ours vs requests.Session and httpx.Client (>= 2x).
+  5. resident memory holding 100,000 tests: ours (TestCase) vs dicts (ours <= dicts).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any, Callable
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import peers  # noqa: E402
+import trunk_api  # noqa: E402
+
+CONCURRENCY = 8
+LATENCY_MS = 20
+
+FULL = {"details": 1000, "iterate": 20_000, "frame": 100_000, "calls": 2000, "memory": 100_000,
+        "latency_tests": 2000, "big_tests": 180_000}
+QUICK = {"details": 40, "iterate": 500, "frame": 1000, "calls": 50, "memory": 1000,
+         "latency_tests": 300, "big_tests": 2000}
+
+
+class SandboxProcess:
+    """A sandbox in a child process (benchmarks/sandbox_server.py); stops when the benchmark ends."""
+
+    def __init__(self, **config: Any) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, str(HERE / "sandbox_server.py"), json.dumps(config)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+        )
+        assert self.process.stdout is not None
+        line = self.process.stdout.readline()
+        if not line:
+            raise RuntimeError(f"the sandbox did not start (exit code {self.process.wait()})")
+        self.info: dict[str, Any] = json.loads(line)
+
+    def stop(self) -> None:
+        if self.process.stdin:
+            self.process.stdin.close()
+        try:
+            self.process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+
+def timed(function: Callable[[], Any]) -> tuple[float, Any]:
+    gc.collect()
+    start = time.perf_counter()
+    result = function()
+    return time.perf_counter() - start, result
+
+
+def rfc3339(moment: datetime) -> str:
+    return moment.astimezone(timezone.utc).isoformat().replace("+00:00", "Z")
+
+
+class Bench:
+    def __init__(self, sizes: dict[str, int]) -> None:
+        self.sizes = sizes
+        self.rows: list[dict[str, Any]] = []
+        self.targets: list[dict[str, Any]] = []
+
+    def row(self, scenario: str, contender: str, n: int, seconds: float, **extra: Any) -> float:
+        self.rows.append({"scenario": scenario, "contender": contender, "n": n, "seconds": seconds, **extra})
+        print(f"  {scenario:<34} {contender:<38} n={n:<7} {seconds:9.3f} s", flush=True)
+        return seconds
+
+    def target(self, scenario: str, what: str, ratio: float, goal: float, higher_is_better: bool = True) -> None:
+        met = ratio >= goal if higher_is_better else ratio <= goal
+        self.targets.append({"scenario": scenario, "what": what, "ratio": ratio, "goal": goal,
+                             "higher_is_better": higher_is_better, "met": met})
+
+    # ---- scenarios -----------------------------------------------------------------------------------------
+    def details(self, sandbox: SandboxProcess) -> None:
+        info = sandbox.info
+        ids = info["ids"][: self.sizes["details"]]
+        n = len(ids)
+        name = f"1 details x{n}, {LATENCY_MS} ms latency"
+        client = trunk_api.Client(info["token"], info["url"])
+        repo = trunk_api.Repo(**info["repo"])
+        target = peers.Target(info["url"], info["token"], info["org_url_slug"], info["repo"])
+        client.get_test_details(repo, info["org_url_slug"], ids[0])  # warm: connection, DNS, first-use costs
+        ours, got = timed(lambda: client.get_test_details_many(repo, info["org_url_slug"], ids, concurrency=CONCURRENCY))
+        assert [t.id for t in got] == ids
+        self.row(name, f"ours get_test_details_many (c={CONCURRENCY})", n, ours)
+        seq, got = timed(lambda: peers.requests_details_sequential(target, ids))
+        assert len(got) == n
+        self.row(name, "requests.Session sequential", n, seq)
+        hx, got = timed(lambda: peers.httpx_details_async(target, ids, CONCURRENCY))
+        assert len(got) == n
+        self.row(name, f"httpx.AsyncClient (c={CONCURRENCY})", n, hx)
+        ideal = n * LATENCY_MS / 1000 / CONCURRENCY
+        self.row(name, "ideal N*latency/concurrency", n, ideal)
+        self.target(name, "vs requests sequential", seq / ours, 25)
+        self.target(name, "vs httpx.AsyncClient", hx / ours, 1.0)
+        self.target(name, "ours / ideal", ours / ideal, 1.25, higher_is_better=False)
+
+    def window(self, info: dict[str, Any]) -> tuple[str, str]:
+        end = datetime.fromisoformat(info["now"])
+        return rfc3339(end - timedelta(days=7)), rfc3339(end)
+
+    def iterate(self, sandbox: SandboxProcess) -> None:
+        info = sandbox.info
+        n = self.sizes["iterate"]
+        name = f"2 iterate {n} failing tests"
+        start, end = self.window(info)
+        client = trunk_api.Client(info["token"], info["url"])
+        repo = trunk_api.Repo(**info["repo"])
+        target = peers.Target(info["url"], info["token"], info["org_url_slug"], info["repo"])
+
+        def ours_walk() -> int:
+            count = 0
+            for test in client.iter_failing_tests(repo, info["org_url_slug"], start, end, max_results=n):
+                count += test.name is not None
+            return count
+
+        def dataclass_walk() -> int:
+            return sum(record.name is not None for record in map(peers.TestRecord.from_json,
+                                                                  peers.requests_failing_pages(target, start, end, n)))
+
+        def dict_walk() -> int:
+            return sum(test.get("name") is not None for test in peers.requests_failing_pages(target, start, end, n))
+
+        ours, count = timed(ours_walk)
+        self.row(name, "ours iter_failing_tests (TestCase)", n, ours)
+        dc, count_dc = timed(dataclass_walk)
+        self.row(name, "requests + json + dataclasses", n, dc)
+        dicts, count_dicts = timed(dict_walk)
+        self.row(name, "requests + json dicts", n, dicts)
+        assert count == count_dc == count_dicts, (count, count_dc, count_dicts)
+        self.target(name, "vs requests+json+dataclasses", dc / ours, 2)
+        self.target(name, "vs requests+dicts", dicts / ours, 2)
+
+    def frame(self, sandbox: SandboxProcess) -> None:
+        info = sandbox.info
+        n = self.sizes["frame"]
+        name = f"3 {n} tests to a DataFrame"
+        start, end = self.window(info)
+        client = trunk_api.Client(info["token"], info["url"])
+        repo = trunk_api.Repo(**info["repo"])
+        target = peers.Target(info["url"], info["token"], info["org_url_slug"], info["repo"])
+        import pandas  # noqa: F401  - imported before timing: its import (about a second) is nobody's cost
+
+        ours, frame = timed(
+            lambda: client.iter_failing_tests(repo, info["org_url_slug"], start, end, max_results=n).to_pandas())
+        self.row(name, "ours to_pandas()", n, ours)
+        theirs, their_frame = timed(lambda: peers.pandas_from_dicts(target, start, end, n))
+        self.row(name, "requests + pandas.DataFrame(dicts)", n, theirs)
+        assert len(frame) == len(their_frame) == n
+        self.target(name, "vs pandas.DataFrame(dicts)", theirs / ours, 3)
+
+    def calls(self, sandbox: SandboxProcess) -> None:
+        info = sandbox.info
+        ids = (info["ids"] * (1 + self.sizes["calls"] // max(1, len(info["ids"]))))[: self.sizes["calls"]]
+        n = len(ids)
+        name = f"4 sequential small calls x{n}"
+        client = trunk_api.Client(info["token"], info["url"])
+        repo = trunk_api.Repo(**info["repo"])
+        target = peers.Target(info["url"], info["token"], info["org_url_slug"], info["repo"])
+        client.get_test_details(repo, info["org_url_slug"], ids[0])
+
+        def ours_loop() -> int:
+            for test_id in ids:
+                client.get_test_details(repo, info["org_url_slug"], test_id)
+            return n
+
+        ours, _ = timed(ours_loop)
+        self.row(name, "ours get_test_details", n, ours, per_second=n / ours)
+        rq, _ = timed(lambda: peers.requests_details_sequential(target, ids))
+        self.row(name, "requests.Session", n, rq, per_second=n / rq)
+        hx, _ = timed(lambda: peers.httpx_details_sequential(target, ids))
+        self.row(name, "httpx.Client", n, hx, per_second=n / hx)
+        self.target(name, "vs requests.Session", rq / ours, 2)
+        self.target(name, "vs httpx.Client", hx / ours, 2)
+
+    def memory(self, sandbox: SandboxProcess) -> None:
+        info = sandbox.info
+        n = self.sizes["memory"]
+        name = f"5 memory holding {n} tests"
+        start, end = self.window(info)
+        config = json.dumps({**{k: info[k] for k in ("url", "token", "org_url_slug", "repo")},
+                             "start": start, "end": end, "n": n})
+        measured = {}
+        for mode, label in (("ours", "ours list of TestCase"), ("dicts", "requests + json dicts")):
+            output = subprocess.run([sys.executable, str(HERE / "memory_probe.py"), mode, config],
+                                    check=True, capture_output=True, text=True).stdout
+            measured[mode] = json.loads(output)
+            self.rows.append({"scenario": name, "contender": label, "n": n, "seconds": None,
+                              "held_bytes": measured[mode]["held"], "peak_bytes": measured[mode]["peak"]})
+            print(f"  {name:<34} {label:<38} n={n:<7} held {measured[mode]['held'] / 2**20:8.1f} MiB, "
+                  f"peak {measured[mode]['peak'] / 2**20:8.1f} MiB", flush=True)
+        self.target(name, "held memory ours / dicts", measured["ours"]["held"] / measured["dicts"]["held"], 1.0,
+                    higher_is_better=False)
+
+
+def print_table(bench: Bench) -> None:
+    print()
+    print(f"{'scenario':<34} | {'contender':<38} | {'N':>7} | {'time s':>9} | {'memory MiB':>10}")
+    print("-" * 112)
+    for row in bench.rows:
+        seconds = "" if row["seconds"] is None else f"{row['seconds']:.3f}"
+        memory = f"{row['held_bytes'] / 2**20:.1f}" if "held_bytes" in row else ""
+        print(f"{row['scenario']:<34} | {row['contender']:<38} | {row['n']:>7} | {seconds:>9} | {memory:>10}")
+    print()
+    print(f"{'scenario':<34} | {'target':<32} | {'ratio':>7} | {'goal':>8} | met")
+    print("-" * 98)
+    for t in bench.targets:
+        goal = (">= " if t["higher_is_better"] else "<= ") + f"{t['goal']:g}"
+        print(f"{t['scenario']:<34} | {t['what']:<32} | {t['ratio']:>7.2f} | {goal:>8} | {'yes' if t['met'] else 'NO'}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="small sizes, to check the harness (times mean nothing)")
+    parser.add_argument("--output", type=Path, help="JSON file (default benchmarks/results/<mode>-<time>.json)")
+    parser.add_argument("--scenarios", default="1,2,3,4,5", help="comma-separated subset, e.g. 1,4")
+    args = parser.parse_args()
+    sizes = QUICK if args.quick else FULL
+    chosen = {s.strip() for s in args.scenarios.split(",")}
+    bench = Bench(sizes)
+
+    started = time.time()
+    slow = SandboxProcess(tests=sizes["latency_tests"], latency_ms=LATENCY_MS, ids=sizes["details"]) if "1" in chosen else None
+    big = SandboxProcess(tests=sizes["big_tests"], ids=sizes["calls"]) if chosen & {"2", "3", "4", "5"} else None
+    print(f"sandboxes ready in {time.time() - started:.1f} s; running scenarios {','.join(sorted(chosen))}", flush=True)
+    try:
+        if slow and "1" in chosen:
+            bench.details(slow)
+        if big and "2" in chosen:
+            bench.iterate(big)
+        if big and "3" in chosen:
+            bench.frame(big)
+        if big and "4" in chosen:
+            bench.calls(big)
+        if big and "5" in chosen:
+            bench.memory(big)
+    finally:
+        for sandbox in (slow, big):
+            if sandbox:
+                sandbox.stop()
+
+    print_table(bench)
+    output = args.output or HERE / "results" / f"{'quick' if args.quick else 'full'}-{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}.json"
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_text(json.dumps({
+        "mode": "quick" if args.quick else "full",
+        "sizes": sizes,
+        "concurrency": CONCURRENCY,
+        "latency_ms": LATENCY_MS,
+        "machine": {"python": sys.version.split()[0], "platform": platform.platform(), "cpus": os.cpu_count(),
+                    "load_average": os.getloadavg(), "trunk_api": trunk_api.__version__},
+        "rows": bench.rows,
+        "targets": bench.targets,
+    }, indent=2) + "\n")
+    print(f"\nsaved {output}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,41 @@
+"""Runs one trunk_api.Sandbox in its own process for the benchmark (so the server's CPU is not the client's
+interpreter), prints one JSON line describing it, and serves until its stdin closes.
+
+    python sandbox_server.py '{"tests": 2000, "latency_ms": 20, "ids": 1000}'
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import trunk_api
+
+
+def main() -> None:
+    config = json.loads(sys.argv[1])
+    sandbox = trunk_api.Sandbox(
+        tests=int(config.get("tests", 2000)),
+        latency_ms=int(config.get("latency_ms", 0)),
+        seed=int(config.get("seed", 42)),
+        # One kept-alive connection holds a server thread: enough threads for every peer's connections.
+        threads=int(config.get("threads", 24)),
+        record_requests=False,
+    ).start()
+    repo = sandbox.repos[0]
+    ids = sandbox.test_ids(repo)[: int(config.get("ids", 0))]
+    description = {
+        "url": sandbox.url,
+        "token": sandbox.token,
+        "org_url_slug": sandbox.org_url_slug,
+        "repo": {"host": repo.host, "owner": repo.owner, "name": repo.name},
+        "now": sandbox.now.isoformat(),
+        "ids": ids,
+    }
+    print(json.dumps(description), flush=True)
+    sys.stdin.read()  # until the parent closes our stdin (or dies)
+    sandbox.stop()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,41 @@
+"""The benchmark harness (benchmarks/run.py --quick) runs end to end and reports every scenario and target.
+It asserts nothing about speed: timings belong to the benchmark, not to tests."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_quick_benchmark_produces_every_scenario_row(tmp_path: Path) -> None:
+    output = tmp_path / "bench.json"
+    completed = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "run.py"), "--quick", "--output", str(output)],
+        capture_output=True, text=True, timeout=600, check=False,
+    )
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    result = json.loads(output.read_text())
+    assert result["mode"] == "quick"
+    contenders = {(row["scenario"][0], row["contender"]) for row in result["rows"]}
+    expected = {
+        ("1", "ours get_test_details_many (c=8)"), ("1", "requests.Session sequential"),
+        ("1", "httpx.AsyncClient (c=8)"), ("1", "ideal N*latency/concurrency"),
+        ("2", "ours iter_failing_tests (TestCase)"), ("2", "requests + json + dataclasses"),
+        ("2", "requests + json dicts"),
+        ("3", "ours to_pandas()"), ("3", "requests + pandas.DataFrame(dicts)"),
+        ("4", "ours get_test_details"), ("4", "requests.Session"), ("4", "httpx.Client"),
+        ("5", "ours list of TestCase"), ("5", "requests + json dicts"),
+    }
+    assert contenders == expected
+    for row in result["rows"]:
+        if row["scenario"].startswith("5"):
+            assert row["held_bytes"] is not None and row["peak_bytes"] > 0
+        else:
+            assert row["seconds"] > 0
+    assert {t["scenario"][0] for t in result["targets"]} == {"1", "2", "3", "4", "5"}
+    assert len(result["targets"]) == 9
+    assert "ratio" in completed.stdout and "met" in completed.stdout  # the printed table
