@@ -255,35 +255,26 @@ void soak_queue(trunk::sandbox::Sandbox& box, const trunk::Repo& repo, const tru
 // ---- 3. bulk details ----------------------------------------------------------------------------------
 void soak_details(trunk::sandbox::Sandbox& box, const trunk::Repo& repo, const std::vector<std::string>& ids,
                   const SoakOptions& options, SoakReport& report) {
-  // One Client shared by `threads` workers, each taking the next id: the client's own thread safety and
-  // connection pool are part of what is soaked.
+  // The client's bulk call: `threads` requests in flight over one multi handle, each retried on its own.
   trunk::Client client(soak_client_options(box));
-  std::vector<std::string> answered(ids.size());
-  std::atomic<std::size_t> next{0};
-  std::mutex failures_mutex;
-  auto worker = [&] {
-    for (std::size_t i = next++; i < ids.size(); i = next++) {
-      trunk::GetTestDetailsRequest request;
-      request.repo = repo;
-      request.org_url_slug = box.org_url_slug();
-      request.test_id = ids[i];
-      try {
-        answered[i] = client.get_test_details(request).test.id.value_or("");
-      } catch (const trunk::Error& error) {
-        std::lock_guard lock(failures_mutex);
-        report.detail_failures.push_back(ids[i] + ": " + error.what());
-      }
-    }
-  };
-  std::vector<std::thread> workers;
-  for (int t = 0; t < std::max(1, options.threads); ++t) workers.emplace_back(worker);
-  for (auto& thread : workers) thread.join();
-  report.bulk_method = "get_test_details on " + std::to_string(std::max(1, options.threads)) + " threads, one Client";
+  trunk::BulkOptions bulk;
+  bulk.concurrency = static_cast<std::size_t>(std::max(1, options.threads));
+  const auto results = client.get_test_details_many(repo, box.org_url_slug(), ids, bulk);
+  report.bulk_method = "Client::get_test_details_many, " + std::to_string(bulk.concurrency) + " in flight";
   report.details_requested = ids.size();
   std::unordered_set<std::string> seen;
-  for (std::size_t i = 0; i < ids.size(); ++i) {
-    if (answered[i] == ids[i] && seen.insert(ids[i]).second) ++report.details_arrived;
+  for (std::size_t i = 0; i < ids.size() && i < results.size(); ++i) {
+    if (!results[i].ok()) {
+      try {
+        std::rethrow_exception(results[i].error);
+      } catch (const std::exception& error) {
+        report.detail_failures.push_back(ids[i] + ": " + error.what());
+      }
+      continue;
+    }
+    if (results[i].value->test.id.value_or("") == ids[i] && seen.insert(ids[i]).second) ++report.details_arrived;
   }
+  if (results.size() != ids.size()) report.detail_failures.push_back("answers for " + std::to_string(results.size()) + " ids");
 }
 
 }  // namespace
