@@ -36,6 +36,7 @@ import peers  # noqa: E402
 import trunk_api  # noqa: E402
 
 CONCURRENCY = 8
+WIDE = 32  # an extra, informational run of scenario 1
 LATENCY_MS = 20
 
 FULL = {"details": 1000, "iterate": 20_000, "frame": 100_000, "calls": 2000, "memory": 100_000,
@@ -68,11 +69,20 @@ class SandboxProcess:
             self.process.wait()
 
 
-def timed(function: Callable[[], Any]) -> tuple[float, Any]:
-    gc.collect()
-    start = time.perf_counter()
-    result = function()
-    return time.perf_counter() - start, result
+#: Runs of each contender in the cheaper scenarios (2 and 4); the best run counts. The machine is shared, so the
+#: best of a few runs is the one least disturbed by other work.
+REPEAT = 3
+
+
+def timed(function: Callable[[], Any], repeat: int = 1) -> tuple[float, Any]:
+    best = float("inf")
+    result = None
+    for _ in range(repeat):
+        gc.collect()
+        start = time.perf_counter()
+        result = function()
+        best = min(best, time.perf_counter() - start)
+    return best, result
 
 
 def rfc3339(moment: datetime) -> str:
@@ -116,6 +126,11 @@ class Bench:
         self.row(name, f"httpx.AsyncClient (c={CONCURRENCY})", n, hx)
         ideal = n * LATENCY_MS / 1000 / CONCURRENCY
         self.row(name, "ideal N*latency/concurrency", n, ideal)
+        # Not a target row: what "25x sequential" takes. At concurrency 8 the ceiling is 8x plus requests'
+        # overhead (about 9.7x); 25x needs about 25 requests in flight.
+        wide, got = timed(lambda: client.get_test_details_many(repo, info["org_url_slug"], ids, concurrency=WIDE))
+        assert [t.id for t in got] == ids
+        self.row(name, f"ours get_test_details_many (c={WIDE})", n, wide, informational=True)
         self.target(name, "vs requests sequential", seq / ours, 25)
         self.target(name, "vs httpx.AsyncClient", hx / ours, 1.0)
         self.target(name, "ours / ideal", ours / ideal, 1.25, higher_is_better=False)
@@ -146,11 +161,11 @@ class Bench:
         def dict_walk() -> int:
             return sum(test.get("name") is not None for test in peers.requests_failing_pages(target, start, end, n))
 
-        ours, count = timed(ours_walk)
+        ours, count = timed(ours_walk, REPEAT)
         self.row(name, "ours iter_failing_tests (TestCase)", n, ours)
-        dc, count_dc = timed(dataclass_walk)
+        dc, count_dc = timed(dataclass_walk, REPEAT)
         self.row(name, "requests + json + dataclasses", n, dc)
-        dicts, count_dicts = timed(dict_walk)
+        dicts, count_dicts = timed(dict_walk, REPEAT)
         self.row(name, "requests + json dicts", n, dicts)
         assert count == count_dc == count_dicts, (count, count_dc, count_dicts)
         self.target(name, "vs requests+json+dataclasses", dc / ours, 2)
@@ -189,11 +204,11 @@ class Bench:
                 client.get_test_details(repo, info["org_url_slug"], test_id)
             return n
 
-        ours, _ = timed(ours_loop)
+        ours, _ = timed(ours_loop, REPEAT)
         self.row(name, "ours get_test_details", n, ours, per_second=n / ours)
-        rq, _ = timed(lambda: peers.requests_details_sequential(target, ids))
+        rq, _ = timed(lambda: peers.requests_details_sequential(target, ids), REPEAT)
         self.row(name, "requests.Session", n, rq, per_second=n / rq)
-        hx, _ = timed(lambda: peers.httpx_details_sequential(target, ids))
+        hx, _ = timed(lambda: peers.httpx_details_sequential(target, ids), REPEAT)
         self.row(name, "httpx.Client", n, hx, per_second=n / hx)
         self.target(name, "vs requests.Session", rq / ours, 2)
         self.target(name, "vs httpx.Client", hx / ours, 2)

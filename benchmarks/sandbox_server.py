@@ -19,7 +19,7 @@ def main() -> None:
         latency_ms=int(config.get("latency_ms", 0)),
         seed=int(config.get("seed", 42)),
         # One kept-alive connection holds a server thread: enough threads for every peer's connections.
-        threads=int(config.get("threads", 24)),
+        threads=int(config.get("threads", 40)),
         record_requests=False,
     ).start()
     repo = sandbox.repos[0]

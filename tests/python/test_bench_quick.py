@@ -24,6 +24,7 @@ def test_quick_benchmark_produces_every_scenario_row(tmp_path: Path) -> None:
     expected = {
         ("1", "ours get_test_details_many (c=8)"), ("1", "requests.Session sequential"),
         ("1", "httpx.AsyncClient (c=8)"), ("1", "ideal N*latency/concurrency"),
+        ("1", "ours get_test_details_many (c=32)"),
         ("2", "ours iter_failing_tests (TestCase)"), ("2", "requests + json + dataclasses"),
         ("2", "requests + json dicts"),
         ("3", "ours to_pandas()"), ("3", "requests + pandas.DataFrame(dicts)"),
