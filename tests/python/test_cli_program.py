@@ -8,6 +8,7 @@ import contextlib
 import io
 import json
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -97,20 +98,24 @@ def test_rate_limited_exits_5_and_says_when_to_retry(cli, monkeypatch):
     assert "429" in message and "retry after" in message
 
 
-def test_ctrl_c_interrupts_a_slow_call_with_exit_130(sandbox, target):
-    with Sandbox(seed=5, tests=50, latency_ms=6_000) as slow:
-        repo = slow.repos[0]
+def test_ctrl_c_interrupts_a_blocked_call_with_exit_130(sandbox, target):
+    # A server that reads the request and never answers: once it has the request, the CLI is blocked in the
+    # call, and Ctrl-C must end it (exit 0 would mean it waited for an answer, which never comes).
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen()
+        server.settimeout(30)
+        url = f"http://127.0.0.1:{server.getsockname()[1]}"
         process = subprocess.Popen(
-            [sys.executable, "-m", "trunk_api", "unhealthy", "--repo", f"{repo.host}/{repo.owner}/{repo.name}",
-             "--org", slow.org_url_slug], env=program_env(slow, slow.token), stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE, text=True)
+            [sys.executable, "-m", "trunk_api", "unhealthy", *target, "--base-url", url, "--timeout", "120"],
+            env=program_env(sandbox, sandbox.token), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         try:
-            deadline = time.monotonic() + 30
-            while not slow.requests and time.monotonic() < deadline:  # the request is in flight
-                time.sleep(0.05)
-            assert slow.requests, "the CLI never reached the sandbox"
-            process.send_signal(signal.SIGINT)
-            out, err = process.communicate(timeout=30)  # exit 0 would mean it waited for the 6 s answer
+            connection, _ = server.accept()
+            with connection:
+                connection.settimeout(30)
+                assert b"list-unhealthy-tests" in connection.recv(65536)
+                process.send_signal(signal.SIGINT)
+                out, err = process.communicate(timeout=30)
         finally:
             if process.poll() is None:
                 process.kill()
