@@ -270,7 +270,8 @@ History generate_history(std::uint64_t seed, int tests, trunk::Timestamp now) {
         test.name = test_name(r, file, rng);
         std::string key = test.file_path + "#" + test.parent + "#" + test.name + "#" + test.variant;
         if (used_names.count(key) != 0) {
-          test.name += "_" + std::to_string(repo.tests.size());
+          test.name += '_';
+          test.name += std::to_string(repo.tests.size());
           key = test.file_path + "#" + test.parent + "#" + test.name + "#" + test.variant;
         }
         used_names.insert(key);
