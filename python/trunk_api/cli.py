@@ -468,15 +468,27 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-def _configure_logging(verbosity: int, stderr: IO[str]) -> logging.Handler | None:
+def _configure_logging(verbosity: int, stderr: IO[str]) -> tuple[logging.Handler, int] | None:
+    """Sends the library's log records to stderr for -v/-vv; returns what _restore_logging undoes."""
     if verbosity <= 0:
         return None
     handler = logging.StreamHandler(stderr)
     handler.setFormatter(logging.Formatter(f"{PROG}: %(levelname)s %(message)s"))
     logger = logging.getLogger("trunk_api")
+    previous_level = logger.level
     logger.addHandler(handler)
     logger.setLevel(logging.DEBUG if verbosity > 1 else logging.INFO)
-    return handler
+    return handler, previous_level
+
+
+def _restore_logging(configured: tuple[logging.Handler, int] | None) -> None:
+    # main() may run in-process (tests, notebooks, scripts): leave the logger exactly as it was found.
+    if configured is None:
+        return
+    handler, previous_level = configured
+    logger = logging.getLogger("trunk_api")
+    logger.removeHandler(handler)
+    logger.setLevel(previous_level)
 
 
 def main(argv: Sequence[str] | None = None, *, stdout: IO[str] | None = None, stderr: IO[str] | None = None) -> int:
@@ -488,7 +500,7 @@ def main(argv: Sequence[str] | None = None, *, stdout: IO[str] | None = None, st
         args = parser.parse_args(list(argv) if argv is not None else None)
     except SystemExit as stop:  # --help, --version, or a usage error already reported by the parser
         return stop.code if isinstance(stop.code, int) else EXIT_USAGE
-    handler = _configure_logging(getattr(args, "verbose", 0), err)
+    configured_logging = _configure_logging(getattr(args, "verbose", 0), err)
     context = _Context(args, out, err)
     try:
         return int(args.handler(context))
@@ -506,8 +518,7 @@ def main(argv: Sequence[str] | None = None, *, stdout: IO[str] | None = None, st
             os.dup2(devnull, sys.stdout.fileno())
         return EXIT_OK
     finally:
-        if handler is not None:
-            logging.getLogger("trunk_api").removeHandler(handler)
+        _restore_logging(configured_logging)
 
 
 if __name__ == "__main__":  # pragma: no cover - `python -m trunk_api` goes through __main__.py

@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import logging
 import signal
 import socket
 import subprocess
@@ -80,6 +81,13 @@ def test_retries_are_logged_with_verbose(cli, target, monkeypatch):
     assert run.code == 5
     assert "INFO" in run.err  # the retry
     assert run.err.strip().splitlines()[-1].startswith("trunk-api: error:")
+
+
+def test_verbose_leaves_the_library_logger_as_it_found_it(cli, target):
+    logger = logging.getLogger("trunk_api")
+    before = (logger.level, list(logger.handlers))
+    assert cli("failing", *target, "--since", "1h", "-vv").code == 0
+    assert (logger.level, list(logger.handlers)) == before
 
 
 def test_rate_limited_exits_5_and_says_when_to_retry(cli, monkeypatch):
