@@ -253,29 +253,26 @@ std::vector<BulkResult<TestDetails>> Client::get_test_details_many(const Repo& r
   return impl_->get_test_details_many(repo, org_url_slug, test_ids, options);
 }
 
-// The pagers capture Impl (not Client): a Client that is moved keeps the same Impl, so its pagers stay valid.
-TestPager Client::failing_tests(ListFailingTestsRequest request) {
+// Both listings page the same way; only the operation differs. The pagers capture Impl (not Client): a Client
+// that is moved keeps the same Impl, so its pagers stay valid.
+template <typename ClientImpl, typename Request>
+TestPager make_pager(ClientImpl* impl, Request request, TestPage (ClientImpl::*list)(const Request&)) {
   validate(request);
   std::string first = request.page_query.page_token;
-  Impl* impl = impl_.get();
   return TestPager(
-      [impl, request = std::move(request)](const std::string& token) mutable {
+      [impl, list, request = std::move(request)](const std::string& token) mutable {
         request.page_query.page_token = token;
-        return impl->list_failing_tests(request);
+        return (impl->*list)(request);
       },
       std::move(first), TestPager::PrefetchOptions{impl->options.prefetch_pages, impl->options.interrupt_check});
 }
 
+TestPager Client::failing_tests(ListFailingTestsRequest request) {
+  return make_pager(impl_.get(), std::move(request), &Impl::list_failing_tests);
+}
+
 TestPager Client::unhealthy_tests(ListUnhealthyTestsRequest request) {
-  validate(request);
-  std::string first = request.page_query.page_token;
-  Impl* impl = impl_.get();
-  return TestPager(
-      [impl, request = std::move(request)](const std::string& token) mutable {
-        request.page_query.page_token = token;
-        return impl->list_unhealthy_tests(request);
-      },
-      std::move(first), TestPager::PrefetchOptions{impl->options.prefetch_pages, impl->options.interrupt_check});
+  return make_pager(impl_.get(), std::move(request), &Impl::list_unhealthy_tests);
 }
 
 const std::string& Client::base_url() const noexcept { return impl_->base_url; }
