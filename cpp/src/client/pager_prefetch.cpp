@@ -108,19 +108,7 @@ TestPager::TestPager(FetchPage fetch, std::string first_page_token, PrefetchOpti
 
 // The fetch function a prefetch thread calls lives in fetch_, and a move would move it from under that thread:
 // moving first abandons the prefetch (the page will simply be requested again by the new owner).
-TestPager::TestPager(TestPager&& other) noexcept {
-  if (other.prefetcher_) other.prefetcher_->abandon();
-  fetch_ = std::move(other.fetch_);
-  prefetcher_ = std::move(other.prefetcher_);
-  prefetch_budget_ = other.prefetch_budget_;
-  tests_returned_ = other.tests_returned_;
-  next_token_ = std::move(other.next_token_);
-  tokens_seen_ = std::move(other.tokens_seen_);
-  done_ = other.done_;
-  pages_fetched_ = other.pages_fetched_;
-  current_ = std::move(other.current_);
-  position_ = other.position_;
-}
+TestPager::TestPager(TestPager&& other) noexcept { *this = std::move(other); }
 
 TestPager& TestPager::operator=(TestPager&& other) noexcept {
   if (this == &other) return *this;
