@@ -178,10 +178,10 @@ TEST(ClientRequests, InvalidRequestsAreRejectedBeforeAnyByteIsSent) {
 }
 
 TEST(ClientRequests, LargeResponsesArriveCompressedAndDecode) {
-  HttpTestServer server;
   std::vector<std::string> ids;
   for (int i = 0; i < 100; ++i) ids.push_back(testing::uuid_for(i));
   const std::string body = testing::page_json(ids, "");
+  HttpTestServer server;  // after what its handler uses: stopped (threads joined) before they go
   server.set_handler([&body](const httplib::Request&, httplib::Response& response) {
     response.set_content(body, "application/json");  // httplib compresses it for an Accept-Encoding client
   });

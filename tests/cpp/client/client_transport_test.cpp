@@ -99,8 +99,8 @@ TEST(ClientTransport, AttemptTimeoutIsRetriedThenThrowsTimeoutError) {
 }
 
 TEST(ClientTransport, SlowAttemptThenFastAttemptSucceeds) {
-  HttpTestServer server;
   std::atomic<int> calls{0};
+  HttpTestServer server;  // after what its handler uses: stopped (threads joined) before they go
   server.set_handler([&server, &calls](const httplib::Request&, httplib::Response& response) {
     if (calls.fetch_add(1) == 0) server.hang();
     response.set_content(testing::details_json(), "application/json");
@@ -158,8 +158,8 @@ TEST(ClientTransport, InterruptBeforeSendingSendsNothing) {
 }
 
 TEST(ClientTransport, ResponseLargerThanTheLimitIsATransportErrorNotRetried) {
-  HttpTestServer server;
   const std::string huge(65 << 20, ' ');  // 65 MiB of JSON whitespace: over the 64 MiB limit
+  HttpTestServer server;  // after what its handler uses: stopped (threads joined) before they go
   server.set_handler([&huge](const httplib::Request&, httplib::Response& response) {
     response.set_content(huge, "application/octet-stream");  // not a compressible type: sent as is
   });

@@ -78,9 +78,9 @@ TEST(BulkDetails, ResultsAreInInputOrderEvenWhenAnswersArriveOutOfOrder) {
 }
 
 TEST(BulkDetails, KeepsUpToConcurrencyRequestsInFlightOnReusedConnections) {
-  HttpTestServer server;
   std::atomic<int> in_flight{0};
   std::atomic<int> most_in_flight{0};
+  HttpTestServer server;  // after what its handler uses: stopped (threads joined) before they go
   server.set_handler([&](const httplib::Request& request, httplib::Response& response) {
     const int now = ++in_flight;
     int seen = most_in_flight.load();
@@ -142,9 +142,9 @@ TEST(BulkDetails, AFailedIdDoesNotStopTheOthersAndKeepsItsTypedError) {
 }
 
 TEST(BulkDetails, RetryableFailuresAreRetriedPerIdWithTheClientPolicy) {
-  HttpTestServer server;
   std::mutex mutex;
   std::map<std::string, int> attempts;
+  HttpTestServer server;  // after what its handler uses: stopped (threads joined) before they go
   server.set_handler([&](const httplib::Request& request, httplib::Response& response) {
     const std::string id = requested_id(request);
     int attempt = 0;

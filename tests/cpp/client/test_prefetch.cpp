@@ -144,8 +144,8 @@ TEST(Prefetch, AnErrorOfThePrefetchedPageSurfacesWhenThatPageIsAskedFor) {
 }
 
 TEST(Prefetch, DroppingThePagerCancelsThePrefetchInFlight) {
-  HttpTestServer server;
   std::atomic<int> calls{0};
+  HttpTestServer server;  // after what its handler uses: stopped (threads joined) before they go
   server.set_handler([&](const httplib::Request& request, httplib::Response& response) {
     if (++calls == 1) {
       response.set_content(testing::page_json({uuid_for(1)}, "p2", 0), "application/json");
@@ -173,8 +173,8 @@ TEST(Prefetch, DroppingThePagerCancelsThePrefetchInFlight) {
 }
 
 TEST(Prefetch, AnInterruptWhileWaitingForThePrefetchedPageCancels) {
-  HttpTestServer server;
   std::atomic<int> calls{0};
+  HttpTestServer server;  // after what its handler uses: stopped (threads joined) before they go
   server.set_handler([&](const httplib::Request&, httplib::Response& response) {
     if (++calls == 1) {
       response.set_content(testing::page_json({uuid_for(1)}, "p2", 0), "application/json");

@@ -53,6 +53,8 @@ class HttpTestServer {
   std::string base_url() const { return "http://127.0.0.1:" + std::to_string(port_); }
   int port() const { return port_; }
 
+  /// The handler runs on the server's worker threads until the server is destroyed (its destructor joins
+  /// them), so declare the server *after* every local the handler captures by reference.
   void set_handler(Handler handler);
   /// Answers the n-th request with replies[n]; after the last one, repeats the last.
   void set_replies(std::vector<Reply> replies);

@@ -14,16 +14,21 @@
 
 namespace {
 
+trunk::sandbox::SandboxOptions matrix_options() {
+  trunk::sandbox::SandboxOptions options;
+  options.tests = 100;
+  options.now = trunk::parse_rfc3339("2026-11-20T12:00:00Z");
+  return options;
+}
+
+/// One sandbox for the whole matrix. A static object rather than a leaked pointer: its destructor stops the
+/// server and joins its threads at exit, before the sandbox library's own statics are destroyed (a leaked,
+/// still-serving sandbox raced with them under ThreadSanitizer).
 trunk::sandbox::Sandbox& box() {
-  static trunk::sandbox::Sandbox* shared = [] {
-    trunk::sandbox::SandboxOptions options;
-    options.tests = 100;
-    options.now = trunk::parse_rfc3339("2026-11-20T12:00:00Z");
-    auto* sandbox = new trunk::sandbox::Sandbox(options);
-    sandbox->start();
-    return sandbox;
-  }();
-  return *shared;
+  static trunk::sandbox::Sandbox shared(matrix_options());
+  static const bool started = (shared.start(), true);
+  (void)started;
+  return shared;
 }
 
 std::string repo_json() {
