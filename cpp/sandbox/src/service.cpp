@@ -71,7 +71,7 @@ bool constant_time_equal(std::string_view a, std::string_view b) noexcept {
 }
 
 Service::Service(History history, std::string token, std::string org_url_slug, std::unique_ptr<QueueStore> queues,
-                 PageTokens page_tokens)
+                 PageTokens page_tokens, std::size_t test_json_budget)
     : history_(std::move(history)),
       token_(std::move(token)),
       org_url_slug_(std::move(org_url_slug)),
@@ -91,6 +91,9 @@ Service::Service(History history, std::string token, std::string org_url_slug, s
       if (index.facts.back().health == Health::broken) index.broken.push_back(t);
     }
   }
+  std::vector<std::size_t> tests_per_repo;
+  for (const auto& repo : history_.repos) tests_per_repo.push_back(repo.tests.size());
+  test_json_ = std::make_unique<TestJsonCache>(tests_per_repo, test_json_budget);
 }
 
 std::vector<trunk::Repo> Service::repos() const {
@@ -182,23 +185,34 @@ Reply Service::page_reply(const RepoIndex& repo, const std::vector<std::uint32_t
   const std::uint64_t pages = (total + size - 1) / size;
   const std::uint64_t index = offset / size;
 
-  trunk::TestPage page;
   const std::uint64_t end = std::min(total, offset + size);
-  page.tests.reserve(static_cast<std::size_t>(end - offset));
+  auto token_at = [&](std::uint64_t at) { return page_tokens_.issue(digest, static_cast<std::uint32_t>(at)); };
+  trunk::PageInfo info;
+  info.total_rows = static_cast<std::int64_t>(total);
+  info.total_pages = static_cast<std::int64_t>(pages);
+  info.page_index = static_cast<std::int64_t>(index);
+  info.next_page_token = offset + size < total ? token_at(offset + size) : "";
+  info.prev_page_token = offset > 0 ? token_at(offset - size) : "";
+  // Decision: "" on the last page (like next_page_token: there is nowhere further to go).
+  info.last_page_token = pages > 0 && index + 1 < pages ? token_at((pages - 1) * size) : "";
+
+  // The same bytes as trunk::to_json(TestPage).dump(): nlohmann writes an object's keys in sorted order
+  // ("page" before "tests") and compact separators; each test is its cached dump (test_json_cache.hpp).
+  const auto repo_index = static_cast<std::size_t>(&repo - index_.data());
+  Reply reply;
+  std::string& body = reply.body;
+  body.reserve(static_cast<std::size_t>(end - offset) * 1200 + 512);
+  body += R"({"page":)";
+  body += trunk::to_json(info).dump();
+  body += R"(,"tests":[)";
+  std::string scratch;
   for (std::uint64_t i = offset; i < end; ++i) {
     const std::uint32_t t = rows[static_cast<std::size_t>(i)];
-    page.tests.push_back(
-        to_test_case(*repo.data, repo.data->tests[t], repo.facts[t], org_url_slug_, with_failure_fields));
+    if (i != offset) body += ',';
+    body += test_json_->get(repo_index, t, *repo.data, repo.facts[t], org_url_slug_, with_failure_fields, scratch);
   }
-  auto token_at = [&](std::uint64_t at) { return page_tokens_.issue(digest, static_cast<std::uint32_t>(at)); };
-  page.page.total_rows = static_cast<std::int64_t>(total);
-  page.page.total_pages = static_cast<std::int64_t>(pages);
-  page.page.page_index = static_cast<std::int64_t>(index);
-  page.page.next_page_token = offset + size < total ? token_at(offset + size) : "";
-  page.page.prev_page_token = offset > 0 ? token_at(offset - size) : "";
-  // Decision: "" on the last page (like next_page_token: there is nowhere further to go).
-  page.page.last_page_token = pages > 0 && index + 1 < pages ? token_at((pages - 1) * size) : "";
-  return json_reply(trunk::to_json(page));
+  body += "]}";
+  return reply;
 }
 
 Reply Service::list_failing_tests(std::string_view body) {
@@ -242,9 +256,14 @@ Reply Service::get_test_details(std::string_view body) {
   if (it == repo->by_id.end()) {
     return text_reply(404, "not found: test " + request->test_id + " in repository " + request->repo.to_string());
   }
-  trunk::TestDetails details;
-  details.test = to_test_case(*repo->data, repo->data->tests[it->second], repo->facts[it->second], org_url_slug_, true);
-  return json_reply(trunk::to_json(details));
+  // trunk::to_json(TestDetails).dump() is {"test":<the test's dump>}: splice the cached one.
+  const auto repo_index = static_cast<std::size_t>(repo - index_.data());
+  std::string scratch;
+  Reply reply;
+  reply.body = R"({"test":)";
+  reply.body += test_json_->get(repo_index, it->second, *repo->data, repo->facts[it->second], org_url_slug_, true, scratch);
+  reply.body += '}';
+  return reply;
 }
 
 Reply Service::update_queue(std::string_view body) {

@@ -20,6 +20,7 @@
 #include "history.hpp"
 #include "page_token.hpp"
 #include "queue_store.hpp"
+#include "test_json_cache.hpp"
 
 namespace trunk::sandbox {
 
@@ -35,14 +36,16 @@ struct Reply {
 
 class Service {
  public:
+  /// `test_json_budget`: bytes of serialised tests kept for later pages (see test_json_cache.hpp).
   Service(History history, std::string token, std::string org_url_slug, std::unique_ptr<QueueStore> queues,
-          PageTokens page_tokens);
+          PageTokens page_tokens, std::size_t test_json_budget = kDefaultTestJsonCacheBytes);
 
   /// `token` is the x-api-token header (nullopt when absent).
   Reply handle(std::string_view method, std::string_view path, const std::optional<std::string>& token,
                std::string_view body);
 
   const History& history() const noexcept { return history_; }
+  const TestJsonCache& test_json_cache() const noexcept { return *test_json_; }
   std::vector<trunk::Repo> repos() const;
   std::vector<std::string> test_ids(const trunk::Repo& repo) const;
 
@@ -73,6 +76,7 @@ class Service {
   std::unique_ptr<QueueStore> queues_;
   PageTokens page_tokens_;
   std::vector<RepoIndex> index_;
+  std::unique_ptr<TestJsonCache> test_json_;
 
   // Failing-tests windows already computed: listing page after page asks for the same window again.
   std::mutex cache_mutex_;
