@@ -5,6 +5,7 @@
 
 #include "redaction.hpp"
 #include "retry_policy.hpp"
+#include "secret_memory.hpp"
 #include "trunk/error.hpp"
 
 namespace trunk::detail {
@@ -38,7 +39,7 @@ AttemptBudget plan_attempt(const CallContext& call, std::chrono::milliseconds pe
 AttemptOutcome classify_attempt(const CallContext& call, TransferResult&& result, const AttemptBudget& budget,
                                 int attempt, int max_attempts, std::chrono::milliseconds elapsed_ms) {
   const std::string operation(call.operation);
-  const std::string& token = *call.token;
+  const std::string_view token = call.token;
   const long long elapsed = elapsed_ms.count();
   const std::string where = "POST " + *call.url;
   const std::string prefix =
@@ -93,6 +94,7 @@ AttemptOutcome classify_attempt(const CallContext& call, TransferResult&& result
   } catch (const Error&) {
     outcome.error = std::current_exception();
   }
+  wipe(result.body);  // a server may echo the token in an error body: only the redacted copy is kept
   if (is_retryable_status(result.status)) outcome.kind = AttemptOutcome::Kind::retryable;
   outcome.reason = "HTTP " + std::to_string(result.status);
   return outcome;

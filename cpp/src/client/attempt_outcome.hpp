@@ -24,7 +24,7 @@ using AttemptClock = std::chrono::steady_clock;
 struct CallContext {
   std::string_view operation;
   const std::string* url = nullptr;
-  const std::string* token = nullptr;  ///< redacted from every message
+  std::string_view token;  ///< redacted from every message (a view into the client's secret memory)
   const RetryOptions* retry = nullptr;
   std::size_t max_response_bytes = 0;
   /// Receives already-redacted records (may be empty).

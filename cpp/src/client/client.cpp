@@ -1,6 +1,7 @@
 #include "trunk/client.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <exception>
 #include <random>
 #include <string>
@@ -13,11 +14,13 @@
 #include "cancel_scope.hpp"
 #include "connection_pool.hpp"
 #include "curl_handles.hpp"
+#include "curl_memory.hpp"
 #include "endpoint.hpp"
 #include "http_transfer.hpp"
 #include "rate_limiter.hpp"
 #include "redaction.hpp"
 #include "retry_policy.hpp"
+#include "secret_memory.hpp"
 #include "trunk/codec.hpp"
 #include "trunk/error.hpp"
 #include "trunk/validation.hpp"
@@ -42,30 +45,52 @@ double default_random() {
   return std::uniform_real_distribution<double>(0.0, 1.0)(generator);
 }
 
+/// The request headers, the token line kept in secret memory (curl_handles.hpp). Runs before anything else of
+/// the client, so libcurl gets its wiping allocator (curl_memory.hpp) before it allocates anything for us.
+detail::SecretHeaderList make_request_headers(const std::optional<std::string>& configured_token) {
+  detail::ensure_curl_initialized();
+  // No "Expect: 100-continue" round trip for larger bodies.
+  return detail::SecretHeaderList({"Content-Type: application/json", "Accept: application/json", "Expect:"},
+                                  "x-api-token", detail::resolve_token(configured_token));
+}
+
+/// Once per process, to the first client that has a log callback: libcurl's freed buffers are not wiped.
+void warn_if_curl_frees_unwiped(const LogCallback& log) {
+  static std::atomic<bool> warned{false};
+  if (!log || detail::curl_frees_are_wiped() || warned.exchange(true)) return;
+  log(LogLevel::warning,
+      "libcurl was initialised by another part of this process before trunk-api, so its freed request "
+      "buffers (which held the API token header) are not wiped: a core dump may contain the token");
+}
+
 }  // namespace
 
 struct Client::Impl {
-  explicit Impl(ClientOptions given)
-      : options(std::move(given)),
+  /// Takes everything from `given`; its token is copied into secret memory and wiped (and so is every other
+  /// copy the move leaves), see Client::Client.
+  explicit Impl(ClientOptions& given)
+      : headers(make_request_headers(given.token)),
+        options(std::move(given)),
         base_url(detail::resolve_base_url(options.base_url, options.allow_insecure_http)),
-        token(detail::resolve_token(options.token)),
         user_agent(std::string("trunk-api-cpp/") + kVersion +
                    (options.user_agent_suffix.empty() ? "" : " " + options.user_agent_suffix)),
         rate_limiter(options.max_requests_per_second),
         pool([this](CURL* easy) { configure(easy); }, kMaxIdleConnections) {
-    detail::ensure_curl_initialized();
-    detail::append_header(headers, "Content-Type: application/json");
-    detail::append_header(headers, "Accept: application/json");
-    detail::append_header(headers, "x-api-token: " + token);
-    // No "Expect: 100-continue" round trip for larger bodies.
-    detail::append_header(headers, "Expect:");
-    options.token.reset();  // the only copy left is `token`, used for the header and for redaction
+    detail::wipe(options.token);  // the only copy left is in `headers`' secret memory
+    warn_if_curl_frees_unwiped(options.log);
   }
+
+  /// The token, for redaction: a view into the secret memory.
+  std::string_view token() const noexcept { return headers.secret(); }
 
   /// Options that are the same for every call, set once per pooled handle.
   void configure(CURL* easy) const {
     curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);  // no SIGALRM for DNS timeouts: we are multi-threaded
     curl_easy_setopt(easy, CURLOPT_POST, 1L);
+    // HTTP/1.1 also over TLS: with HTTP/2, nghttp2 would keep the token header in its HPACK table and frame
+    // buffers on its own heap, which our wiping allocator does not reach (README "Security"). The client pools
+    // one connection per handle anyway, so HTTP/2 multiplexing would not be used.
+    curl_easy_setopt(easy, CURLOPT_HTTP_VERSION, static_cast<long>(CURL_HTTP_VERSION_1_1));
     curl_easy_setopt(easy, CURLOPT_HTTPHEADER, headers.get());
     curl_easy_setopt(easy, CURLOPT_USERAGENT, user_agent.c_str());
     // gzip/deflate, as requests and httpx ask for. Not brotli: servers commonly run it at quality 11 for
@@ -91,7 +116,7 @@ struct Client::Impl {
   }
 
   void log(LogLevel level, const std::string& message) const {
-    if (options.log) options.log(level, detail::redact(message, token));
+    if (options.log) options.log(level, detail::redact(message, token()));
   }
 
   void sleep(milliseconds delay, std::string_view operation) const {
@@ -114,7 +139,7 @@ struct Client::Impl {
     detail::CallContext call;
     call.operation = operation;
     call.url = &url;
-    call.token = &token;
+    call.token = token();
     call.retry = &options.retry;
     call.max_response_bytes = kMaxResponseBytes;
     call.log = [this](LogLevel level, const std::string& message) { log(level, message); };
@@ -162,15 +187,20 @@ struct Client::Impl {
     return decode_redacted<Response>(post(operation, path, body));
   }
 
-  /// decode(), with the token redacted from any DecodeError (a body may echo it).
+  /// decode(), with the token redacted from any DecodeError (a body may echo it). The raw body is wiped
+  /// afterwards, whatever happens: if it echoed the token, no unwiped copy is freed.
   template <typename Response>
-  Response decode_redacted(const std::string& response) const {
+  Response decode_redacted(std::string&& response) const {
+    struct WipeOnExit {
+      std::string& text;
+      ~WipeOnExit() { detail::wipe(text); }
+    } wipe_on_exit{response};
     try {
       return decode<Response>(response);
     } catch (const DecodeError& error) {
       const std::string message = error.what();
-      if (message.find(token) == std::string::npos) throw;
-      throw DecodeError(detail::redact(error.path(), token), detail::redact(message, token));
+      if (message.find(token()) == std::string::npos) throw;
+      throw DecodeError(detail::redact(error.path(), token()), detail::redact(message, token()));
     }
   }
 
@@ -212,7 +242,7 @@ struct Client::Impl {
     transport.random = [this] { return random(); };
     transport.max_response_bytes = kMaxResponseBytes;
     transport.on_success = [this, &results](std::size_t index, std::string&& body) {
-      results[index].value = decode_redacted<TestDetails>(body);
+      results[index].value = decode_redacted<TestDetails>(std::move(body));
     };
     std::vector<std::exception_ptr> errors =
         detail::run_bulk_posts(transport, url, bodies, bulk.concurrency, "get_test_details_many");
@@ -220,13 +250,13 @@ struct Client::Impl {
     return results;
   }
 
+  /// Declared first: initialised before the options take the token, destroyed (wiped) last.
+  detail::SecretHeaderList headers;
   ClientOptions options;
   /// interrupted() as the transfers' progress check.
   std::function<bool()> interrupt_check = [this] { return interrupted(); };
   std::string base_url;
-  std::string token;
   std::string user_agent;
-  detail::HeaderList headers;
   // Declaration order matters for destruction: the pool's handles refer to `share` and `headers`, so the
   // pool is destroyed first.
   detail::SharedCache share;
@@ -234,7 +264,15 @@ struct Client::Impl {
   detail::ConnectionPool pool;
 };
 
-Client::Client(ClientOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {}
+Client::Client(ClientOptions options) {
+  // `options` is ours (taken by value): its token, and whatever the moves leave behind (a short string's
+  // bytes stay in the moved-from object), is wiped on every exit path, errors included.
+  struct WipeOnExit {
+    std::optional<std::string>& token;
+    ~WipeOnExit() { detail::wipe(token); }
+  } wipe_on_exit{options.token};
+  impl_ = std::make_unique<Impl>(options);
+}
 Client::~Client() = default;
 Client::Client(Client&&) noexcept = default;
 Client& Client::operator=(Client&&) noexcept = default;

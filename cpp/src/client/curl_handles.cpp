@@ -1,7 +1,10 @@
 #include "curl_handles.hpp"
 
+#include <cstring>
+#include <new>
 #include <string>
 
+#include "curl_memory.hpp"
 #include "trunk/error.hpp"
 
 namespace trunk::detail {
@@ -9,7 +12,7 @@ namespace trunk::detail {
 void ensure_curl_initialized() {
   static std::once_flag once;
   static CURLcode result = CURLE_OK;
-  std::call_once(once, [] { result = curl_global_init(CURL_GLOBAL_DEFAULT); });
+  std::call_once(once, [] { result = initialize_curl_with_wiping_allocator(); });
   if (result != CURLE_OK) {
     throw TransportError(std::string("libcurl could not be initialised: ") + curl_easy_strerror(result));
   }
@@ -32,6 +35,39 @@ void append_header(HeaderList& list, const std::string& line) {
   if (head == nullptr) throw TransportError("libcurl could not build the request headers (out of memory)");
   // curl_slist_append returns the head of the list: the old head, or the new node when the list was empty.
   if (!list) list.reset(head);
+}
+
+SecretHeaderList::SecretHeaderList(const std::vector<std::string>& lines, std::string_view secret_name,
+                                   std::string_view secret_value) {
+  constexpr std::string_view separator = ": ";
+  // Layout: [curl_slist node][name ": " value '\0'], the node first so it is suitably aligned.
+  memory_ = SecretMemory(sizeof(curl_slist) + secret_name.size() + separator.size() + secret_value.size() + 1);
+  char* text = memory_.data() + sizeof(curl_slist);
+  char* cursor = text;
+  for (const std::string_view part : {secret_name, separator, secret_value}) {
+    std::memcpy(cursor, part.data(), part.size());
+    cursor += part.size();
+  }
+  *cursor = '\0';
+  secret_ = std::string_view(text + secret_name.size() + separator.size(), secret_value.size());
+  secret_node_ = new (memory_.data()) curl_slist{text, nullptr};
+
+  HeaderList ordinary;
+  for (const std::string& line : lines) append_header(ordinary, line);
+  curl_slist* tail = ordinary.get();
+  while (tail != nullptr && tail->next != nullptr) tail = tail->next;
+  if (tail != nullptr) tail->next = secret_node_;
+  head_ = tail != nullptr ? ordinary.release() : secret_node_;
+}
+
+SecretHeaderList::~SecretHeaderList() {
+  curl_slist* before = nullptr;
+  for (curl_slist* node = head_; node != nullptr && node != secret_node_; node = node->next) before = node;
+  if (before != nullptr) {
+    before->next = nullptr;  // the secret node is not libcurl's to free
+    curl_slist_free_all(head_);
+  }
+  // memory_ wipes the node and the line and unmaps them.
 }
 
 SharedCache::SharedCache() : share_(curl_share_init()) {

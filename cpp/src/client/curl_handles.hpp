@@ -7,12 +7,17 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
+#include <vector>
+
+#include "secret_memory.hpp"
 
 namespace trunk::detail {
 
-/// curl_global_init(CURL_GLOBAL_DEFAULT) exactly once per process, thread-safe (std::call_once).
-/// Throws TransportError when libcurl cannot initialise. The matching cleanup is left to process exit:
-/// other libraries in the process may use libcurl too, so no single client may tear it down.
+/// curl_global_init(CURL_GLOBAL_DEFAULT) exactly once per process, thread-safe (std::call_once), with the
+/// wiping allocator of curl_memory.hpp. Throws TransportError when libcurl cannot initialise. The matching
+/// cleanup is left to process exit: other libraries in the process may use libcurl too, so no single client
+/// may tear it down.
 void ensure_curl_initialized();
 
 struct EasyDeleter {
@@ -43,6 +48,34 @@ MultiHandle make_multi();
 
 /// Appends one header line ("Name: value"); throws TransportError on allocation failure.
 void append_header(HeaderList& list, const std::string& line);
+
+/// The request headers of one client for CURLOPT_HTTPHEADER: ordinary lines, plus one secret line
+/// "<name>: <value>" (the API token) that never touches the heap. curl_slist_append would strdup it into
+/// libcurl's heap; instead its node (struct curl_slist is public: {char* data; curl_slist* next}) and its text
+/// are built inside SecretMemory and chained after the ordinary nodes. libcurl only reads the list (it must
+/// stay valid while a handle uses it: the pool's handles are destroyed before this object). The destructor
+/// unchains the secret node before curl_slist_free_all, which would otherwise free() memory it never
+/// allocated. Not movable: handles keep a pointer to the list.
+class SecretHeaderList {
+ public:
+  /// Throws TransportError when libcurl runs out of memory, std::bad_alloc / trunk::Error from SecretMemory.
+  SecretHeaderList(const std::vector<std::string>& lines, std::string_view secret_name, std::string_view secret_value);
+  ~SecretHeaderList();
+  SecretHeaderList(const SecretHeaderList&) = delete;
+  SecretHeaderList& operator=(const SecretHeaderList&) = delete;
+
+  curl_slist* get() const noexcept { return head_; }
+  /// The secret value (inside the secret memory), e.g. for redaction.
+  std::string_view secret() const noexcept { return secret_; }
+  /// Where the secret node, line and value live (tests check that these pages are excluded from dumps).
+  const SecretMemory& secret_memory() const noexcept { return memory_; }
+
+ private:
+  SecretMemory memory_;
+  curl_slist* head_ = nullptr;   // ordinary nodes (libcurl's heap), then the secret node
+  curl_slist* secret_node_ = nullptr;
+  std::string_view secret_;
+};
 
 /// A CURLSH sharing the DNS cache and TLS sessions between all handles of one client, with one mutex per
 /// kind of data as libcurl requires for use from several threads. The connection cache is deliberately not

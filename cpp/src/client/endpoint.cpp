@@ -80,10 +80,14 @@ std::string resolve_base_url(const std::optional<std::string>& configured, bool 
   return base;
 }
 
-std::string resolve_token(const std::optional<std::string>& configured) {
-  std::optional<std::string> token = configured;
-  if (!token) token = environment("TRUNK_API_TOKEN");
-  if (!token) token = environment("TRUNK_API_KEY");
+std::string_view resolve_token(const std::optional<std::string>& configured) {
+  std::optional<std::string_view> token;
+  if (configured) token = *configured;
+  // getenv's string belongs to the process environment (the caller's): viewed, never copied.
+  for (const char* name : {"TRUNK_API_TOKEN", "TRUNK_API_KEY"}) {
+    if (token) break;
+    if (const char* value = std::getenv(name); value != nullptr && *value != '\0') token = std::string_view(value);
+  }
   if (!token) {
     throw Error(
         "no API token: pass ClientOptions::token or set the TRUNK_API_TOKEN (or TRUNK_API_KEY) environment "

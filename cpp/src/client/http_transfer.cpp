@@ -4,6 +4,7 @@
 #include <cctype>
 #include <string_view>
 
+#include "secret_memory.hpp"
 #include "trunk/error.hpp"
 
 namespace trunk::detail {
@@ -37,6 +38,15 @@ extern "C" size_t on_body(char* data, size_t size, size_t count, void* user) {
     return 0;  // any count other than `bytes` makes libcurl abort with CURLE_WRITE_ERROR
   }
   try {
+    if (body.capacity() < body.size() + bytes) {
+      // Grown by hand rather than by append: std::string would free the old block unwiped, and a body
+      // may echo the API token.
+      std::string grown;
+      grown.reserve(std::max(body.size() + bytes, 2 * body.capacity()));
+      grown.append(body);
+      wipe(body);
+      body.swap(grown);
+    }
     body.append(data, bytes);
   } catch (...) {
     return 0;
