@@ -3,6 +3,9 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <cstring>
+#include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -110,19 +113,20 @@ ClientOptions build_options(const py::object& token, const py::object& base_url,
   ArgCollector args;
   ClientOptions options;
   // The token is converted without ever being rendered: a wrong type is reported by type name only.
+  const char* token_data = nullptr;
+  Py_ssize_t token_size = 0;
   if (!token.is_none()) {
     if (!PyUnicode_Check(token.ptr())) {
       throw ValidationError({Violation{"token", "<value of type " +
                                                     py::str(py::type::handle_of(token).attr("__name__")).cast<std::string>() + ">",
                                        "must be a string"}});
     }
-    Py_ssize_t size = 0;
-    const char* data = PyUnicode_AsUTF8AndSize(token.ptr(), &size);
-    if (data == nullptr) {
+    // A view of the str's own UTF-8 (the caller's object), not a copy.
+    token_data = PyUnicode_AsUTF8AndSize(token.ptr(), &token_size);
+    if (token_data == nullptr) {
       PyErr_Clear();
       throw ValidationError({Violation{"token", "<redacted>", "must be valid UTF-8 text"}});
     }
-    options.token = std::string(data, static_cast<std::size_t>(size));
   }
   if (!base_url.is_none()) options.base_url = args.text(base_url, "base_url");
   options.timeout = args.seconds(timeout, "timeout", 0, false);
@@ -146,7 +150,25 @@ ClientOptions build_options(const py::object& token, const py::object& base_url,
   args.throw_if_failed();
   if (!log.is_none()) options.log = python_log_callback(log);
   options.interrupt_check = &python_interrupt_check;
+  // Last, once nothing can throw any more: the one copy is built in place, and the Client wipes it after
+  // moving it into its secret memory (see make_client).
+  if (token_data != nullptr) options.token.emplace(token_data, static_cast<std::size_t>(token_size));
   return options;
+}
+
+/// A Client from `options`, whose token copy (ours) is wiped whatever happens: Client wipes what it is given,
+/// and this wipes what a move leaves behind in `options` (a short string keeps its bytes in the object).
+std::shared_ptr<Client> make_client(ClientOptions&& options) {
+  struct WipeOnExit {
+    std::optional<std::string>& token;
+    ~WipeOnExit() {
+      if (token) {
+        ::explicit_bzero(token->data(), token->capacity());
+        token.reset();
+      }
+    }
+  } wipe_on_exit{options.token};
+  return std::make_shared<Client>(std::move(options));
 }
 
 }  // namespace
@@ -161,7 +183,7 @@ void bind_client(py::module_& m) {
                  build_options(token, base_url, timeout, max_retries, user_agent, connect_timeout, overall_deadline,
                                verify_tls, ca_bundle, allow_insecure_http, max_requests_per_second, log,
                                prefetch_pages);
-             return PyClient{std::make_shared<Client>(std::move(options))};
+             return PyClient{make_client(std::move(options))};
            }),
            py::kw_only(), py::arg("token") = py::none(), py::arg("base_url") = py::none(), py::arg("timeout") = 30.0,
            py::arg("max_retries") = 3, py::arg("user_agent") = py::none(), py::arg("connect_timeout") = 10.0,

@@ -48,6 +48,13 @@ class Client:
 
     One Client may be shared by many threads. The token is never shown: not in ``repr``, log records,
     exception messages or pickles (an unpickled Client reads the token from the environment again).
+
+    In memory, the client keeps its one copy of the token in pages excluded from core dumps and wiped when
+    the client is garbage-collected; the copies libcurl makes for each request are wiped when freed. The
+    client cannot wipe *your* copies: the ``str`` you pass (Python strings are immutable, and
+    ``del`` does not clear their memory), ``os.environ`` / the process environment, or any string you read
+    the token from. Those are in a core dump of your process unless you keep them out of it. See the
+    README, "Security".
     """
 
     def __init__(
