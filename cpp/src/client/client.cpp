@@ -169,6 +169,7 @@ struct Client::Impl {
         auto connection = pool.acquire();
         result = detail::perform_transfer(
             *connection, {&url, &body, budget.timeout, &interrupt_check, kMaxResponseBytes});
+        if (headers_echoed_token(connection->easy.get())) forget_response(*connection);
       }
       const auto elapsed = std::chrono::duration_cast<milliseconds>(Clock::now() - attempt_start);
       detail::AttemptOutcome outcome =
@@ -179,6 +180,32 @@ struct Client::Impl {
       if (!delay) std::rethrow_exception(outcome.error);
       sleep(*delay, operation);
     }
+  }
+
+  /// Whether a header line of the last response on `easy` held the token (a server may echo it). libcurl
+  /// keeps response header lines in its own buffers for as long as the handle lives (the body buffer it
+  /// frees after every transfer).
+  bool headers_echoed_token(CURL* easy) const {
+    constexpr unsigned kOrigins = CURLH_HEADER | CURLH_TRAILER | CURLH_CONNECT | CURLH_1XX;
+    for (curl_header* header = curl_easy_nextheader(easy, kOrigins, -1, nullptr); header != nullptr;
+         header = curl_easy_nextheader(easy, kOrigins, -1, header)) {
+      if (std::string_view(header->value).find(token()) != std::string_view::npos ||
+          std::string_view(header->name).find(token()) != std::string_view::npos) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /// Replaces the handle and connection of `connection` by new ones: libcurl frees (so wipes, curl_memory.hpp)
+  /// every buffer of the old ones.
+  void forget_response(detail::PooledConnection& connection) {
+    detail::EasyHandle easy = detail::make_easy();
+    detail::MultiHandle multi = detail::make_multi();
+    configure(easy.get());
+    connection.multi.reset();  // closes the connection first, as ~PooledConnection does
+    connection.easy = std::move(easy);
+    connection.multi = std::move(multi);
   }
 
   /// post() then decode; a decode error never quotes the token either.

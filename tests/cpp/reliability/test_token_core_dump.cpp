@@ -8,6 +8,7 @@
 // parent's memory, not the child's. The child scans its own memory (memory_scan.hpp) and reports the counts
 // through a pipe; the parent asserts.
 #include <gtest/gtest.h>
+#include <curl/curl.h>
 #include <nlohmann/json.hpp>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -53,6 +54,8 @@ void serve(testing::HttpTestServer& server) {
     if (id == kEchoId) {
       response.status = 401;
       // Padded to arrive in several pieces, so the client's body buffer grows (and moves) after the token.
+      // Echoed in a header line too, which libcurl reads into its own header buffer.
+      response.set_header("X-Rejected-Token", request.get_header_value("x-api-token"));
       response.set_content(R"({"error":"token )" + request.get_header_value("x-api-token") +
                                R"( is not valid","padding":")" + std::string(100000, 'x') + R"("})",
                            "application/json");
@@ -92,6 +95,7 @@ struct ChildReport {
   int log_records = 0;
   int log_records_quoting = 0;
   int retries_logged = 0;
+  int warnings = 0;  // warning records (the one about libcurl's allocator)
   char places[512] = {};  // where dumpable copies were found
   char failure[256] = {};
 };
@@ -178,12 +182,15 @@ void exercise_client(Client& client, const MaskedSecret& secret, ChildReport& re
     options.retry.max_retries = 2;
     auto records = std::make_shared<std::vector<std::string>>();
     auto records_mutex = std::make_shared<std::mutex>();
-    options.log = [records, records_mutex](LogLevel, std::string_view message) {
+    auto warnings = std::make_shared<int>(0);
+    options.log = [records, records_mutex, warnings](LogLevel level, std::string_view message) {
       std::lock_guard lock(*records_mutex);
       records->emplace_back(message);
+      if (level == LogLevel::warning) ++*warnings;
     };
     make_token(options.token.emplace(), secret, 32);
     report.token_size = secret.size();
+    report.warnings = -1;
 
     auto client = std::make_unique<Client>(std::move(options));
     if (options.token) ::explicit_bzero(options.token->data(), options.token->capacity());  // ours, moved-from
@@ -196,6 +203,7 @@ void exercise_client(Client& client, const MaskedSecret& secret, ChildReport& re
       if (testing::count_occurrences(record, secret) > 0) ++report.log_records_quoting;
       if (record.find("retry 1 of") != std::string::npos) ++report.retries_logged;
     }
+    report.warnings = *warnings;
 
     const testing::ScanResult alive = testing::scan_own_memory(secret.tail(kScannedTail));
     report.alive_dumpable = alive.dumpable;
@@ -251,6 +259,7 @@ TEST(TokenCoreDump, NoDumpableCopyWhileTheClientLivesOrAfterItIsDestroyed) {
   EXPECT_EQ(report.bulk_errors, 1);
   EXPECT_EQ(report.pages, 3);
   EXPECT_GE(report.retries_logged, 1);
+  EXPECT_EQ(report.warnings, 0);  // libcurl frees through the wiping allocator
   EXPECT_GT(report.log_records, 20);
   EXPECT_EQ(report.log_records_quoting, 0);
   EXPECT_GT(report.bytes_scanned, std::size_t{1} << 20);
@@ -261,6 +270,45 @@ TEST(TokenCoreDump, NoDumpableCopyWhileTheClientLivesOrAfterItIsDestroyed) {
   EXPECT_EQ(report.alive_dumpable, 0U) << report.places;
   EXPECT_EQ(report.destroyed_dumpable, 0U) << report.places;
   EXPECT_EQ(report.destroyed_dump_excluded, 0U) << "the secret memory was not wiped and unmapped";
+}
+
+/// When something else initialised libcurl first, the wiping allocator cannot be installed (libcurl ignores
+/// curl_global_init_mem then): the first client with a log callback says so, once per process.
+TEST(TokenCoreDump, LibcurlInitialisedByOthersFirstIsReportedOnce) {
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    ::close(fds[0]);
+    int counts[2] = {-1, -1};  // warning records: first client, second client
+    try {
+      curl_global_init(CURL_GLOBAL_DEFAULT);  // "another library" of this process, before any Client
+      for (int& count : counts) {
+        count = 0;
+        ClientOptions options = testing::test_options("http://127.0.0.1:9");
+        options.log = [&count](LogLevel level, std::string_view message) {
+          if (level == LogLevel::warning && message.find("libcurl was initialised by another part") != message.npos) {
+            ++count;
+          }
+        };
+        Client client(std::move(options));
+      }
+    } catch (...) {
+    }
+    const bool sent = ::write(fds[1], counts, sizeof counts) == static_cast<ssize_t>(sizeof counts);
+    ::_exit(sent ? 0 : 3);
+  }
+  ::close(fds[1]);
+  int counts[2] = {-1, -1};
+  const ssize_t got = ::read(fds[0], counts, sizeof counts);
+  ::close(fds[0]);
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  ASSERT_EQ(got, static_cast<ssize_t>(sizeof counts));
+  EXPECT_EQ(counts[0], 1);
+  EXPECT_EQ(counts[1], 0);
 }
 
 /// The scanner finds what it should: a dumpable heap copy (the test above would fail on the old client).
