@@ -34,7 +34,8 @@ SecretMemory::SecretMemory(std::size_t size) {
     ::munmap(base, mapped);
     throw Error("could not exclude the memory holding the API token from core dumps (madvise failed)");
   }
-  // Not inherited by fork() children either way; kept out of swap when the limit allows it.
+  // Kept out of swap when RLIMIT_MEMLOCK allows it. (The pages are inherited by a fork() child, so a Client
+  // keeps working there; the lock is not, which only matters for swap.)
   locked_ = ::mlock(base, mapped) == 0;
   base_ = base;
   mapped_ = mapped;
