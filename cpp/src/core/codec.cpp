@@ -3,9 +3,11 @@
 #include "trunk/codec.hpp"
 
 #include <optional>
+#include <type_traits>
 #include <utility>
 
 #include "codec_internal.hpp"
+#include "fast_response_reader.hpp"
 #include "text.hpp"
 #include "trunk/error.hpp"
 #include "trunk/validation.hpp"
@@ -96,6 +98,13 @@ T from_json(const Json& json, const std::string& path) {
 
 template <typename T>
 T decode(std::string_view body) {
+  // The two responses a listing or a bulk read decodes thousands of times first try the direct reader
+  // (fast_response_reader.hpp); whatever it does not take is decoded the DOM way, errors included.
+  if constexpr (std::is_same_v<T, TestPage>) {
+    if (auto page = detail::fast_read_test_page(body)) return std::move(*page);
+  } else if constexpr (std::is_same_v<T, TestDetails>) {
+    if (auto details = detail::fast_read_test_details(body)) return std::move(*details);
+  }
   return from_json<T>(parse_json(body));
 }
 
