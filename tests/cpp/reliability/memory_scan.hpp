@@ -2,7 +2,8 @@
 // Counts a secret's occurrences in this process's memory the way a core dump would see it, without gdb:
 // every readable mapping of /proc/self/smaps is read through /proc/self/mem. Mappings whose VmFlags hold
 // `dd` (MADV_DONTDUMP) are counted apart: the kernel leaves them out of every core dump, and everything else
-// readable is a superset of what it writes with the default coredump_filter.
+// readable is a superset of what it writes with the default coredump_filter. DONTDUMP mappings over 256 MiB
+// (sanitizer shadow memory) are not read.
 //
 // The needle never exists in plain form in this process (that copy would be found too): it is kept XORed
 // with a random mask and compared byte by byte against mask ^ masked. The read buffer is a DONTDUMP mapping
@@ -37,6 +38,8 @@ struct ScanResult {
   std::size_t dumpable = 0;      ///< occurrences in mappings a core dump contains (VmFlags without dd)
   std::size_t dump_excluded = 0; ///< occurrences in DONTDUMP mappings
   std::size_t mappings_read = 0;
+  bool main_stack_skipped = false;  ///< only in sanitizer builds, see memory_scan.cpp
+  std::size_t dont_dump_bytes_skipped = 0;  ///< DONTDUMP mappings over 256 MiB (sanitizer shadow), not read
   std::size_t bytes_read = 0;
   std::vector<std::string> dumpable_places;  ///< "start-end path" of the mappings holding dumpable hits
 };

@@ -4,7 +4,7 @@
 //
 // The client runs in a fork()ed child whose token is generated there at run time from /dev/urandom, so the
 // only copies in the child's memory are the ones the test put there (and wiped) and the ones the library
-// makes. The server runs in the parent (started before the fork): what it receives and echoes is in the
+// makes. The server runs in the parent (bound before the fork, serving after it): what it receives and echoes is in the
 // parent's memory, not the child's. The child scans its own memory (memory_scan.hpp) and reports the counts
 // through a pipe; the parent asserts.
 #include <gtest/gtest.h>
@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "memory_scan.hpp"
-#include "test_servers.hpp"
+#include <httplib.h>
 #include "test_support.hpp"
 #include "trunk/client.hpp"
 #include "trunk/error.hpp"
@@ -37,24 +37,47 @@ using testing::uuid_for;
 const std::string kEchoId = uuid_for(401);   // answered 401 with the received token in a 100 KB body
 const std::string kFlakyId = uuid_for(503);  // answered 503 once, then 200
 
-/// Serves details (with the two special ids above) and three pages of unhealthy tests.
-void serve(testing::HttpTestServer& server) {
-  auto attempts = std::make_shared<std::map<std::string, int>>();
-  auto mutex = std::make_shared<std::mutex>();
-  const std::map<std::string, std::string> pages = {{"", testing::page_json({uuid_for(1), uuid_for(2)}, "p2", 0)},
-                                                    {"p2", testing::page_json({uuid_for(3), uuid_for(4)}, "p3", 1)},
-                                                    {"p3", testing::page_json({uuid_for(5)}, "", 2)}};
-  server.set_handler([attempts, mutex, pages](const httplib::Request& request, httplib::Response& response) {
+/// The test's server: details (with the two special ids above) and three pages of unhealthy tests. Bound
+/// before the fork (the child needs its port) but serving only after it, from start(): the child is forked
+/// from a process with no other thread, so it cannot inherit a lock (of the allocator, say) that some thread
+/// held at that moment and that nobody would ever release in the child.
+class EchoingServer {
+ public:
+  EchoingServer() {
+    server_.set_tcp_nodelay(true);
+    server_.set_keep_alive_max_count(100000);
+    server_.Post(".*", [this](const httplib::Request& request, httplib::Response& response) {
+      answer(request, response);
+    });
+    port_ = server_.bind_to_any_port("127.0.0.1");
+    if (port_ <= 0) throw std::runtime_error("the test server could not bind 127.0.0.1");
+  }
+  ~EchoingServer() {
+    if (!thread_.joinable()) return;
+    server_.stop();
+    thread_.join();
+  }
+  EchoingServer(const EchoingServer&) = delete;
+  EchoingServer& operator=(const EchoingServer&) = delete;
+
+  /// Connections made before this wait in the listen backlog.
+  void start() {
+    thread_ = std::thread([this] { server_.listen_after_bind(); });
+  }
+  std::string base_url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+
+ private:
+  void answer(const httplib::Request& request, httplib::Response& response) {
     const nlohmann::json body = nlohmann::json::parse(request.body);
     if (request.path.find("list-unhealthy-tests") != std::string::npos) {
-      response.set_content(pages.at(body["page_query"].value("page_token", "")), "application/json");
+      response.set_content(pages_.at(body["page_query"].value("page_token", "")), "application/json");
       return;
     }
     const std::string id = body.value("test_id", "");
     if (id == kEchoId) {
-      response.status = 401;
       // Padded to arrive in several pieces, so the client's body buffer grows (and moves) after the token.
       // Echoed in a header line too, which libcurl reads into its own header buffer.
+      response.status = 401;
       response.set_header("X-Rejected-Token", request.get_header_value("x-api-token"));
       response.set_content(R"({"error":"token )" + request.get_header_value("x-api-token") +
                                R"( is not valid","padding":")" + std::string(100000, 'x') + R"("})",
@@ -62,8 +85,8 @@ void serve(testing::HttpTestServer& server) {
       return;
     }
     if (id == kFlakyId) {
-      std::lock_guard lock(*mutex);
-      if ((*attempts)[id]++ == 0) {
+      std::lock_guard lock(mutex_);
+      if (flaky_answered_++ == 0) {
         response.status = 503;
         response.set_header("Retry-After", "0");
         response.set_content(R"({"error":"busy"})", "application/json");
@@ -71,8 +94,18 @@ void serve(testing::HttpTestServer& server) {
       }
     }
     response.set_content(testing::details_json(id), "application/json");
-  });
-}
+  }
+
+  httplib::Server server_;
+  std::thread thread_;
+  int port_ = 0;
+  std::mutex mutex_;
+  int flaky_answered_ = 0;
+  const std::map<std::string, std::string> pages_ = {
+      {"", testing::page_json({uuid_for(1), uuid_for(2)}, "p2", 0)},
+      {"p2", testing::page_json({uuid_for(3), uuid_for(4)}, "p3", 1)},
+      {"p3", testing::page_json({uuid_for(5)}, "", 2)}};
+};
 
 /// The scans look for the token's last 40 of 64 characters (160 random bits): see MaskedSecret::tail.
 constexpr std::size_t kScannedTail = 40;
@@ -224,8 +257,7 @@ void exercise_client(Client& client, const MaskedSecret& secret, ChildReport& re
 }
 
 TEST(TokenCoreDump, NoDumpableCopyWhileTheClientLivesOrAfterItIsDestroyed) {
-  testing::HttpTestServer server;
-  serve(server);
+  EchoingServer server;
   int fds[2];
   ASSERT_EQ(::pipe(fds), 0);
   const pid_t child = ::fork();
@@ -235,6 +267,7 @@ TEST(TokenCoreDump, NoDumpableCopyWhileTheClientLivesOrAfterItIsDestroyed) {
     run_child(server.base_url(), fds[1]);
   }
   ::close(fds[1]);
+  server.start();
   ChildReport report;
   std::size_t received = 0;
   while (received < sizeof report) {
@@ -323,7 +356,10 @@ TEST(TokenCoreDump, TheScannerFindsAHeapCopyAndNotItsOwnNeedle) {
   EXPECT_GE(testing::scan_own_memory(secret.tail(40)).dumpable, 2U);  // the tail is in both copies too
   ::explicit_bzero(heap_copy->data(), heap_copy->size());
   ::explicit_bzero(token.data(), token.size());
-  EXPECT_EQ(testing::scan_own_memory(secret).dumpable, 0U);
+  const testing::ScanResult wiped = testing::scan_own_memory(secret);
+  std::string places;
+  for (const auto& place : wiped.dumpable_places) places += place + "; ";
+  EXPECT_EQ(wiped.dumpable, 0U) << places;
 }
 
 }  // namespace
