@@ -16,6 +16,9 @@ struct ClientOptions {
   std::optional<std::string> base_url;
   /// nullopt -> $TRUNK_API_TOKEN, then $TRUNK_API_KEY; when none is set the Client constructor throws
   /// trunk::Error naming both variables.
+  /// The Client copies the token into memory excluded from core dumps and wipes the ClientOptions it was
+  /// given (taken by value: pass std::move(options) and your string is the one wiped). Copies you keep, and
+  /// the environment variables, are yours to protect (README, "Security").
   std::optional<std::string> token;
   std::chrono::milliseconds timeout{30000};  ///< per attempt, whole transfer; 0 = no per-attempt limit
   std::chrono::milliseconds connect_timeout{10000};
