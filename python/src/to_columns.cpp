@@ -8,6 +8,8 @@
 #include <limits>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 
 #include "bindings.hpp"
 #include "convert_time.hpp"
@@ -122,19 +124,35 @@ std::optional<std::int64_t> micros(const std::optional<Timestamp>& value) {
   return value->time_since_epoch().count();
 }
 
-py::object failures_to_python(const std::optional<std::vector<FailureSummary>>& failures) {
-  if (!failures) return py::none();
-  py::list list;
-  for (const FailureSummary& failure : *failures) {
-    py::dict item;
-    item["summary"] = optional_text(failure.summary);
-    item["occurrence_count"] = failure.occurrence_count ? py::object(py::int_(*failure.occurrence_count)) : py::none();
-    item["last_occurrence"] =
-        failure.last_occurrence ? timestamp_to_python(*failure.last_occurrence) : py::object(py::none());
-    list.append(item);
+/// Builds the most_common_failures cells. A repository has a handful of failure messages shared by
+/// thousands of tests, so each distinct summary becomes one str object, and the three keys are made once.
+class FailureCells {
+ public:
+  py::object operator()(const std::optional<std::vector<FailureSummary>>& failures) {
+    if (!failures) return py::none();
+    py::list list(failures->size());
+    for (std::size_t i = 0; i < failures->size(); ++i) {
+      const FailureSummary& failure = (*failures)[i];
+      py::dict item;
+      item[summary_key_] = summary(failure.summary);
+      item[count_key_] = failure.occurrence_count ? py::object(py::int_(*failure.occurrence_count)) : py::none();
+      item[last_key_] = failure.last_occurrence ? timestamp_to_python(*failure.last_occurrence) : py::object(py::none());
+      list[i] = std::move(item);
+    }
+    return list;
   }
-  return list;
-}
+
+ private:
+  py::object summary(const std::optional<std::string>& text) {
+    if (!text) return py::none();
+    auto [it, inserted] = summaries_.try_emplace(*text);  // keys view the TestCase strings, alive meanwhile
+    if (inserted) it->second = py::str(*text);
+    return it->second;
+  }
+
+  py::str summary_key_{"summary"}, count_key_{"occurrence_count"}, last_key_{"last_occurrence"};
+  std::unordered_map<std::string_view, py::object> summaries_;
+};
 
 }  // namespace
 
@@ -166,7 +184,8 @@ py::dict test_columns(const std::vector<TestCase>& tests) {
     return py::cast(*t.codeowners);
   });
   c.text("ticket_html_url", tests, [](const T& t) { return t.ticket ? t.ticket->html_url : std::optional<std::string>{}; });
-  c.object("most_common_failures", tests, [](const T& t) { return failures_to_python(t.most_common_failures); });
+  FailureCells failure_cells;
+  c.object("most_common_failures", tests, [&](const T& t) { return failure_cells(t.most_common_failures); });
   return c.result();
 }
 
