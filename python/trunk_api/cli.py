@@ -250,6 +250,10 @@ def build_parser() -> argparse.ArgumentParser:
     faults.add_argument("--rate-limit", type=float, metavar="RPS", help="requests per second, then 429")
     faults.add_argument("--drop-rate", type=float, help="fraction of connections closed without an answer")
     faults.add_argument("--truncate-rate", type=float, help="fraction of responses cut short")
+    faults.add_argument("--rate-limited-rate", type=float,
+                        help="fraction of requests answered 429, whatever the load")
+    faults.add_argument("--rate-limited-retry-after", type=int, dest="rate_limited_retry_after_seconds",
+                        metavar="SECONDS", help="Retry-After of those 429s (default 1)")
     sandbox.set_defaults(handler=_run_sandbox)
     return parser
 
@@ -361,7 +365,7 @@ def _run_sandbox(ctx: _Context) -> int:
     options: dict[str, Any] = {"seed": args.seed, "tests": args.tests,
                                "switching_modes_seconds": args.switching_modes_seconds}
     for name in ("latency_ms", "jitter_ms", "error_rate", "rate_limit", "drop_rate", "truncate_rate",
-                 "state_file"):
+                 "rate_limited_rate", "rate_limited_retry_after_seconds", "state_file"):
         if getattr(args, name) is not None:
             options[name] = getattr(args, name)
     if args.sandbox_token is not None:

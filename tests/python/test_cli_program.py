@@ -14,6 +14,9 @@ import subprocess
 import sys
 import time
 
+import pytest
+
+import trunk_api
 from trunk_api import Sandbox
 from trunk_api.cli import main
 
@@ -216,6 +219,37 @@ def test_sandbox_command_stops_on_sigterm():
         assert process.stdout is not None
         while not process.stdout.readline().startswith("Press Ctrl-C"):
             assert process.poll() is None
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=30) == 0
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+
+
+def test_sandbox_command_injects_rate_limited_answers_with_the_given_retry_after():
+    process = subprocess.Popen([sys.executable, "-m", "trunk_api", "sandbox", "--tests", "40",
+                                "--rate-limited-rate", "1", "--rate-limited-retry-after", "3"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert process.stdout is not None
+        printed: dict[str, str] = {}
+        while True:
+            line = process.stdout.readline()
+            assert line, "the sandbox command ended early"
+            if line.startswith("export "):
+                name, value = line[len("export "):].strip().split("=", 1)
+                printed[name] = value
+            elif line.startswith("repo:"):
+                printed.setdefault("repo", line.split()[1])
+            elif line.startswith("org:"):
+                printed["org"] = line.split()[1]
+            if line.startswith("Press Ctrl-C"):
+                break
+        client = trunk_api.Client(base_url=printed["TRUNK_BASE_URL"], token=printed["TRUNK_API_TOKEN"], max_retries=0)
+        with pytest.raises(trunk_api.RateLimitError) as caught:
+            client.list_unhealthy_tests(printed["repo"], printed["org"], "flaky")
+        assert caught.value.retry_after == 3
         process.send_signal(signal.SIGTERM)
         assert process.wait(timeout=30) == 0
     finally:

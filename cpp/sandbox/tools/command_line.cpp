@@ -63,6 +63,8 @@ std::string usage() {
          "  --rate-limit RPS         requests per second per organization, then 429 + Retry-After\n"
          "  --drop-rate F            fraction of connections closed without an answer\n"
          "  --truncate-rate F        fraction of responses with a body cut short\n"
+         "  --rate-limited-rate F    fraction of requests answered 429, whatever the load\n"
+         "  --rate-limited-retry-after S  Retry-After of those 429s, in seconds (default 1)\n"
          "  --fault-seed N           seed of the fault dice (default 1)\n"
          "  --help                   this text\n"
          "\n"
@@ -105,6 +107,8 @@ CommandLine parse(const std::vector<std::string>& args) {
     else if (flag == "--rate-limit") o.faults.rate_limit_rps = real(flag, value, 0, 1e9);
     else if (flag == "--drop-rate") o.faults.drop_rate = real(flag, value, 0, 1);
     else if (flag == "--truncate-rate") o.faults.truncate_rate = real(flag, value, 0, 1);
+    else if (flag == "--rate-limited-rate") o.faults.rate_limited_rate = real(flag, value, 0, 1);
+    else if (flag == "--rate-limited-retry-after") o.faults.rate_limited_retry_after_seconds = number<int>(flag, value, 0, 86'400);
     else if (flag == "--fault-seed") o.faults.seed = number<std::uint64_t>(flag, value, 0, UINT64_MAX);
     else throw std::invalid_argument("unknown option: " + flag + " (see --help)");
   }

@@ -78,6 +78,26 @@ void serves_then_stops_on(int signal_number) {
 TEST(Binary, PrintsUrlAndTokenServesAndExitsZeroOnSigterm) { serves_then_stops_on(SIGTERM); }
 TEST(Binary, ExitsZeroOnSigint) { serves_then_stops_on(SIGINT); }
 
+TEST(Binary, RateLimitedRateAnswers429WithTheGivenRetryAfter) {
+  Child child = spawn({"--port", "0", "--tests", "40", "--token", "binary-test-token", "--threads", "2",
+                       "--rate-limited-rate", "1", "--rate-limited-retry-after", "7"});
+  ASSERT_NE(child.out, nullptr);
+  const std::string listening = read_line(child.out);
+  std::smatch match;
+  ASSERT_TRUE(std::regex_search(listening, match, std::regex(R"(http://127\.0\.0\.1:(\d+))"))) << listening;
+  httplib::Client client("127.0.0.1", std::stoi(match[1]));
+  const Json body = {{"repo", {{"host", "github.com"}, {"owner", "acme"}, {"name", "storefront"}}},
+                     {"targetBranch", "main"}};
+  auto reply = client.Post(std::string(trunk::paths::kUpdateQueue), {{"x-api-token", "binary-test-token"}}, body.dump(),
+                           "application/json");
+  ASSERT_TRUE(reply);
+  EXPECT_EQ(reply->status, 429);
+  EXPECT_EQ(reply->get_header_value("Retry-After"), "7");
+  ::kill(child.pid, SIGTERM);
+  EXPECT_EQ(wait_exit_code(child.pid), 0);
+  std::fclose(child.out);
+}
+
 TEST(Binary, HelpAndBadFlags) {
   Child help = spawn({"--help"});
   const std::string first = read_line(help.out);
@@ -86,6 +106,7 @@ TEST(Binary, HelpAndBadFlags) {
   EXPECT_EQ(wait_exit_code(help.pid), 0);
 
   for (std::vector<std::string> bad : {std::vector<std::string>{"--port", "70000"}, {"--error-rate", "2"}, {"--bogus", "1"},
+                                       {"--rate-limited-rate", "1.5"}, {"--rate-limited-retry-after", "-1"},
                                        {"--now", "yesterday"}, {"--tests"}}) {
     Child child = spawn(bad);
     std::fclose(child.out);
