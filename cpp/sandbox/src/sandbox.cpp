@@ -12,6 +12,7 @@
 #include <atomic>
 #include <cctype>
 #include <cstdlib>
+#include <optional>
 #include <random>
 #include <thread>
 
@@ -101,14 +102,14 @@ bool same_endpoint(const sockaddr_storage& address, const std::string& ip, int p
   return actual_port == port && ip == text;
 }
 
-/// Drops the connection a request came on without answering: httplib does not hand the socket to handlers,
-/// so find it among our descriptors by its two endpoints (unique while the connection is open, and it is:
-/// we are serving it) and shut it down. httplib's later write fails and it closes the socket; the client
-/// sees the connection end with no response at all.
-bool drop_connection(const httplib::Request& req) {
+/// The descriptor of the connection a request came on: httplib does not hand the socket to handlers, so find
+/// it among our descriptors by its two endpoints (unique while the connection is open, and it is: we are
+/// serving it). Shutting it down drops the connection without an answer: httplib's later write fails and it
+/// closes the socket; the client sees the connection end with no response at all.
+std::optional<int> connection_of(const httplib::Request& req) {
   DIR* dir = ::opendir("/proc/self/fd");
-  if (dir == nullptr) return false;
-  bool dropped = false;
+  if (dir == nullptr) return std::nullopt;
+  std::optional<int> found;
   while (dirent* entry = ::readdir(dir)) {
     char* end = nullptr;
     const long fd = std::strtol(entry->d_name, &end, 10);
@@ -118,13 +119,12 @@ bool drop_connection(const httplib::Request& req) {
     if (::getsockname(static_cast<int>(fd), reinterpret_cast<sockaddr*>(&local), &local_len) != 0) continue;
     if (::getpeername(static_cast<int>(fd), reinterpret_cast<sockaddr*>(&peer), &peer_len) != 0) continue;
     if (same_endpoint(local, req.local_addr, req.local_port) && same_endpoint(peer, req.remote_addr, req.remote_port)) {
-      ::shutdown(static_cast<int>(fd), SHUT_RDWR);
-      dropped = true;
+      found = static_cast<int>(fd);
       break;
     }
   }
   ::closedir(dir);
-  return dropped;
+  return found;
 }
 
 }  // namespace
@@ -166,9 +166,11 @@ void Sandbox::Impl::serve(const httplib::Request& req, httplib::Response& res) {
     log.add(std::move(record));
   };
 
-  if (fault.drop && drop_connection(req)) {
-    res.status = 500;  // never reaches the client: the socket is already shut down
+  if (const std::optional<int> connection = fault.drop ? connection_of(req) : std::nullopt) {
+    // Recorded before the socket goes: a client that sees its connection end may read the record at once.
     finish(0, "drop");
+    ::shutdown(*connection, SHUT_RDWR);
+    res.status = 500;  // never reaches the client: the socket is already shut down
     return;
   }
   std::optional<int> retry_after = faults.take_rate_limit_token(options.org_url_slug);
