@@ -175,25 +175,32 @@ def test_output_into_a_closed_pipe_is_not_an_error(sandbox, target):
     assert "Traceback" not in err
 
 
+def _read_banner(process: subprocess.Popen[str]) -> dict[str, str]:
+    """What `trunk-api sandbox` prints before it serves: its exports, its first repository and its org."""
+    assert process.stdout is not None
+    printed: dict[str, str] = {}
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        line = process.stdout.readline()
+        assert line, "the sandbox command ended early: " + (process.stderr.read() if process.stderr else "")
+        if line.startswith("export "):
+            name, value = line[len("export "):].strip().split("=", 1)
+            printed[name] = value
+        elif line.startswith("repo:"):
+            printed.setdefault("repo", line.split()[1])
+        elif line.startswith("org:"):
+            printed["org"] = line.split()[1]
+        if line.startswith("Press Ctrl-C"):
+            break
+    return printed
+
+
 def test_sandbox_command_serves_until_interrupted(cli, monkeypatch):
     process = subprocess.Popen([sys.executable, "-m", "trunk_api", "sandbox", "--tests", "120", "--seed", "9"],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         assert process.stdout is not None
-        printed: dict[str, str] = {}
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            line = process.stdout.readline()
-            assert line, "the sandbox command ended early: " + (process.stderr.read() if process.stderr else "")
-            if line.startswith("export "):
-                name, value = line[len("export "):].strip().split("=", 1)
-                printed[name] = value
-            elif line.startswith("repo:"):
-                printed.setdefault("repo", line.split()[1])
-            elif line.startswith("org:"):
-                printed["org"] = line.split()[1]
-            if line.startswith("Press Ctrl-C"):
-                break
+        printed = _read_banner(process)
         assert printed["TRUNK_BASE_URL"].startswith("http://127.0.0.1:")
         monkeypatch.setenv("TRUNK_BASE_URL", printed["TRUNK_BASE_URL"])
         monkeypatch.setenv("TRUNK_API_TOKEN", printed["TRUNK_API_TOKEN"])
@@ -233,19 +240,7 @@ def test_sandbox_command_injects_rate_limited_answers_with_the_given_retry_after
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         assert process.stdout is not None
-        printed: dict[str, str] = {}
-        while True:
-            line = process.stdout.readline()
-            assert line, "the sandbox command ended early"
-            if line.startswith("export "):
-                name, value = line[len("export "):].strip().split("=", 1)
-                printed[name] = value
-            elif line.startswith("repo:"):
-                printed.setdefault("repo", line.split()[1])
-            elif line.startswith("org:"):
-                printed["org"] = line.split()[1]
-            if line.startswith("Press Ctrl-C"):
-                break
+        printed = _read_banner(process)
         client = trunk_api.Client(base_url=printed["TRUNK_BASE_URL"], token=printed["TRUNK_API_TOKEN"], max_retries=0)
         with pytest.raises(trunk_api.RateLimitError) as caught:
             client.list_unhealthy_tests(printed["repo"], printed["org"], "flaky")

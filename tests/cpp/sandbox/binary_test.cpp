@@ -51,6 +51,15 @@ int wait_exit_code(pid_t pid) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
+/// An updateQueue of the storefront's main branch, with the token the tests start the binary with.
+httplib::Result post_update_queue(int port) {
+  httplib::Client client("127.0.0.1", port);
+  const Json body = {{"repo", {{"host", "github.com"}, {"owner", "acme"}, {"name", "storefront"}}},
+                     {"targetBranch", "main"}};
+  return client.Post(std::string(trunk::paths::kUpdateQueue), {{"x-api-token", "binary-test-token"}}, body.dump(),
+                     "application/json");
+}
+
 void serves_then_stops_on(int signal_number) {
   Child child = spawn({"--port", "0", "--tests", "40", "--token", "binary-test-token", "--now", "2026-11-20T12:00:00Z",
                        "--threads", "2"});
@@ -62,11 +71,7 @@ void serves_then_stops_on(int signal_number) {
   const int port = std::stoi(match[1]);
   EXPECT_EQ(read_line(child.out), "token: binary-test-token\n");
 
-  httplib::Client client("127.0.0.1", port);
-  const Json body = {{"repo", {{"host", "github.com"}, {"owner", "acme"}, {"name", "storefront"}}},
-                     {"targetBranch", "main"}};
-  auto reply = client.Post(std::string(trunk::paths::kUpdateQueue), {{"x-api-token", "binary-test-token"}}, body.dump(),
-                           "application/json");
+  const httplib::Result reply = post_update_queue(port);
   ASSERT_TRUE(reply);
   EXPECT_EQ(reply->status, 200);
 
@@ -85,11 +90,7 @@ TEST(Binary, RateLimitedRateAnswers429WithTheGivenRetryAfter) {
   const std::string listening = read_line(child.out);
   std::smatch match;
   ASSERT_TRUE(std::regex_search(listening, match, std::regex(R"(http://127\.0\.0\.1:(\d+))"))) << listening;
-  httplib::Client client("127.0.0.1", std::stoi(match[1]));
-  const Json body = {{"repo", {{"host", "github.com"}, {"owner", "acme"}, {"name", "storefront"}}},
-                     {"targetBranch", "main"}};
-  auto reply = client.Post(std::string(trunk::paths::kUpdateQueue), {{"x-api-token", "binary-test-token"}}, body.dump(),
-                           "application/json");
+  const httplib::Result reply = post_update_queue(std::stoi(match[1]));
   ASSERT_TRUE(reply);
   EXPECT_EQ(reply->status, 429);
   EXPECT_EQ(reply->get_header_value("Retry-After"), "7");
