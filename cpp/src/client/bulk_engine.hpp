@@ -25,7 +25,7 @@ struct BulkTransport {
   std::chrono::milliseconds attempt_timeout{0};
   int max_attempts = 1;
   RateLimiter* rate_limiter = nullptr;
-  /// Polled between transfers and by every transfer's progress callback; true cancels the whole run.
+  /// Polled between transfers and between polls of the multi handle; true cancels the whole run.
   const std::function<bool()>* interrupt_check = nullptr;
   std::function<double()> random;  ///< uniform [0, 1), the backoff jitter
   std::size_t max_response_bytes = 0;

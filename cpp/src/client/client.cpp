@@ -280,7 +280,7 @@ struct Client::Impl {
   /// Declared first: initialised before the options take the token, destroyed (wiped) last.
   detail::SecretHeaderList headers;
   ClientOptions options;
-  /// interrupted() as the transfers' progress check.
+  /// interrupted() as the transfers' interrupt check (polled between waits on the connection).
   std::function<bool()> interrupt_check = [this] { return interrupted(); };
   std::string base_url;
   std::string user_agent;

@@ -1,8 +1,8 @@
 #pragma once
 // One HTTP attempt: POST a body on a pooled connection and collect status, body and Retry-After.
 // Driven through the connection's multi handle with a 100 ms poll, so the interrupt check runs at that
-// rate even while the server is silent (curl_easy_perform would only call the progress callback about
-// once a second when idle).
+// rate even while the server is silent (curl_easy_perform would only call a progress callback about once a
+// second when idle, and aborting from one loses memory in libcurl 7.88: see perform_transfer).
 
 #include <curl/curl.h>
 
