@@ -13,6 +13,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 
 import pytest
 
@@ -195,11 +196,21 @@ def _read_banner(process: subprocess.Popen[str]) -> dict[str, str]:
     return printed
 
 
-def test_sandbox_command_serves_until_interrupted(cli, monkeypatch):
-    process = subprocess.Popen([sys.executable, "-m", "trunk_api", "sandbox", "--tests", "120", "--seed", "9"],
+@contextlib.contextmanager
+def _sandbox_command(*args: str) -> Iterator[subprocess.Popen[str]]:
+    """`trunk-api sandbox ARGS` as a child process; killed on the way out if the test did not stop it."""
+    process = subprocess.Popen([sys.executable, "-m", "trunk_api", "sandbox", *args],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        assert process.stdout is not None
+        yield process
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+
+
+def test_sandbox_command_serves_until_interrupted(cli, monkeypatch):
+    with _sandbox_command("--tests", "120", "--seed", "9") as process:
         printed = _read_banner(process)
         assert printed["TRUNK_BASE_URL"].startswith("http://127.0.0.1:")
         monkeypatch.setenv("TRUNK_BASE_URL", printed["TRUNK_BASE_URL"])
@@ -213,33 +224,17 @@ def test_sandbox_command_serves_until_interrupted(cli, monkeypatch):
         process.send_signal(signal.SIGINT)
         assert process.wait(timeout=30) == 0
         assert process.stderr is not None and "Traceback" not in process.stderr.read()
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
 
 
 def test_sandbox_command_stops_on_sigterm():
-    process = subprocess.Popen([sys.executable, "-m", "trunk_api", "sandbox", "--tests", "50"],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        assert process.stdout is not None
-        while not process.stdout.readline().startswith("Press Ctrl-C"):
-            assert process.poll() is None
+    with _sandbox_command("--tests", "50") as process:
+        _read_banner(process)
         process.send_signal(signal.SIGTERM)
         assert process.wait(timeout=30) == 0
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
 
 
 def test_sandbox_command_injects_rate_limited_answers_with_the_given_retry_after():
-    process = subprocess.Popen([sys.executable, "-m", "trunk_api", "sandbox", "--tests", "40",
-                                "--rate-limited-rate", "1", "--rate-limited-retry-after", "3"],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        assert process.stdout is not None
+    with _sandbox_command("--tests", "40", "--rate-limited-rate", "1", "--rate-limited-retry-after", "3") as process:
         printed = _read_banner(process)
         client = trunk_api.Client(base_url=printed["TRUNK_BASE_URL"], token=printed["TRUNK_API_TOKEN"], max_retries=0)
         with pytest.raises(trunk_api.RateLimitError) as caught:
@@ -247,7 +242,3 @@ def test_sandbox_command_injects_rate_limited_answers_with_the_given_retry_after
         assert caught.value.retry_after == 3
         process.send_signal(signal.SIGTERM)
         assert process.wait(timeout=30) == 0
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
