@@ -45,6 +45,13 @@ QUICK = {"details": 40, "iterate": 500, "frame": 1000, "calls": 50, "memory": 10
          "latency_tests": 300, "big_tests": 2000}
 
 
+def contenders(info: dict[str, Any]) -> tuple[trunk_api.Client, trunk_api.Repo, peers.Target]:
+    """Our client, its repository, and the peers' target, all on the sandbox described by `info`."""
+    client = trunk_api.Client(info["token"], info["url"])
+    return client, trunk_api.Repo(**info["repo"]), peers.Target(info["url"], info["token"], info["org_url_slug"],
+                                                                 info["repo"])
+
+
 class SandboxProcess:
     """A sandbox in a child process (benchmarks/sandbox_server.py); stops when the benchmark ends."""
 
@@ -111,9 +118,7 @@ class Bench:
         ids = info["ids"][: self.sizes["details"]]
         n = len(ids)
         name = f"1 details x{n}, {LATENCY_MS} ms latency"
-        client = trunk_api.Client(info["token"], info["url"])
-        repo = trunk_api.Repo(**info["repo"])
-        target = peers.Target(info["url"], info["token"], info["org_url_slug"], info["repo"])
+        client, repo, target = contenders(info)
         client.get_test_details(repo, info["org_url_slug"], ids[0])  # warm: connection, DNS, first-use costs
         ours, got = timed(lambda: client.get_test_details_many(repo, info["org_url_slug"], ids, concurrency=CONCURRENCY))
         assert [t.id for t in got] == ids
@@ -158,9 +163,7 @@ class Bench:
         n = self.sizes["iterate"]
         name = f"2 iterate {n} failing tests"
         start, end = self.window(info)
-        client = trunk_api.Client(info["token"], info["url"])
-        repo = trunk_api.Repo(**info["repo"])
-        target = peers.Target(info["url"], info["token"], info["org_url_slug"], info["repo"])
+        client, repo, target = contenders(info)
 
         def ours_walk() -> int:
             count = 0
@@ -190,9 +193,7 @@ class Bench:
         n = self.sizes["frame"]
         name = f"3 {n} tests to a DataFrame"
         start, end = self.window(info)
-        client = trunk_api.Client(info["token"], info["url"])
-        repo = trunk_api.Repo(**info["repo"])
-        target = peers.Target(info["url"], info["token"], info["org_url_slug"], info["repo"])
+        client, repo, target = contenders(info)
         import pandas  # noqa: F401  - imported before timing: its import (about a second) is nobody's cost
 
         ours, frame = timed(
@@ -209,9 +210,7 @@ class Bench:
         ids = (info["ids"] * (1 + self.sizes["calls"] // max(1, len(info["ids"]))))[: self.sizes["calls"]]
         n = len(ids)
         name = f"4 sequential small calls x{n}"
-        client = trunk_api.Client(info["token"], info["url"])
-        repo = trunk_api.Repo(**info["repo"])
-        target = peers.Target(info["url"], info["token"], info["org_url_slug"], info["repo"])
+        client, repo, target = contenders(info)
         client.get_test_details(repo, info["org_url_slug"], ids[0])
 
         def ours_loop() -> int:
