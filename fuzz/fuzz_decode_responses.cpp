@@ -1,15 +1,15 @@
 // libFuzzer target: the tolerant response decoders (what the client reads from the network).
 //
-// Input: one selector byte, then the response body. The selector picks the decoder (byte % 3): '0' TestPage
-// (both listings), '1' TestDetails, '2' QueueSettings, so seed files stay readable JSON with one prefix
-// character.
+// Input: one selector byte, then the response body. The selector picks the decoder (byte % 4): '0' TestPage
+// (both listings), '1' TestDetails, '2' QueueSettings, '3' QuarantinedTestPage, so seed files stay readable
+// JSON with one prefix character.
 //
 // Properties:
 //  - decode<T> either returns or throws trunk::Error; any other exception escapes and libFuzzer reports it;
 //  - whatever decodes re-encodes to JSON that decodes to an equal model (nothing the server sent is lost or
 //    changed, including unknown keys and unknown enum values), and encoding that again gives the same text;
-//  - differential: whenever the direct reader (fast_response_reader, no DOM) accepts a TestPage or
-//    TestDetails body, the DOM path (nlohmann parse + from_json) accepts it too and reads an equal model.
+//  - differential against an independent parser: whatever the decoder (simdjson On-Demand) accepts, nlohmann
+//    accepts as JSON too, and reading nlohmann's value (from_json) gives an equal model.
 
 #include <cstddef>
 #include <cstdint>
@@ -20,7 +20,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "fast_response_reader.hpp"
 #include "fuzz_support.hpp"
 #include "trunk/codec.hpp"
 #include "trunk/error.hpp"
@@ -51,22 +50,32 @@ void check_decoder(std::string_view body) {
                                              "\nsecond: " + trunk::fuzz::excerpt(encoded_again));
 }
 
-/// The direct reader may decline anything (decode<T> then takes the DOM path); what it accepts must be
-/// exactly what the DOM path reads.
-template <typename Model, typename FastReader>
-void check_direct_reader_agrees(std::string_view body, FastReader fast_read) {
-  const std::optional<Model> fast = fast_read(body);
-  if (!fast) return;
-  Model dom;
+/// What the decoder accepts must be JSON to nlohmann as well, and read the same from nlohmann's value.
+template <typename Model>
+void check_other_parser_agrees(std::string_view body) {
+  Model decoded;
   try {
-    dom = trunk::from_json<Model>(trunk::Json::parse(body));
+    decoded = trunk::decode<Model>(body);
+  } catch (const trunk::Error&) {
+    return;
+  }
+  Model via_dom;
+  try {
+    via_dom = trunk::from_json<Model>(trunk::Json::parse(body));
   } catch (const std::exception& e) {
-    FUZZ_REQUIRE(false, "the direct reader accepted what the DOM path rejects: " + std::string(e.what()) +
+    FUZZ_REQUIRE(false, "the decoder accepted what nlohmann rejects: " + std::string(e.what()) +
                             "\ninput: " + trunk::fuzz::excerpt(body));
   }
-  FUZZ_REQUIRE(*fast == dom, "the direct reader and the DOM path disagree\ninput:  " + trunk::fuzz::excerpt(body) +
-                                 "\ndirect: " + trunk::fuzz::excerpt(trunk::encode(*fast)) +
-                                 "\nDOM:    " + trunk::fuzz::excerpt(trunk::encode(dom)));
+  FUZZ_REQUIRE(decoded == via_dom, "the decoder and nlohmann's reading disagree\ninput:   " +
+                                       trunk::fuzz::excerpt(body) + "\ndecoder: " +
+                                       trunk::fuzz::excerpt(trunk::encode(decoded)) +
+                                       "\nnlohmann: " + trunk::fuzz::excerpt(trunk::encode(via_dom)));
+}
+
+template <typename Model>
+void check(std::string_view body) {
+  check_decoder<Model>(body);
+  check_other_parser_agrees<Model>(body);
 }
 
 }  // namespace
@@ -75,16 +84,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (size == 0) return 0;
   const std::string_view body(reinterpret_cast<const char*>(data) + 1, size - 1);
   trunk::fuzz::run_input([&] {
-    switch (data[0] % 3) {
-      case 0:
-        check_decoder<trunk::TestPage>(body);
-        check_direct_reader_agrees<trunk::TestPage>(body, trunk::detail::fast_read_test_page);
-        break;
-      case 1:
-        check_decoder<trunk::TestDetails>(body);
-        check_direct_reader_agrees<trunk::TestDetails>(body, trunk::detail::fast_read_test_details);
-        break;
-      default: check_decoder<trunk::QueueSettings>(body); break;
+    switch (data[0] % 4) {
+      case 0: check<trunk::TestPage>(body); break;
+      case 1: check<trunk::TestDetails>(body); break;
+      case 2: check<trunk::QueueSettings>(body); break;
+      default: check<trunk::QuarantinedTestPage>(body); break;
     }
   });
   return 0;

@@ -7,7 +7,7 @@
 
 #include "bindings.hpp"
 #include "trunk/error.hpp"
-#include "trunk/json_fwd.hpp"
+#include "trunk/json_value.hpp"
 
 namespace py = pybind11;
 

@@ -7,7 +7,7 @@
 
 #include <string>
 
-#include "trunk/json_fwd.hpp"
+#include "trunk/json_value.hpp"
 
 namespace trunk::python {
 

@@ -1,61 +1,84 @@
 #pragma once
-// The enumerations of interface.md, with their exact wire strings.
-// to_wire(E) gives the wire string; enum_from_wire<E>(text) gives the value or nullopt when unknown.
+// The enumerations of the API, each declared once with its exact wire strings (describe.hpp, TRUNK_ENUM).
+// to_wire(E) gives the wire string; enum_from_wire<E>(text) the value, or nullopt when unknown.
 
+#include <algorithm>
 #include <optional>
 #include <span>
 #include <string_view>
 
+#include "trunk/describe.hpp"
+
 namespace trunk {
 
-/// Merge queue state. The request accepts running, paused, draining; switching_modes is response-only.
-enum class QueueState { running, paused, draining, switching_modes };
-enum class QueueMode { single, parallel };
-enum class DirectMergeMode { off, always };
-enum class OptimizationMode { off, bisection_skip_redundant_tests };
-enum class MergeMethod { merge_commit, squash, rebase };
-/// Filter of list-unhealthy-tests; wire strings are upper case ("FLAKY", "BROKEN").
-enum class HealthStatus { flaky, broken };
+#define TRUNK_QUEUE_STATE_VALUES(X) \
+  X(running, "running") X(paused, "paused") X(draining, "draining") X(switching_modes, "switching_modes")
+TRUNK_ENUM(QueueState,
+           "State of a merge queue. Requests may set running, paused or draining; switching_modes is reported only.",
+           TRUNK_QUEUE_STATE_VALUES, .requestable = 3)
 
-std::string_view to_wire(QueueState v) noexcept;
-std::string_view to_wire(QueueMode v) noexcept;
-std::string_view to_wire(DirectMergeMode v) noexcept;
-std::string_view to_wire(OptimizationMode v) noexcept;
-std::string_view to_wire(MergeMethod v) noexcept;
-std::string_view to_wire(HealthStatus v) noexcept;
+#define TRUNK_QUEUE_MODE_VALUES(X) X(single, "single") X(parallel, "parallel")
+TRUNK_ENUM(QueueMode, "single tests pull requests one at a time; parallel tests several at once.",
+           TRUNK_QUEUE_MODE_VALUES)
+
+#define TRUNK_DIRECT_MERGE_MODE_VALUES(X) X(off, "off") X(always, "always")
+TRUNK_ENUM(DirectMergeMode,
+           "always lets an up-to-date pull request merge directly instead of being tested in the queue.",
+           TRUNK_DIRECT_MERGE_MODE_VALUES)
+
+#define TRUNK_OPTIMIZATION_MODE_VALUES(X) X(off, "off") X(bisection_skip_redundant_tests, "bisection_skip_redundant_tests")
+TRUNK_ENUM(OptimizationMode, "bisection_skip_redundant_tests bisects failed batches and skips redundant tests.",
+           TRUNK_OPTIMIZATION_MODE_VALUES)
+
+#define TRUNK_MERGE_METHOD_VALUES(X) X(merge_commit, "merge_commit") X(squash, "squash") X(rebase, "rebase")
+TRUNK_ENUM(MergeMethod, "The Git strategy used to merge a pull request into the target branch.",
+           TRUNK_MERGE_METHOD_VALUES)
+
+#define TRUNK_HEALTH_STATUS_VALUES(X) X(flaky, "FLAKY") X(broken, "BROKEN")
+TRUNK_ENUM(HealthStatus,
+           "Filter of list_unhealthy_tests; wire strings are upper case, inputs accept any case (\"flaky\" too).",
+           TRUNK_HEALTH_STATUS_VALUES, .case_insensitive_input = true)
+
+#define TRUNK_PULL_REQUEST_STATE_VALUES(X)                                                        \
+  X(not_ready, "not_ready") X(pending, "pending") X(testing, "testing") X(tests_passed, "tests_passed") \
+  X(merged, "merged") X(failed, "failed") X(cancelled, "cancelled") X(pending_failure, "pending_failure")
+TRUNK_ENUM(PullRequestState, "Where a pull request stands in a merge queue.", TRUNK_PULL_REQUEST_STATE_VALUES)
+
+#define TRUNK_QUARANTINED_TEST_STATUS_VALUES(X) X(healthy, "HEALTHY") X(flaky, "FLAKY") X(broken, "BROKEN")
+TRUNK_ENUM(QuarantinedTestStatus, "Health of a quarantined test (upper case on the wire).",
+           TRUNK_QUARANTINED_TEST_STATUS_VALUES)
+
+#define TRUNK_QUARANTINE_SETTING_VALUES(X) X(always_quarantine, "ALWAYS_QUARANTINE") X(auto_quarantine, "AUTO_QUARANTINE")
+TRUNK_ENUM(QuarantineSetting, "Why a test is quarantined: always (by a person) or automatically (by its health).",
+           TRUNK_QUARANTINE_SETTING_VALUES)
+
+/// The wire string of a value; "" for a value outside the enumeration (only reachable through a cast).
+template <schema::DescribedEnum E>
+constexpr std::string_view to_wire(E value) noexcept {
+  const auto index = static_cast<std::size_t>(value);
+  return index < schema::Enum<E>::wire.size() ? schema::Enum<E>::wire[index] : std::string_view{};
+}
 
 /// Exact (case-sensitive) match of a wire string; nullopt when the text is not a value of E.
-template <typename E>
-std::optional<E> enum_from_wire(std::string_view text) noexcept;
-
-template <>
-std::optional<QueueState> enum_from_wire<QueueState>(std::string_view text) noexcept;
-template <>
-std::optional<QueueMode> enum_from_wire<QueueMode>(std::string_view text) noexcept;
-template <>
-std::optional<DirectMergeMode> enum_from_wire<DirectMergeMode>(std::string_view text) noexcept;
-template <>
-std::optional<OptimizationMode> enum_from_wire<OptimizationMode>(std::string_view text) noexcept;
-template <>
-std::optional<MergeMethod> enum_from_wire<MergeMethod>(std::string_view text) noexcept;
-template <>
-std::optional<HealthStatus> enum_from_wire<HealthStatus>(std::string_view text) noexcept;
+template <schema::DescribedEnum E>
+constexpr std::optional<E> enum_from_wire(std::string_view text) noexcept {
+  for (std::size_t i = 0; i < schema::Enum<E>::wire.size(); ++i) {
+    if (schema::Enum<E>::wire[i] == text) return static_cast<E>(i);
+  }
+  return std::nullopt;
+}
 
 /// Every wire string of E, in declaration order (for error messages and bindings).
-template <typename E>
-std::span<const std::string_view> enum_wire_values() noexcept;
+template <schema::DescribedEnum E>
+constexpr std::span<const std::string_view> enum_wire_values() noexcept {
+  return schema::Enum<E>::wire;
+}
 
-template <>
-std::span<const std::string_view> enum_wire_values<QueueState>() noexcept;
-template <>
-std::span<const std::string_view> enum_wire_values<QueueMode>() noexcept;
-template <>
-std::span<const std::string_view> enum_wire_values<DirectMergeMode>() noexcept;
-template <>
-std::span<const std::string_view> enum_wire_values<OptimizationMode>() noexcept;
-template <>
-std::span<const std::string_view> enum_wire_values<MergeMethod>() noexcept;
-template <>
-std::span<const std::string_view> enum_wire_values<HealthStatus>() noexcept;
+/// The wire strings a request may carry (all but the reported-only values such as switching_modes).
+template <schema::DescribedEnum E>
+constexpr std::span<const std::string_view> enum_requestable_values() noexcept {
+  constexpr std::size_t n = std::min(schema::Enum<E>::options.requestable, schema::Enum<E>::wire.size());
+  return std::span<const std::string_view>(schema::Enum<E>::wire).first(n);
+}
 
 }  // namespace trunk

@@ -14,6 +14,9 @@ namespace trunk {
 template <typename E>
 class OpenEnum {
  public:
+  using is_open_enum = void;  ///< lets generic code (the decoder, bindings) recognise the type
+  using enum_type = E;
+
   /// A known value (implicit, so `settings.state == QueueState::paused` reads naturally).
   OpenEnum(E known) : known_(known), wire_(to_wire(known)) {}  // NOLINT(google-explicit-constructor)
 

@@ -4,12 +4,17 @@
 #include <string>
 #include <string_view>
 
+#include "trunk/describe.hpp"
+
 namespace trunk {
 
+#define TRUNK_REPO_FIELDS(X)                                                                                    \
+  X(std::string, host, "host", {}, schema::kRequiredText, "github.com, gitlab.com or a self-hosted host name") \
+  X(std::string, owner, "owner", {}, schema::kRequiredText, "owner; GitLab owners may contain '/' (subgroups)") \
+  X(std::string, name, "name", {}, schema::kRequiredText, "repository name")
+
 struct Repo {
-  std::string host;   ///< "github.com", "gitlab.com" or a self-hosted host name
-  std::string owner;  ///< GitLab owners may contain '/' (subgroups)
-  std::string name;
+  TRUNK_MEMBERS(TRUNK_REPO_FIELDS)
 
   /// Parses "host/owner/name"; the owner is everything between the first and the last '/', so GitLab
   /// subgroups ("gitlab.com/group/sub/project") work. Throws ValidationError (field "repo") when there are
@@ -20,5 +25,6 @@ struct Repo {
 
   bool operator==(const Repo&) const = default;
 };
+TRUNK_DESCRIBE(Repo, "A repository: host (github.com, gitlab.com or self-hosted), owner, name.", TRUNK_REPO_FIELDS)
 
 }  // namespace trunk

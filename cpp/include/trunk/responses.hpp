@@ -1,28 +1,50 @@
 #pragma once
-// The response messages (interface.md §4). Both listings answer with a TestPage; get-test-details with a
-// TestDetails; updateQueue with QueueSettings (queue_settings.hpp).
+// The response envelopes: both test listings answer with a TestPage, get-test-details with a TestDetails, the
+// quarantined listing with a QuarantinedTestPage; updateQueue and getQueue with QueueSettings.
 
 #include <vector>
 
-#include "trunk/json_fwd.hpp"
+#include "trunk/describe.hpp"
+#include "trunk/json_value.hpp"
 #include "trunk/page.hpp"
+#include "trunk/quarantined_test.hpp"
 #include "trunk/test_case.hpp"
 
 namespace trunk {
 
+#define TRUNK_TEST_PAGE_FIELDS(X)                                                              \
+  X(std::vector<TestCase>, tests, "tests", {}, schema::kRequired, "the tests of this page")  \
+  X(PageInfo, page, "page", {}, schema::kRequired, "page information")
+
 /// One page of a listing: list-failing-tests and list-unhealthy-tests responses.
 struct TestPage {
-  std::vector<TestCase> tests;
-  PageInfo page;
+  TRUNK_MEMBERS(TRUNK_TEST_PAGE_FIELDS)
   Extras extra;
   bool operator==(const TestPage&) const = default;
 };
+TRUNK_DESCRIBE(TestPage, "One page of a listing: tests and page information.", TRUNK_TEST_PAGE_FIELDS)
+
+#define TRUNK_TEST_DETAILS_FIELDS(X) X(TestCase, test, "test", {}, schema::kRequired, "the test case")
 
 /// get-test-details response.
 struct TestDetails {
-  TestCase test;
+  TRUNK_MEMBERS(TRUNK_TEST_DETAILS_FIELDS)
   Extras extra;
   bool operator==(const TestDetails&) const = default;
 };
+TRUNK_DESCRIBE(TestDetails, "The details of one test case.", TRUNK_TEST_DETAILS_FIELDS)
+
+#define TRUNK_QUARANTINED_TEST_PAGE_FIELDS(X)                                                       \
+  X(std::vector<QuarantinedTest>, quarantined_tests, "quarantined_tests", {}, schema::kRequired,  \
+    "the quarantined tests of this page")                                                         \
+  X(PageInfo, page, "page", {}, schema::kRequired, "page information")
+
+/// list-quarantined-tests response.
+struct QuarantinedTestPage {
+  TRUNK_MEMBERS(TRUNK_QUARANTINED_TEST_PAGE_FIELDS)
+  Extras extra;
+  bool operator==(const QuarantinedTestPage&) const = default;
+};
+TRUNK_DESCRIBE(QuarantinedTestPage, "One page of quarantined tests.", TRUNK_QUARANTINED_TEST_PAGE_FIELDS)
 
 }  // namespace trunk

@@ -7,9 +7,11 @@
 #include <chrono>
 #include <cstdint>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "trunk/error.hpp"
+#include "trunk/describe.hpp"
 #include "trunk/requests.hpp"
 
 namespace trunk {
@@ -20,12 +22,24 @@ inline constexpr std::int64_t kMinSetting = 1;
 inline constexpr std::int64_t kMaxSetting = 4294967295;  // 2^32 - 1
 inline constexpr std::chrono::microseconds kMaxFailingTestsWindow = std::chrono::hours(24 * 7);
 
-std::vector<Violation> check(const Repo& repo, std::string_view field = "repo");
-std::vector<Violation> check(const PageQuery& page_query, std::string_view field = "page_query");
-std::vector<Violation> check(const ListFailingTestsRequest& request);
-std::vector<Violation> check(const ListUnhealthyTestsRequest& request);
-std::vector<Violation> check(const GetTestDetailsRequest& request);
-std::vector<Violation> check(const UpdateQueueRequest& request);
+/// Every violation of the declared rules of `value`'s fields (describe.hpp: required, non-empty, ranges,
+/// UUIDs, enumerations, representable times, valid UTF-8) and of its cross-field rules, fields named by their
+/// wire path under `path` ("repo.host", "page_query.page_size").
+template <schema::Described T>
+std::vector<Violation> check(const T& value, std::string_view path);
+
+/// check(value, path) with the path a part has inside every request: "repo" for a Repo, "page_query" for a
+/// PageQuery, "" (the root) for a request.
+template <schema::Described T>
+std::vector<Violation> check(const T& value) {
+  if constexpr (std::is_same_v<T, Repo>) {
+    return check(value, "repo");
+  } else if constexpr (std::is_same_v<T, PageQuery>) {
+    return check(value, "page_query");
+  } else {
+    return check(value, "");
+  }
+}
 
 /// Throws ValidationError listing every violation of check(value); returns normally when valid.
 template <typename T>

@@ -13,7 +13,7 @@
 #include <sstream>
 
 #include "trunk/error.hpp"
-#include "trunk/json_fwd.hpp"
+#include "trunk/json_value.hpp"
 #include "trunk/validation.hpp"
 
 namespace trunk::sandbox {

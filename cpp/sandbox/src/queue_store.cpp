@@ -4,7 +4,7 @@
 
 #include "data_file.hpp"
 #include "trunk/error.hpp"
-#include "trunk/json_fwd.hpp"
+#include "trunk/json_value.hpp"
 
 namespace trunk::sandbox {
 

@@ -1,8 +1,10 @@
 #include "trunk/validation.hpp"
 
+#include <span>
 #include <string>
 
 #include "text.hpp"
+#include "trunk/models.hpp"
 
 namespace trunk {
 
@@ -20,43 +22,6 @@ class Checker {
     if (is_valid_utf8(text)) return true;
     add(field, detail::quoted(text), "must be valid UTF-8");
     return false;
-  }
-
-  /// A required, non-empty, UTF-8 string.
-  void required_text(const std::string& field, std::string_view text) {
-    if (!utf8(field, text)) return;
-    if (text.empty()) add(field, detail::quoted(text), "must not be empty");
-  }
-
-  void integer_range(const std::string& field, std::int64_t value, std::int64_t min, std::int64_t max) {
-    if (value < min || value > max) {
-      add(field, std::to_string(value),
-          "must be between " + std::to_string(min) + " and " + std::to_string(max));
-    }
-  }
-
-  void optional_setting(const std::string& field, const std::optional<std::int64_t>& value) {
-    if (value) integer_range(field, *value, kMinSetting, kMaxSetting);
-  }
-
-  /// An enumerator that is not a value of E can only come from a cast; it has no wire form.
-  template <typename E>
-  void known_enum(const std::string& field, E value) {
-    if (to_wire(value).empty()) {
-      add(field, "<enumerator " + std::to_string(static_cast<long long>(value)) + ">", one_of<E>());
-    }
-  }
-
-  template <typename E>
-  static std::string one_of() {
-    std::string rule = "must be one of ";
-    bool first = true;
-    for (const auto wire : enum_wire_values<E>()) {
-      if (!first) rule += ", ";
-      rule += wire;
-      first = false;
-    }
-    return rule;
   }
 
   void merge(std::vector<Violation> more) {
@@ -78,106 +43,131 @@ constexpr auto kEndTimestamp = std::chrono::sys_days{std::chrono::year{10000} / 
 
 bool representable(Timestamp t) { return t >= kMinTimestamp && t < kEndTimestamp; }
 
+/// The declared rules of one field's value, by type.
+class FieldChecker {
+ public:
+  explicit FieldChecker(Checker& checker) : checker_(checker) {}
+
+  void value(const std::string& path, const schema::Rules& rules, const std::string& text) {
+    if (rules.uuid) {
+      if (!is_uuid(text)) {
+        checker_.add(path, detail::quoted(text),
+                     "must be a UUID (8-4-4-4-12 hexadecimal digits, e.g. 123e4567-e89b-12d3-a456-426614174000)");
+      }
+      return;
+    }
+    if (!checker_.utf8(path, text)) return;
+    if (rules.non_empty && text.empty()) checker_.add(path, detail::quoted(text), "must not be empty");
+  }
+
+  void value(const std::string& path, const schema::Rules& rules, std::int64_t number) {
+    if (rules.has_range() && (number < rules.min || number > rules.max)) {
+      checker_.add(path, std::to_string(number),
+                   "must be between " + std::to_string(rules.min) + " and " + std::to_string(rules.max));
+    }
+  }
+
+  void value(const std::string&, const schema::Rules&, double) {}
+  void value(const std::string&, const schema::Rules&, bool) {}
+
+  void value(const std::string& path, const schema::Rules&, Timestamp time) {
+    if (!representable(time)) {
+      checker_.add(path, std::to_string(time.time_since_epoch().count()) + " us since 1970",
+                   "must be between 0000-01-01T00:00:00Z and 9999-12-31T23:59:59.999999Z");
+    }
+  }
+
+  template <schema::DescribedEnum E>
+  void value(const std::string& path, const schema::Rules&, E enumerator) {
+    const std::string_view wire = to_wire(enumerator);
+    if (wire.empty()) {  // an enumerator outside the list can only come from a cast; it has no wire form
+      checker_.add(path, "<enumerator " + std::to_string(static_cast<long long>(enumerator)) + ">",
+                   one_of(enum_wire_values<E>()));
+      return;
+    }
+    const auto requestable = enum_requestable_values<E>();
+    if (static_cast<std::size_t>(enumerator) >= requestable.size()) {
+      checker_.add(path, detail::quoted(wire),
+                   one_of(requestable) + " (" + std::string(wire) + " is reported, not requested)");
+    }
+  }
+
+  /// An answer's open enumeration: any value the service sends is acceptable.
+  template <typename E>
+  void value(const std::string&, const schema::Rules&, const OpenEnum<E>&) {}
+
+  template <typename X>
+  void value(const std::string& path, const schema::Rules& rules, const std::vector<X>& items) {
+    for (std::size_t i = 0; i < items.size(); ++i) value(path + '[' + std::to_string(i) + ']', rules, items[i]);
+  }
+
+  template <typename X>
+  void value(const std::string& path, const schema::Rules& rules, const std::optional<X>& maybe) {
+    if (maybe) value(path, rules, *maybe);
+  }
+
+  template <schema::Described T>
+  void value(const std::string& path, const schema::Rules&, const T& model) {
+    checker_.merge(check(model, path));
+  }
+
+ private:
+  static std::string one_of(std::span<const std::string_view> values) {
+    std::string rule = "must be one of ";
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      if (i != 0) rule += ", ";
+      rule += values[i];
+    }
+    return rule;
+  }
+
+  Checker& checker_;
+};
+
+// ---- cross-field rules: written once, here, each run right after the field it reports on ---------------------
+template <typename T>
+void check_cross_field_rules(const T&, std::string_view, Checker&) {}
+
+void check_cross_field_rules(const ListFailingTestsRequest& request, std::string_view after, Checker& checker) {
+  if (after != "end_time") return;
+  if (!representable(request.start_time) || !representable(request.end_time)) return;  // reported per field
+  // Interface rule 4.1.1 with the project's reading (service-facts.md): 0 < end - start <= 7 days.
+  const auto window = request.end_time - request.start_time;
+  const std::string value =
+      format_rfc3339(request.end_time) + " (start_time " + format_rfc3339(request.start_time) + ")";
+  if (window <= std::chrono::microseconds::zero()) {
+    checker.add("end_time", value, "must be after start_time");
+  } else if (window > kMaxFailingTestsWindow) {
+    checker.add("end_time", value, "must be at most 7 days after start_time");
+  }
+}
+
+void check_cross_field_rules(const UpdateQueueRequest& request, std::string_view after, Checker& checker) {
+  if (after != "requiredStatuses") return;
+  // Project decision (service-facts.md): "set these statuses" and "drop the manual list" contradict.
+  if (request.required_statuses && request.delete_required_statuses == true) {
+    checker.add("requiredStatuses", std::to_string(request.required_statuses->size()) + " status(es)",
+                "must not be set together with deleteRequiredStatuses: true");
+  }
+}
+
 }  // namespace
 
-std::vector<Violation> check(const Repo& repo, std::string_view field) {
+template <schema::Described T>
+std::vector<Violation> check(const T& value, std::string_view path) {
   Checker checker;
-  checker.required_text(join(field, "host"), repo.host);
-  checker.required_text(join(field, "owner"), repo.owner);
-  checker.required_text(join(field, "name"), repo.name);
+  FieldChecker fields(checker);
+  schema::for_each_field<T>([&](const auto& field) {
+    fields.value(join(path, field.wire), field.rules, value.*(field.member));
+    check_cross_field_rules(value, field.wire, checker);
+  });
   return checker.take();
 }
 
-std::vector<Violation> check(const PageQuery& page_query, std::string_view field) {
-  Checker checker;
-  checker.integer_range(join(field, "page_size"), page_query.page_size, kMinPageSize, kMaxPageSize);
-  checker.utf8(join(field, "page_token"), page_query.page_token);
-  return checker.take();
-}
-
-std::vector<Violation> check(const ListFailingTestsRequest& request) {
-  Checker checker;
-  checker.merge(check(request.repo));
-  checker.required_text("org_url_slug", request.org_url_slug);
-  bool both_representable = true;
-  for (const auto& [field, value] :
-       {std::pair{"start_time", request.start_time}, {"end_time", request.end_time}}) {
-    if (!representable(value)) {
-      checker.add(field, std::to_string(value.time_since_epoch().count()) + " us since 1970",
-                  "must be between 0000-01-01T00:00:00Z and 9999-12-31T23:59:59.999999Z");
-      both_representable = false;
-    }
-  }
-  if (both_representable) {
-    // Interface rule 4.1.1 with the project's reading (service-facts.md): 0 < end - start <= 7 days.
-    const auto window = request.end_time - request.start_time;
-    const std::string value =
-        format_rfc3339(request.end_time) + " (start_time " + format_rfc3339(request.start_time) + ")";
-    if (window <= std::chrono::microseconds::zero()) {
-      checker.add("end_time", value, "must be after start_time");
-    } else if (window > kMaxFailingTestsWindow) {
-      checker.add("end_time", value, "must be at most 7 days after start_time");
-    }
-  }
-  checker.merge(check(request.page_query));
-  return checker.take();
-}
-
-std::vector<Violation> check(const ListUnhealthyTestsRequest& request) {
-  Checker checker;
-  checker.merge(check(request.repo));
-  checker.required_text("org_url_slug", request.org_url_slug);
-  checker.known_enum("status", request.status);
-  checker.merge(check(request.page_query));
-  return checker.take();
-}
-
-std::vector<Violation> check(const GetTestDetailsRequest& request) {
-  Checker checker;
-  checker.merge(check(request.repo));
-  checker.required_text("org_url_slug", request.org_url_slug);
-  if (!is_uuid(request.test_id)) {
-    checker.add("test_id", detail::quoted(request.test_id),
-                "must be a UUID (8-4-4-4-12 hexadecimal digits, e.g. 123e4567-e89b-12d3-a456-426614174000)");
-  }
-  return checker.take();
-}
-
-std::vector<Violation> check(const UpdateQueueRequest& request) {
-  Checker checker;
-  checker.merge(check(request.repo));
-  checker.required_text("targetBranch", request.target_branch);
-  if (request.state) {
-    if (*request.state == QueueState::switching_modes) {
-      checker.add("state", "\"switching_modes\"",
-                  "must be one of running, paused, draining (switching_modes is reported, not requested)");
-    } else {
-      checker.known_enum("state", *request.state);
-    }
-  }
-  checker.optional_setting("concurrency", request.concurrency);
-  checker.optional_setting("bisectionConcurrency", request.bisection_concurrency);
-  checker.optional_setting("testingTimeoutMinutes", request.testing_timeout_minutes);
-  checker.optional_setting("pendingFailureDepth", request.pending_failure_depth);
-  checker.optional_setting("batchingMaxWaitTimeMinutes", request.batching_max_wait_time_minutes);
-  checker.optional_setting("batchingMinSize", request.batching_min_size);
-  if (request.mode) checker.known_enum("mode", *request.mode);
-  if (request.direct_merge_mode) checker.known_enum("directMergeMode", *request.direct_merge_mode);
-  if (request.optimization_mode) checker.known_enum("optimizationMode", *request.optimization_mode);
-  if (request.merge_method) checker.known_enum("mergeMethod", *request.merge_method);
-  if (request.required_statuses) {
-    const auto& statuses = *request.required_statuses;
-    for (std::size_t i = 0; i < statuses.size(); ++i) {
-      checker.required_text("requiredStatuses[" + std::to_string(i) + "]", statuses[i]);
-    }
-    // Project decision (service-facts.md): "set these statuses" and "drop the manual list" contradict.
-    if (request.delete_required_statuses == true) {
-      checker.add("requiredStatuses", std::to_string(statuses.size()) + " status(es)",
-                  "must not be set together with deleteRequiredStatuses: true");
-    }
-  }
-  return checker.take();
-}
+#define TRUNK_INSTANTIATE_CHECK_(Type) \
+  template std::vector<Violation> check<Type>(const Type& value, std::string_view path);
+TRUNK_ALL_MODELS(TRUNK_INSTANTIATE_CHECK_)
+#undef TRUNK_INSTANTIATE_CHECK_
 
 bool is_uuid(std::string_view text) noexcept {
   if (text.size() != 36) return false;

@@ -2,7 +2,7 @@
 // Reading the hand-written JSON fixtures of tests/fixtures/.
 #include <string>
 
-#include "trunk/json_fwd.hpp"
+#include "trunk/json_value.hpp"
 
 namespace trunk::testing {
 

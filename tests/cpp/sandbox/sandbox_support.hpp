@@ -8,7 +8,7 @@
 
 #include <httplib.h>
 
-#include "trunk/json_fwd.hpp"
+#include "trunk/json_value.hpp"
 #include "trunk/sandbox/sandbox.hpp"
 #include "trunk/time.hpp"
 

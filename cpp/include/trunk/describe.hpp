@@ -1,0 +1,168 @@
+#pragma once
+// One declaration per concept: every wire message, model and enumeration of the API is declared once, as a
+// field list (an X-macro), and everything else is derived from that list:
+//   - the C++ struct's members (TRUNK_MEMBERS) and its description (TRUNK_DESCRIBE: schema::Model<T>);
+//   - JSON encoding, the one decoder (tolerant for answers, strict for the sandbox's reading of requests);
+//   - the declared constraints checked by validate() (required, non-empty, integer ranges, UUID, enums,
+//     date-times), with the same messages everywhere;
+//   - the Python classes (attributes, repr, ==, pickle, to_dict/from_dict, __match_args__), their .pyi
+//     stubs, the DataFrame/CSV columns, the CLI's options and help, and the OpenAPI document.
+//
+// A field row is  X(type, member, "wireName", init, rules, "doc"):
+//   type     the C++ type: std::string, std::int64_t, double, bool, Timestamp, an enum, OpenEnum<E>, another
+//            described model, std::vector<...> of those, or std::optional<...> of any of them ("absent");
+//   member   the C++ member name, which is also the Python attribute and the CLI option (snake_case);
+//   init     the member's default initializer, usually {};
+//   rules    a schema::Rules constant (kNone, kRequired, ...), in parentheses when written inline;
+//   doc      one line for people: docstrings, --help, the OpenAPI description.
+// Why X-macros rather than a separate table beside a hand-written struct (Boost.Describe-style): the member
+// and its description come from the same row, so a field cannot be declared and forgotten by the codec;
+// and unlike Boost.Describe the row carries the wire name, constraints and docs, which are the point here.
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string_view>
+#include <tuple>
+#include <type_traits>
+#include <vector>
+
+namespace trunk::schema {
+
+/// The declared constraints of one field. Cross-field rules (the 7-day window, requiredStatuses with
+/// deleteRequiredStatuses) are not expressible here: validation.cpp writes them, once.
+struct Rules {
+  /// Requests: the sender must set it (strict decoding reports it missing). Answers: the contract marks it
+  /// required (the tolerant decoder still reads a missing one as absent; the OpenAPI document says required).
+  bool required = false;
+  bool non_empty = false;  ///< text (or each text of a list): must not be ""
+  bool uuid = false;       ///< text: 8-4-4-4-12 hexadecimal digits, either case
+  bool omit_if_empty = false;  ///< text: "" is the default and is not sent (page_token)
+  std::int64_t min = std::numeric_limits<std::int64_t>::min();  ///< integers: inclusive bounds
+  std::int64_t max = std::numeric_limits<std::int64_t>::max();
+
+  constexpr bool has_range() const noexcept {
+    return min != std::numeric_limits<std::int64_t>::min() || max != std::numeric_limits<std::int64_t>::max();
+  }
+};
+
+inline constexpr Rules kNone{};
+inline constexpr Rules kRequired{.required = true};
+inline constexpr Rules kRequiredText{.required = true, .non_empty = true};
+inline constexpr Rules kRequiredUuid{.required = true, .uuid = true};
+/// The unsigned 32-bit settings of the merge queue (interface.md §8).
+inline constexpr Rules kSetting{.min = 1, .max = 4294967295};
+inline constexpr Rules kRequiredSetting{.required = true, .min = 1, .max = 4294967295};
+
+template <typename Class, typename Member>
+struct Field {
+  using class_type = Class;
+  using member_type = Member;
+  std::string_view name;  ///< C++ member = Python attribute
+  std::string_view wire;  ///< JSON key
+  Member Class::*member;
+  Rules rules;
+  std::string_view doc;
+};
+
+/// Closes a field list (the macro rows end with a comma).
+struct End {};
+
+/// Specialised by TRUNK_DESCRIBE for every described struct: name, doc, fields.
+template <typename T>
+struct Model;
+
+template <typename T>
+concept Described = requires { Model<T>::fields; };
+
+/// Specialised by TRUNK_ENUM for every enumeration.
+template <typename E>
+struct Enum;
+
+template <typename E>
+concept DescribedEnum = std::is_enum_v<E> && requires { Enum<E>::wire; };
+
+/// Options of an enumeration's declaration.
+struct EnumOptions {
+  /// How many values (from the first) a request may carry; the rest are reported only (switching_modes).
+  std::size_t requestable = std::numeric_limits<std::size_t>::max();
+  /// Python and the CLI accept the value in any case ("flaky" for FLAKY).
+  bool case_insensitive_input = false;
+};
+
+template <typename F, typename X>
+constexpr void call_unless_end(F& f, const X& x) {
+  if constexpr (!std::is_same_v<X, End>) f(x);
+}
+
+/// Calls f(field) for every field of T, in declaration order.
+template <Described T, typename F>
+constexpr void for_each_field(F&& f) {
+  std::apply([&](const auto&... field) { (call_unless_end(f, field), ...); }, Model<T>::fields);
+}
+
+template <Described T>
+constexpr std::size_t field_count() {
+  return std::tuple_size_v<std::remove_cvref_t<decltype(Model<T>::fields)>> - 1;
+}
+
+/// True for models that keep the unknown keys of the wire in an `extra` member.
+template <typename T>
+concept HasExtras = requires(T value) { value.extra; };
+
+// ---- type classification used by every derived part ------------------------------------------------------
+template <typename T>
+struct IsOptional : std::false_type {};
+template <typename T>
+struct IsOptional<std::optional<T>> : std::true_type {};
+template <typename T>
+struct IsVector : std::false_type {};
+template <typename T>
+struct IsVector<std::vector<T>> : std::true_type {};
+
+template <typename T>
+struct Unwrapped {
+  using type = T;
+};
+template <typename T>
+struct Unwrapped<std::optional<T>> {
+  using type = T;
+};
+/// std::optional<X> -> X, else T.
+template <typename T>
+using unwrap_optional_t = typename Unwrapped<T>::type;
+
+}  // namespace trunk::schema
+
+/// The members of a field list, inside the struct: `struct X { TRUNK_MEMBERS(LIST) ... };`
+#define TRUNK_MEMBERS(LIST) LIST(TRUNK_DECLARE_MEMBER_)
+#define TRUNK_DECLARE_MEMBER_(type, member, wire, init, rules, doc) type member init;
+
+/// The description of a struct, at namespace trunk scope after the struct.
+#define TRUNK_DESCRIBE(Type, doc_text, LIST)                                                      \
+  template <>                                                                                     \
+  struct schema::Model<Type> {                                                                    \
+    using Self = Type;                                                                            \
+    static constexpr std::string_view name = #Type;                                               \
+    static constexpr std::string_view doc = doc_text;                                             \
+    static constexpr auto fields = std::tuple{LIST(TRUNK_DESCRIBE_FIELD_)::trunk::schema::End{}}; \
+  };
+#define TRUNK_DESCRIBE_FIELD_(type, member, wire, init, rules, doc) \
+  ::trunk::schema::Field<Self, type>{#member, wire, &Self::member, rules, doc},
+
+/// An enumeration and its description, at namespace trunk scope. Value rows: X(enumerator, "wire").
+#define TRUNK_ENUM(Type, doc_text, LIST, ...)                                                  \
+  enum class Type { LIST(TRUNK_ENUMERATOR_) };                                                 \
+  template <>                                                                                  \
+  struct schema::Enum<Type> {                                                                  \
+    static constexpr std::string_view name = #Type;                                            \
+    static constexpr std::string_view doc = doc_text;                                          \
+    static constexpr auto wire = std::array{LIST(TRUNK_ENUM_WIRE_)};                           \
+    static constexpr auto names = std::array{LIST(TRUNK_ENUM_NAME_)};                          \
+    static constexpr ::trunk::schema::EnumOptions options{__VA_ARGS__};                         \
+  };
+#define TRUNK_ENUMERATOR_(enumerator, wire) enumerator,
+#define TRUNK_ENUM_WIRE_(enumerator, wire) std::string_view{wire},
+#define TRUNK_ENUM_NAME_(enumerator, wire) std::string_view{#enumerator},

@@ -1,0 +1,204 @@
+// The non-template parts of the decoder (json_decoder.hpp): scalars, paths, errors, unknown keys.
+#include "json_decoder.hpp"
+
+#include <charconv>
+#include <limits>
+
+namespace trunk::detail {
+
+namespace {
+
+/// No message of the API nests deeper than 6; unknown keys may add some, but not thousands.
+constexpr std::size_t kMaxNestingDepth = 128;
+/// Bound of a JSON value quoted in an error message.
+constexpr std::size_t kMaxQuotedJsonBytes = 80;
+
+std::string_view trim_right(std::string_view text) {
+  while (!text.empty() && (text.back() == ' ' || text.back() == '\n' || text.back() == '\r' || text.back() == '\t')) {
+    text.remove_suffix(1);
+  }
+  return text;
+}
+
+std::string_view type_name(od::json_type type) {
+  switch (type) {
+    case od::json_type::array: return "array";
+    case od::json_type::object: return "object";
+    case od::json_type::number: return "number";
+    case od::json_type::string: return "string";
+    case od::json_type::boolean: return "boolean";
+    case od::json_type::null: return "null";
+  }
+  return "unknown";
+}
+
+void append_path(std::string& out, const JsonPath* path) {
+  if (path == nullptr || (path->parent == nullptr && !path->is_index && path->key.empty())) return;
+  append_path(out, path->parent);
+  if (path->is_index) {
+    out += '[';
+    out += std::to_string(path->index);
+    out += ']';
+  } else {
+    if (!out.empty()) out += '.';
+    out += path->key;
+  }
+}
+
+}  // namespace
+
+std::string JsonPath::str() const {
+  std::string out;
+  append_path(out, this);
+  return out;
+}
+
+void throw_malformed(simdjson::error_code error) {
+  throw DecodeError("", std::string("malformed JSON: ") + simdjson::error_message(error));
+}
+
+void throw_wrong_type(const JsonPath& path, std::string_view expected, od::json_type actual) {
+  throw DecodeError(path.str(), "expected " + std::string(expected) + ", got " + std::string(type_name(actual)));
+}
+
+std::string_view raw_json_of(od::value& value) {
+  switch (type_of(value)) {
+    case od::json_type::object: return checked(checked(value.get_object()).raw_json());
+    case od::json_type::array: return checked(checked(value.get_array()).raw_json());
+    default: return trim_right(value.raw_json_token());
+  }
+}
+
+Json parse_extra(std::string_view raw) {
+  try {
+    return Json::parse(raw.begin(), raw.end());
+  } catch (const Json::exception& error) {
+    std::string_view message = error.what();
+    if (const auto end = message.find("] "); end != std::string_view::npos) message.remove_prefix(end + 2);
+    throw DecodeError("", "malformed JSON: " + printable(message));
+  }
+}
+
+void report_unknown_keys(DecodeContext& context, const JsonPath& path, const Json& unknown) {
+  for (const auto& [key, value] : unknown.items()) {
+    context.violations.push_back({path.member(key).str(),
+                                  printable(value.dump(-1, ' ', false, Json::error_handler_t::replace),
+                                            kMaxQuotedJsonBytes),
+                                  "is not a field of this request"});
+  }
+}
+
+void reject_non_object_root(std::string_view body, const JsonPath& path, od::json_type type) {
+  (void)parse_extra(body);  // a root that is not even JSON is malformed, whatever its first character says
+  throw_wrong_type(path, "object", type);
+}
+
+std::string one_of_rule(std::span<const std::string_view> allowed) {
+  std::string rule = "must be one of ";
+  for (std::size_t i = 0; i < allowed.size(); ++i) {
+    if (i != 0) rule += ", ";
+    rule += allowed[i];
+  }
+  return rule;
+}
+
+void record_unknown_key(DecodeContext& context, const JsonPath& path, od::value& value, Json& extras) {
+  const std::string_view raw = raw_json_of(value);
+  Json parsed = parse_extra(raw);  // validates the value's text as well
+  if (context.mode == DecodeMode::strict) {
+    // Kept as an object like `extra`: reported after the object's other problems, sorted by key.
+    if (extras.is_null()) extras = Json::object();
+    extras[std::string(path.key)] = std::move(parsed);
+    return;
+  }
+  if (extras.is_null()) extras = Json::object();
+  extras[std::string(path.key)] = std::move(parsed);
+}
+
+void read_value(od::value& value, const JsonPath& path, DecodeContext&, std::string& out) {
+  const od::json_type type = type_of(value);
+  if (type != od::json_type::string) throw_wrong_type(path, "string", type);
+  out.assign(checked(value.get_string()));
+}
+
+void read_value(od::value& value, const JsonPath& path, DecodeContext& context, std::int64_t& out) {
+  const od::json_type type = type_of(value);
+  if (type != od::json_type::number) throw_wrong_type(path, "integer", type);
+  const std::string_view token = trim_right(value.raw_json_token());
+  od::number_type kind{};
+  if (!value.get_number_type().get(kind)) {
+    if (kind == od::number_type::signed_integer) {
+      out = checked(value.get_int64());
+      return;
+    }
+    std::uint64_t big = 0;
+    if (kind == od::number_type::unsigned_integer && !value.get_uint64().get(big)) {
+      throw DecodeError(path.str(), "integer " + std::to_string(big) + " is out of range");
+    }
+  }
+  // A fraction, an exponent, or an integer beyond 64 bits: read as a double (the raw token through nlohmann,
+  // which also rejects what no double holds).
+  const Json parsed = parse_extra(token);
+  const double number = parsed.get<double>();
+  // Answers type the queue settings as "number": accept 5.0 but not 5.5. Requests take integers only.
+  const bool integral = std::isfinite(number) && std::trunc(number) == number;
+  if (context.mode == DecodeMode::tolerant && integral && number >= -9223372036854775808.0 &&
+      number < 9223372036854775808.0) {
+    out = static_cast<std::int64_t>(number);
+    return;
+  }
+  throw DecodeError(path.str(), "expected integer, got " + printable(Json(number).dump(), kMaxQuotedJsonBytes));
+}
+
+void read_value(od::value& value, const JsonPath& path, DecodeContext&, double& out) {
+  const od::json_type type = type_of(value);
+  if (type != od::json_type::number) throw_wrong_type(path, "number", type);
+  out = checked(value.get_double());
+}
+
+void read_value(od::value& value, const JsonPath& path, DecodeContext&, bool& out) {
+  const od::json_type type = type_of(value);
+  if (type != od::json_type::boolean) throw_wrong_type(path, "boolean", type);
+  out = checked(value.get_bool());
+}
+
+void read_value(od::value& value, const JsonPath& path, DecodeContext& context, Timestamp& out) {
+  std::string text;
+  read_value(value, path, context, text);
+  std::string problem;
+  if (auto parsed = try_parse_rfc3339(text, &problem)) {
+    out = *parsed;
+    return;
+  }
+  if (context.mode == DecodeMode::tolerant) throw DecodeError(path.str(), problem);
+  context.violations.push_back(
+      {path.str(), detail::quoted(text), "must be an RFC 3339 date-time, e.g. 2024-05-01T12:00:00Z"});
+}
+
+void check_nesting_depth(std::string_view text) {
+  // A linear scan for brackets outside strings, much cheaper than parsing: the kept raw JSON of unknown keys
+  // is later dumped and compared recursively, so hostile nesting must not get that far.
+  std::size_t depth = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;  // the escaped character cannot close the string
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > kMaxNestingDepth) {
+        throw DecodeError("", "malformed JSON: nested deeper than " + std::to_string(kMaxNestingDepth) +
+                                  " levels at byte " + std::to_string(i));
+      }
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+}
+
+}  // namespace trunk::detail

@@ -1,0 +1,245 @@
+#pragma once
+// Internal: the one JSON decoder, driven by the field lists of describe.hpp, on simdjson's On-Demand API
+// (it parses straight from the bytes into the model: no DOM, no allocation per key).
+//
+// Two modes, chosen by the type: models that keep unknown keys (answers) are read tolerantly, messages
+// without (requests, read by the sandbox) strictly.
+//  - tolerant: null and missing read as absent, unknown keys kept in `extra`, integers may arrive as floats
+//    with an integral value (the queue settings are typed "number"), unknown enum values kept raw (OpenEnum);
+//  - strict: integers must be JSON integers, and a missing required field, an unknown key, an unknown enum
+//    value or a bad timestamp is recorded so that one ValidationError lists them all.
+// In both, a value of the wrong JSON type is a DecodeError naming its path
+// ("tests[3].failure_rate_last_7d: expected number, got string"), and malformed JSON is a DecodeError with
+// the path "" and a message starting "malformed JSON: ".
+
+#include <simdjson.h>
+
+#include <array>
+#include <bitset>
+#include <cmath>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "text.hpp"
+#include "trunk/describe.hpp"
+#include "trunk/enums.hpp"
+#include "trunk/error.hpp"
+#include "trunk/json_value.hpp"
+#include "trunk/open_enum.hpp"
+#include "trunk/time.hpp"
+
+namespace trunk::detail {
+
+namespace od = simdjson::ondemand;
+
+/// Where a value sits in the document, built on the stack as the decoder descends and turned into text
+/// ("tests[3].status.timestamp") only on the way to an error.
+struct JsonPath {
+  const JsonPath* parent = nullptr;
+  std::string_view key;     // a member, when !is_index
+  std::size_t index = 0;    // an array element, when is_index
+  bool is_index = false;
+
+  JsonPath member(std::string_view name) const { return JsonPath{this, name, 0, false}; }
+  JsonPath element(std::size_t i) const { return JsonPath{this, {}, i, true}; }
+  std::string str() const;
+};
+
+enum class DecodeMode { tolerant, strict };
+
+struct DecodeContext {
+  DecodeMode mode;
+  std::vector<Violation> violations;  // strict mode
+};
+
+[[noreturn]] void throw_malformed(simdjson::error_code error);
+[[noreturn]] void throw_wrong_type(const JsonPath& path, std::string_view expected, od::json_type actual);
+/// The raw JSON text of a value (consumed), for `extra` and for messages.
+std::string_view raw_json_of(od::value& value);
+/// Parses a raw JSON value kept for `extra`.
+Json parse_extra(std::string_view raw);
+/// "must be one of a, b, c"
+std::string one_of_rule(std::span<const std::string_view> allowed);
+
+template <typename T>
+T checked(simdjson::simdjson_result<T>&& result) {
+  T value;
+  if (auto error = std::move(result).get(value)) throw_malformed(error);
+  return value;
+}
+
+inline od::json_type type_of(od::value& value) { return checked(value.type()); }
+
+// ---- scalars -------------------------------------------------------------------------------------------------
+void read_value(od::value& value, const JsonPath& path, DecodeContext& context, std::string& out);
+void read_value(od::value& value, const JsonPath& path, DecodeContext& context, std::int64_t& out);
+void read_value(od::value& value, const JsonPath& path, DecodeContext& context, double& out);
+void read_value(od::value& value, const JsonPath& path, DecodeContext& context, bool& out);
+void read_value(od::value& value, const JsonPath& path, DecodeContext& context, Timestamp& out);
+
+/// A closed enumeration (requests): an unknown value is a violation.
+template <schema::DescribedEnum E>
+void read_value(od::value& value, const JsonPath& path, DecodeContext& context, E& out) {
+  std::string text;
+  read_value(value, path, context, text);
+  if (auto known = enum_from_wire<E>(text)) {
+    out = *known;
+    return;
+  }
+  // switching_modes is a known value (validate() rejects it in a request) but not one to suggest.
+  context.violations.push_back({path.str(), detail::quoted(text), one_of_rule(enum_requestable_values<E>())});
+}
+
+/// An open enumeration (answers): any string, known values mapped.
+template <schema::DescribedEnum E>
+void read_value(od::value& value, const JsonPath& path, DecodeContext& context, std::optional<OpenEnum<E>>& out) {
+  std::string text;
+  read_value(value, path, context, text);
+  out = OpenEnum<E>::from_wire(text);
+}
+
+template <schema::Described T>
+void read_value(od::value& value, const JsonPath& path, DecodeContext& context, T& out);
+
+template <typename X>
+void read_value(od::value& value, const JsonPath& path, DecodeContext& context, std::vector<X>& out) {
+  const od::json_type type = type_of(value);
+  if (type != od::json_type::array) throw_wrong_type(path, "array", type);
+  od::array array = checked(value.get_array());
+  out.clear();
+  std::size_t index = 0;
+  for (auto element_result : array) {
+    od::value element = checked(std::move(element_result));
+    X item{};
+    read_value(element, path.element(index), context, item);
+    out.push_back(std::move(item));
+    ++index;
+  }
+}
+
+// ---- objects ---------------------------------------------------------------------------------------------
+template <schema::Described T, std::size_t I>
+void read_field(T& out, od::value& value, const JsonPath& path, DecodeContext& context) {
+  constexpr const auto& field = std::get<I>(schema::Model<T>::fields);
+  using Member = typename std::remove_cvref_t<decltype(field)>::member_type;
+  if constexpr (schema::IsOptional<Member>::value) {
+    using Inner = typename Member::value_type;
+    if constexpr (requires { typename Inner::is_open_enum; }) {
+      read_value(value, path, context, out.*(field.member));  // the OpenEnum overload takes the optional
+    } else {
+      read_value(value, path, context, (out.*(field.member)).emplace());
+    }
+  } else {
+    read_value(value, path, context, out.*(field.member));
+  }
+}
+
+template <schema::Described T>
+struct FieldDispatch {
+  using Reader = void (*)(T&, od::value&, const JsonPath&, DecodeContext&);
+  struct Entry {
+    std::string_view wire;
+    Reader read;
+    bool required;
+  };
+  static constexpr std::size_t size = schema::field_count<T>();
+  static_assert(size <= 64, "a model has at most 64 fields (the decoder tracks them in a bitset)");
+
+  template <std::size_t... I>
+  static constexpr std::array<Entry, size> make(std::index_sequence<I...>) {
+    return {Entry{std::get<I>(schema::Model<T>::fields).wire, &read_field<T, I>,
+                  std::get<I>(schema::Model<T>::fields).rules.required}...};
+  }
+  static constexpr std::array<Entry, size> entries = make(std::make_index_sequence<size>{});
+
+  /// Index of the field named `key`, or size. Keys usually come in declaration order (or sorted, from
+  /// nlohmann-based senders): start after the previous match, then wrap around.
+  static std::size_t find(std::string_view key, std::size_t hint) noexcept {
+    for (std::size_t n = 0; n < size; ++n) {
+      const std::size_t i = (hint + n) % size;
+      if (entries[i].wire == key) return i;
+    }
+    return size;
+  }
+};
+
+/// Keeps an unknown key: in `extras` for an answer; for a request, to be reported by report_unknown_keys.
+void record_unknown_key(DecodeContext& context, const JsonPath& path, od::value& value, Json& extras);
+/// Strict mode: one violation per unknown key (sorted by key), after the object's other problems.
+void report_unknown_keys(DecodeContext& context, const JsonPath& path, const Json& unknown);
+/// Throws for a document whose root is not an object: malformed when it is not JSON at all, else wrong type.
+[[noreturn]] void reject_non_object_root(std::string_view body, const JsonPath& path, od::json_type type);
+
+template <schema::Described T>
+void read_object(od::object& object, const JsonPath& path, DecodeContext& context, T& out) {
+  using Dispatch = FieldDispatch<T>;
+  std::bitset<64> seen;
+  std::size_t hint = 0;
+  Json extras;  // null until the first unknown key: most objects have none
+  for (auto member_result : object) {
+    od::field member = checked(std::move(member_result));
+    const std::string_view key = checked(member.unescaped_key());
+    od::value value = member.value();
+    const std::size_t index = Dispatch::find(key, hint);
+    if (index == Dispatch::size) {
+      record_unknown_key(context, path.member(key), value, extras);
+      continue;
+    }
+    hint = index + 1;
+    if (checked(value.is_null())) continue;  // null reads as absent
+    seen.set(index);
+    Dispatch::entries[index].read(out, value, path.member(key), context);
+  }
+  if (context.mode == DecodeMode::strict) {
+    for (std::size_t i = 0; i < Dispatch::size; ++i) {
+      if (Dispatch::entries[i].required && !seen.test(i)) {
+        context.violations.push_back({path.member(Dispatch::entries[i].wire).str(), "<missing>", "is required"});
+      }
+    }
+    report_unknown_keys(context, path, extras);
+  } else if constexpr (schema::HasExtras<T>) {
+    out.extra = std::move(extras);
+  }
+}
+
+template <schema::Described T>
+void read_value(od::value& value, const JsonPath& path, DecodeContext& context, T& out) {
+  const od::json_type type = type_of(value);
+  if (type != od::json_type::object) throw_wrong_type(path, "object", type);
+  od::object object = checked(value.get_object());
+  read_object(object, path, context, out);
+}
+
+/// Throws DecodeError("", ...) when the text nests deeper than the decoder allows (before any parsing).
+void check_nesting_depth(std::string_view text);
+
+/// The document as T (see the top of this file).
+template <schema::Described T>
+T decode_document(std::string_view body, std::string_view root_path = "") {
+  const JsonPath root_at{nullptr, root_path, 0, false};
+  check_nesting_depth(body);
+  thread_local od::parser parser;
+  const simdjson::padded_string padded(body);
+  od::document document;
+  if (auto error = parser.iterate(padded).get(document)) throw_malformed(error);
+  DecodeContext context{schema::HasExtras<T> ? DecodeMode::tolerant : DecodeMode::strict, {}};
+  const od::json_type type = checked(document.type());
+  if (type != od::json_type::object) reject_non_object_root(body, root_at, type);
+  od::object root = checked(document.get_object());
+  T out{};
+  read_object(root, root_at, context, out);
+  // Whatever follows the root object must be nothing at all.
+  const char* rest = nullptr;
+  if (!document.current_location().get(rest)) {
+    throw DecodeError("", "malformed JSON: unexpected content after the document");
+  }
+  if (!context.violations.empty()) throw ValidationError(std::move(context.violations));
+  return out;
+}
+
+}  // namespace trunk::detail
