@@ -1,9 +1,11 @@
 #pragma once
-// Enumeration values to and from the Python enum classes of trunk_api/enums.py.
+// The enumerations as Python enum classes, made by _core itself from the C++ declarations (schema::Enum<E>,
+// enums.hpp) at import, so Python spells no wire value and _core imports nothing from the trunk_api package.
+// Each class is a str enum (members equal their wire strings) whose str() and format() give the wire string;
+// trunk_api.enums re-exports them (and pickles name them there).
 //
 // Output: a known value becomes the enum member (QueueState.PAUSED), an unknown one (OpenEnum kept raw) stays
-// the plain wire string. Input: a member or a string; the C++ wire tables decide (enum_from_wire), so the
-// Python enums never carry their own parsing rules.
+// the plain wire string. Input: a member or a string; the C++ wire tables decide (enum_from_wire).
 
 #include <pybind11/pybind11.h>
 
@@ -15,34 +17,20 @@
 
 namespace trunk::python {
 
-/// The class trunk_api.enums.<name> (imported on first use, then cached).
-pybind11::object python_enum_class(const char* name);
+/// Creates every enum class on the module (bind_enums) ...
+void bind_enums(pybind11::module_& m);
+/// ... and finds one again by name.
+pybind11::object python_enum_class(std::string_view name);
 
-template <typename E>
-const char* python_enum_name();
-template <>
-inline const char* python_enum_name<QueueState>() { return "QueueState"; }
-template <>
-inline const char* python_enum_name<QueueMode>() { return "QueueMode"; }
-template <>
-inline const char* python_enum_name<DirectMergeMode>() { return "DirectMergeMode"; }
-template <>
-inline const char* python_enum_name<OptimizationMode>() { return "OptimizationMode"; }
-template <>
-inline const char* python_enum_name<MergeMethod>() { return "MergeMethod"; }
-template <>
-inline const char* python_enum_name<HealthStatus>() { return "HealthStatus"; }
-
-template <typename E>
+template <schema::DescribedEnum E>
 pybind11::object enum_to_python(E value) {
-  return python_enum_class(python_enum_name<E>())(pybind11::str(std::string(to_wire(value))));
+  return python_enum_class(schema::Enum<E>::name)(pybind11::str(std::string(to_wire(value))));
 }
 
-template <typename E>
-pybind11::object open_enum_to_python(const std::optional<OpenEnum<E>>& value) {
-  if (!value) return pybind11::none();
-  if (auto known = value->known()) return enum_to_python(*known);
-  return pybind11::str(value->wire());
+template <schema::DescribedEnum E>
+pybind11::object open_enum_to_python(const OpenEnum<E>& value) {
+  if (auto known = value.known()) return enum_to_python(*known);
+  return pybind11::str(value.wire());
 }
 
 }  // namespace trunk::python

@@ -13,6 +13,7 @@
 
 #include "bindings.hpp"
 #include "convert_time.hpp"
+#include "model_values.hpp"
 
 namespace py = pybind11;
 
@@ -32,8 +33,8 @@ class Columns {
   /// Rows come in listing order (by file, then name), so neighbours often share a value (repository URL,
   /// status, file path, class name): such a row reuses the str object of the row before, which saves an
   /// allocation and the memory of a copy.
-  template <typename Get>
-  void text(const char* name, const std::vector<TestCase>& tests, Get get) {
+  template <typename Item, typename Get>
+  void text(const char* name, const std::vector<Item>& tests, Get get) {
     py::list data(rows_);
     std::optional<std::string> previous;  // a copy: some getters return temporaries
     py::object previous_object;
@@ -48,8 +49,8 @@ class Columns {
     columns_[name] = py::make_tuple("str", data, py::none());
   }
 
-  template <typename Get>
-  void real(const char* name, const std::vector<TestCase>& tests, Get get) {
+  template <typename Item, typename Get>
+  void real(const char* name, const std::vector<Item>& tests, Get get) {
     py::array_t<double> data(static_cast<py::ssize_t>(rows_));
     auto out = data.mutable_unchecked<1>();
     for (std::size_t i = 0; i < rows_; ++i) {
@@ -60,8 +61,8 @@ class Columns {
   }
 
   /// kind "int" (int64 values) or "time" (microseconds since the epoch).
-  template <typename Get>
-  void integer(const char* name, const char* kind, const std::vector<TestCase>& tests, Get get) {
+  template <typename Item, typename Get>
+  void integer(const char* name, const char* kind, const std::vector<Item>& tests, Get get) {
     py::array_t<std::int64_t> data(static_cast<py::ssize_t>(rows_));
     py::array_t<bool> mask(static_cast<py::ssize_t>(rows_));
     auto out = data.mutable_unchecked<1>();
@@ -74,8 +75,8 @@ class Columns {
     columns_[name] = py::make_tuple(kind, data, mask);
   }
 
-  template <typename Get>
-  void boolean(const char* name, const std::vector<TestCase>& tests, Get get) {
+  template <typename Item, typename Get>
+  void boolean(const char* name, const std::vector<Item>& tests, Get get) {
     py::array_t<bool> data(static_cast<py::ssize_t>(rows_));
     py::array_t<bool> mask(static_cast<py::ssize_t>(rows_));
     auto out = data.mutable_unchecked<1>();
@@ -88,8 +89,8 @@ class Columns {
     columns_[name] = py::make_tuple("bool", data, mask);
   }
 
-  template <typename Get>
-  void object(const char* name, const std::vector<TestCase>& tests, Get get) {
+  template <typename Item, typename Get>
+  void object(const char* name, const std::vector<Item>& tests, Get get) {
     py::list data(rows_);
     for (std::size_t i = 0; i < rows_; ++i) data[i] = get(tests[i]);
     columns_[name] = py::make_tuple("object", data, py::none());
@@ -119,79 +120,185 @@ class CollectorPause {
   int was_enabled_;
 };
 
-std::optional<std::int64_t> micros(const std::optional<Timestamp>& value) {
-  if (!value) return std::nullopt;
-  return value->time_since_epoch().count();
+/// Calls f(name, get) for every flat column of T, where get(item) gives a pointer to the leaf member
+/// (nullptr when a nested model on the way is absent). Nested single models are flattened with a prefix.
+template <schema::Described T, typename Item, typename Get, typename F>
+void for_each_leaf(const std::string& prefix, Get get, F& f) {
+  schema::for_each_field<T>([&](const auto& field) {
+    using Member = typename std::remove_cvref_t<decltype(field)>::member_type;
+    using Value = schema::unwrap_optional_t<Member>;
+    const std::string name = prefix.empty() ? std::string(field.name) : prefix + "_" + std::string(field.name);
+    auto get_member = [get, member = field.member](const Item& item) -> const Member* {
+      const T* owner = get(item);
+      return owner == nullptr ? nullptr : &(owner->*member);
+    };
+    if constexpr (schema::Described<Value>) {
+      for_each_leaf<Value, Item>(name, [get_member](const Item& item) -> const Value* {
+        const Member* member = get_member(item);
+        if (member == nullptr) return nullptr;
+        if constexpr (schema::IsOptional<Member>::value) {
+          return member->has_value() ? &**member : nullptr;
+        } else {
+          return member;
+        }
+      }, f);
+    } else {
+      f(name, get_member);
+    }
+  });
 }
 
-/// Builds the most_common_failures cells. A repository has a handful of failure messages shared by
-/// thousands of tests, so each distinct summary becomes one str object, and the three keys are made once.
-class FailureCells {
+template <typename Member>
+const schema::unwrap_optional_t<Member>* leaf(const Member* member) {
+  if (member == nullptr) return nullptr;
+  if constexpr (schema::IsOptional<Member>::value) {
+    return member->has_value() ? &**member : nullptr;
+  } else {
+    return member;
+  }
+}
+
+/// A list of models as one cell: a list of dicts of the items' fields. A repository has a handful of
+/// failure messages shared by thousands of tests, so each distinct string becomes one str object, and the
+/// keys are made once.
+class ModelListCells {
  public:
-  py::object operator()(const std::optional<std::vector<FailureSummary>>& failures) {
-    if (!failures) return py::none();
-    py::list list(failures->size());
-    for (std::size_t i = 0; i < failures->size(); ++i) {
-      const FailureSummary& failure = (*failures)[i];
+  template <schema::Described M>
+  py::object operator()(const std::vector<M>& items) {
+    py::list list(items.size());
+    for (std::size_t i = 0; i < items.size(); ++i) {
       py::dict item;
-      item[summary_key_] = summary(failure.summary);
-      item[count_key_] = failure.occurrence_count ? py::object(py::int_(*failure.occurrence_count)) : py::none();
-      item[last_key_] = failure.last_occurrence ? timestamp_to_python(*failure.last_occurrence) : py::object(py::none());
+      schema::for_each_field<M>([&](const auto& field) {
+        item[key(field.name)] = value(items[i].*(field.member));
+      });
       list[i] = std::move(item);
     }
     return list;
   }
 
  private:
-  py::object summary(const std::optional<std::string>& text) {
-    if (!text) return py::none();
-    auto [it, inserted] = summaries_.try_emplace(*text);  // keys view the TestCase strings, alive meanwhile
-    if (inserted) it->second = py::str(*text);
+  py::object key(std::string_view name) {
+    auto [it, inserted] = keys_.try_emplace(name);
+    if (inserted) it->second = py::str(std::string(name));
     return it->second;
   }
 
-  py::str summary_key_{"summary"}, count_key_{"occurrence_count"}, last_key_{"last_occurrence"};
-  std::unordered_map<std::string_view, py::object> summaries_;
+  template <typename V>
+  py::object value(const V& member) {
+    if constexpr (std::is_same_v<V, std::optional<std::string>>) {
+      if (!member) return py::none();
+      auto [it, inserted] = strings_.try_emplace(*member);
+      if (inserted) it->second = py::str(*member);
+      return it->second;
+    } else {
+      return to_python(member);
+    }
+  }
+
+  std::unordered_map<std::string_view, py::object> keys_;
+  std::unordered_map<std::string, py::object> strings_;
 };
 
-}  // namespace
-
-py::dict test_columns(const std::vector<TestCase>& tests) {
+template <schema::Described T>
+py::dict build_columns(const std::vector<T>& items) {
   const CollectorPause pause;
-  Columns c(tests.size());
-  using T = TestCase;
-  c.text("id", tests, [](const T& t) -> const auto& { return t.id; });
-  c.text("name", tests, [](const T& t) -> const auto& { return t.name; });
-  c.text("variant", tests, [](const T& t) -> const auto& { return t.variant; });
-  c.text("classname", tests, [](const T& t) -> const auto& { return t.classname; });
-  c.text("file_path", tests, [](const T& t) -> const auto& { return t.file_path; });
-  c.text("parent", tests, [](const T& t) -> const auto& { return t.parent; });
-  c.text("html_url", tests, [](const T& t) -> const auto& { return t.html_url; });
-  c.text("repository_html_url", tests, [](const T& t) {
-    return t.repository ? t.repository->html_url : std::optional<std::string>{};
-  });
-  c.text("status_value", tests, [](const T& t) { return t.status ? t.status->value : std::optional<std::string>{}; });
-  c.text("status_reason", tests, [](const T& t) { return t.status ? t.status->reason : std::optional<std::string>{}; });
-  c.integer("status_timestamp", "time", tests, [](const T& t) {
-    return t.status ? micros(t.status->timestamp) : std::optional<std::int64_t>{};
-  });
-  c.real("failure_rate_last_7d", tests, [](const T& t) { return t.failure_rate_last_7d; });
-  c.real("failure_rate_last_24h", tests, [](const T& t) { return t.failure_rate_last_24h; });
-  c.integer("pull_requests_impacted_last_7d", "int", tests, [](const T& t) { return t.pull_requests_impacted_last_7d; });
-  c.boolean("quarantined", tests, [](const T& t) { return t.quarantined; });
-  c.object("codeowners", tests, [](const T& t) -> py::object {
-    if (!t.codeowners) return py::none();
-    return py::cast(*t.codeowners);
-  });
-  c.text("ticket_html_url", tests, [](const T& t) { return t.ticket ? t.ticket->html_url : std::optional<std::string>{}; });
-  FailureCells failure_cells;
-  c.object("most_common_failures", tests, [&](const T& t) { return failure_cells(t.most_common_failures); });
+  Columns c(items.size());
+  ModelListCells model_lists;
+  auto top = [](const T& item) -> const T* { return &item; };
+  auto column = [&](const std::string& name, auto get) {
+    using Member = std::remove_cvref_t<decltype(*get(items.front()))>;
+    using Value = schema::unwrap_optional_t<Member>;
+    const char* key = name.c_str();
+    if constexpr (std::is_same_v<Value, std::string>) {
+      c.text(key, items, [&](const T& item) {
+        const Value* value = leaf(get(item));
+        return value ? std::optional<std::string>(*value) : std::optional<std::string>();
+      });
+    } else if constexpr (requires { typename Value::is_open_enum; }) {
+      c.text(key, items, [&](const T& item) {
+        const Value* value = leaf(get(item));
+        return value ? std::optional<std::string>(value->wire()) : std::optional<std::string>();
+      });
+    } else if constexpr (std::is_same_v<Value, double>) {
+      c.real(key, items, [&](const T& item) {
+        const Value* value = leaf(get(item));
+        return value ? std::optional<double>(*value) : std::optional<double>();
+      });
+    } else if constexpr (std::is_same_v<Value, std::int64_t>) {
+      c.integer(key, "int", items, [&](const T& item) {
+        const Value* value = leaf(get(item));
+        return value ? std::optional<std::int64_t>(*value) : std::optional<std::int64_t>();
+      });
+    } else if constexpr (std::is_same_v<Value, Timestamp>) {
+      c.integer(key, "time", items, [&](const T& item) {
+        const Value* value = leaf(get(item));
+        return value ? std::optional<std::int64_t>(value->time_since_epoch().count()) : std::optional<std::int64_t>();
+      });
+    } else if constexpr (std::is_same_v<Value, bool>) {
+      c.boolean(key, items, [&](const T& item) {
+        const Value* value = leaf(get(item));
+        return value ? std::optional<bool>(*value) : std::optional<bool>();
+      });
+    } else if constexpr (schema::IsVector<Value>::value && schema::Described<typename Value::value_type>) {
+      c.object(key, items, [&](const T& item) -> py::object {
+        const Value* value = leaf(get(item));
+        return value ? model_lists(*value) : py::none();
+      });
+    } else {
+      c.object(key, items, [&](const T& item) -> py::object {
+        const Value* value = leaf(get(item));
+        return value ? to_python(*value) : py::none();
+      });
+    }
+  };
+  for_each_leaf<T, T>("", top, column);
   return c.result();
 }
 
+/// The flat column names of T, in order (the CSV header).
+template <schema::Described T>
+std::vector<std::string> column_names() {
+  std::vector<std::string> names;
+  auto add = [&](const std::string& name, auto) { names.push_back(name); };
+  for_each_leaf<T, T>("", [](const T& item) -> const T* { return &item; }, add);
+  return names;
+}
+
+/// One row of flat values per item (the CSV rows): the cells' Python values, in column order.
+template <schema::Described T>
+py::list flat_rows(const std::vector<T>& items) {
+  py::list rows(items.size());
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    py::list row;
+    auto cell = [&](const std::string&, auto get) {
+      const auto* value = leaf(get(items[i]));
+      row.append(value ? to_python(*value) : py::none());
+    };
+    for_each_leaf<T, T>("", [](const T& item) -> const T* { return &item; }, cell);
+    rows[i] = py::tuple(row);
+  }
+  return rows;
+}
+
+}  // namespace
+
+py::dict columns_of(const std::vector<TestCase>& items) { return build_columns(items); }
+py::dict columns_of(const std::vector<QuarantinedTest>& items) { return build_columns(items); }
+
 void bind_columns(py::module_& m) {
-  m.def("test_columns", &test_columns, py::arg("tests"),
+  m.def("test_columns", [](const std::vector<TestCase>& items) { return columns_of(items); }, py::arg("tests"),
         "Flat columns of a list of TestCase (kind, data, mask) for trunk_api._pandas.frame_from_columns.");
+  // Per listing item type: the flat column names (CSV header) and rows (CSV body), from the same walk.
+  m.def("column_names", [](py::handle type) -> std::vector<std::string> {
+    if (type.is(py::type::of<TestCase>())) return column_names<TestCase>();
+    if (type.is(py::type::of<QuarantinedTest>())) return column_names<QuarantinedTest>();
+    throw py::type_error("column_names: not a listing item type");
+  }, py::arg("item_type"), "The flat column names of a listing's items, in order (to_pandas() and CSV).");
+  m.def("flat_rows", [](py::handle type, py::handle items) -> py::list {
+    if (type.is(py::type::of<TestCase>())) return flat_rows(items.cast<std::vector<TestCase>>());
+    if (type.is(py::type::of<QuarantinedTest>())) return flat_rows(items.cast<std::vector<QuarantinedTest>>());
+    throw py::type_error("flat_rows: not a listing item type");
+  }, py::arg("item_type"), py::arg("items"), "One tuple of flat cell values per item, in column order (CSV).");
 }
 
 }  // namespace trunk::python

@@ -9,12 +9,11 @@ import json
 from collections.abc import Callable, Iterable
 from typing import IO, Any
 
-# Columns of --format csv: the same flat names as TestIterator.to_pandas().
-CSV_COLUMNS = (
-    "id", "name", "variant", "classname", "file_path", "parent", "html_url", "repository_html_url",
-    "status_value", "status_reason", "status_timestamp", "failure_rate_last_7d", "failure_rate_last_24h",
-    "pull_requests_impacted_last_7d", "quarantined", "codeowners", "ticket_html_url", "most_common_failures",
-)
+from trunk_api import _core
+
+# Columns of --format csv: the flat names of TestIterator.to_pandas(), from the C++ core's one walk over the
+# declaration of TestCase (nested models flattened as status_value, repository_html_url ...).
+CSV_COLUMNS = tuple(_core.column_names(_core.TestCase))
 
 
 class Progress:
@@ -53,27 +52,13 @@ def write_json_object(out: IO[str], obj: Any, *, pretty: bool) -> None:
     out.write(json.dumps(obj, ensure_ascii=False, indent=2 if pretty else None) + "\n")
 
 
-def write_csv(out: IO[str], tests: Iterable[Any]) -> None:
+def write_csv(out: IO[str], items: Iterable[Any], item_type: Any = None) -> None:
+    """Header and rows from the core's flat columns (the same names and values as to_pandas())."""
+    item_type = item_type or _core.TestCase
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(CSV_COLUMNS)
-    for test in tests:
-        writer.writerow([csv_cell(value) for value in flat_row(test)])
-
-
-def flat_row(test: Any) -> list[Any]:
-    """One CSV row: the same flat column names as TestIterator.to_pandas()."""
-    status, repository, ticket = test.status, test.repository, test.ticket
-    failures = test.most_common_failures
-    return [
-        test.id, test.name, test.variant, test.classname, test.file_path, test.parent, test.html_url,
-        repository.html_url if repository else None,
-        status.value if status else None, status.reason if status else None, status.timestamp if status else None,
-        test.failure_rate_last_7d, test.failure_rate_last_24h, test.pull_requests_impacted_last_7d,
-        test.quarantined,
-        ";".join(test.codeowners) if test.codeowners is not None else None,
-        ticket.html_url if ticket else None,
-        json.dumps([failure.to_dict() for failure in failures], ensure_ascii=False) if failures is not None else None,
-    ]
+    writer.writerow(_core.column_names(item_type))
+    for item in items:
+        writer.writerow([csv_cell(value) for value in _core.flat_rows(item_type, [item])[0]])
 
 
 def csv_cell(value: Any) -> Any:
@@ -83,9 +68,20 @@ def csv_cell(value: Any) -> Any:
         return iso(value)
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, list) and all(isinstance(item, str) for item in value):
+        return ";".join(value)  # codeowners: one cell a spreadsheet can split
     if isinstance(value, (list, dict)):
-        return json.dumps(value, ensure_ascii=False)
+        return json.dumps(value, ensure_ascii=False, default=_json_default)
     return value
+
+
+def _json_default(value: Any) -> Any:
+    """A model inside a cell as its wire JSON (to_dict), times as on the wire (RFC 3339, Z)."""
+    if hasattr(value, "to_dict"):
+        return value.to_dict()
+    if isinstance(value, dt.datetime):
+        return iso(value)
+    raise TypeError(f"{type(value).__name__} is not JSON serializable")
 
 
 def write_test_details(out: IO[str], test: Any) -> None:
@@ -109,13 +105,14 @@ def write_test_details(out: IO[str], test: Any) -> None:
 
 
 def queue_rows(settings: Any) -> list[tuple[str, str]]:
-    names = ("state", "branch", "mode", "concurrency", "bisection_concurrency", "testing_timeout_minutes",
-             "pending_failure_depth", "can_optimistically_merge", "batch", "batching_max_wait_time_minutes",
-             "batching_min_size", "comments_enabled", "commands_enabled", "create_prs_for_testing_branches",
-             "status_check_enabled", "direct_merge_mode", "optimization_mode", "merge_method", "required_statuses")
+    """Every setting of the declaration, in its order; pull requests in the queue as a count."""
     rows = []
-    for name in names:
+    for name in settings.__match_args__:
         value = getattr(settings, name)
+        if name == "enqueued_pull_requests":
+            if value is not None:
+                rows.append((name, str(len(value))))
+            continue
         if isinstance(value, bool):
             text = "yes" if value else "no"
         elif isinstance(value, list):

@@ -153,7 +153,8 @@ def test_unknown_enum_value_stays_raw_string_and_round_trips() -> None:
 
 def test_repr_names_class_and_fields() -> None:
     text = repr(TestCase.from_dict(FULL_TEST))
-    assert text.startswith("TestCase(id='0f3c6a8e-5b7d-4c1e-9a2f-3b4c5d6e7f80', repository=RepositoryRef(")
+    assert text.startswith("TestCase(id='0f3c6a8e-5b7d-4c1e-9a2f-3b4c5d6e7f80', name='test_checkout', ")
+    assert "repository=RepositoryRef(html_url=" in text
     assert "failure_rate_last_7d=0.25" in text and "ticket=TicketRef(html_url=" in text
     assert repr(Repo(host="h", owner="o", name="n")) == "Repo(host='h', owner='o', name='n')"
     assert repr(QueueSettings.from_dict(QUEUE)).startswith("QueueSettings(state=<QueueState.RUNNING: 'running'>")

@@ -1,0 +1,139 @@
+// _core.schema(): the declarations of the API (describe.hpp, operations.hpp) as Python data, so that what is
+// written in Python about the API is derived, not spelled again: the .pyi stubs (scripts/generate-stubs), the
+// CLI's options for every settable field with their help (trunk_api/cli.py), enum values and defaults.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <string>
+
+#include "bindings.hpp"
+#include "trunk/models.hpp"
+#include "trunk/operations.hpp"
+
+namespace py = pybind11;
+
+namespace trunk::python {
+
+namespace {
+
+/// The Python type annotation of a field's value.
+template <typename V>
+std::string python_type() {
+  if constexpr (schema::IsOptional<V>::value) {
+    return python_type<typename V::value_type>() + " | None";
+  } else if constexpr (requires { typename V::is_open_enum; }) {
+    return std::string(schema::Enum<typename V::enum_type>::name) + " | str";
+  } else if constexpr (schema::DescribedEnum<V>) {
+    return std::string(schema::Enum<V>::name);
+  } else if constexpr (schema::Described<V>) {
+    return std::string(schema::Model<V>::name);
+  } else if constexpr (schema::IsVector<V>::value) {
+    return "list[" + python_type<typename V::value_type>() + "]";
+  } else if constexpr (std::is_same_v<V, Timestamp>) {
+    return "datetime";
+  } else if constexpr (std::is_same_v<V, std::string>) {
+    return "str";
+  } else if constexpr (std::is_same_v<V, bool>) {
+    return "bool";
+  } else if constexpr (std::is_same_v<V, std::int64_t>) {
+    return "int";
+  } else {
+    static_assert(std::is_same_v<V, double>, "a field type the schema export does not know");
+    return "float";
+  }
+}
+
+/// The enumeration a field takes its values from ("" when none).
+template <typename V>
+std::string enum_of() {
+  using Value = schema::unwrap_optional_t<V>;
+  if constexpr (requires { typename Value::is_open_enum; }) {
+    return std::string(schema::Enum<typename Value::enum_type>::name);
+  } else if constexpr (schema::DescribedEnum<Value>) {
+    return std::string(schema::Enum<Value>::name);
+  } else {
+    return "";
+  }
+}
+
+template <schema::Described T>
+py::dict describe_model() {
+  py::list fields;
+  schema::for_each_field<T>([&](const auto& field) {
+    using Member = typename std::remove_cvref_t<decltype(field)>::member_type;
+    py::dict entry;
+    entry["name"] = std::string(field.name);
+    entry["wire"] = std::string(field.wire);
+    entry["type"] = python_type<Member>();
+    entry["optional"] = schema::IsOptional<Member>::value;
+    entry["enum"] = enum_of<Member>();
+    entry["doc"] = std::string(field.doc);
+    entry["required"] = field.rules.required;
+    entry["min"] = field.rules.has_range() ? py::object(py::int_(field.rules.min)) : py::object(py::none());
+    entry["max"] = field.rules.has_range() ? py::object(py::int_(field.rules.max)) : py::object(py::none());
+    fields.append(entry);
+  });
+  py::dict model;
+  model["name"] = std::string(schema::Model<T>::name);
+  model["doc"] = std::string(schema::Model<T>::doc);
+  model["answer"] = schema::HasExtras<T>;
+  model["fields"] = fields;
+  return model;
+}
+
+template <schema::DescribedEnum E>
+py::dict describe_enum() {
+  using Description = schema::Enum<E>;
+  py::list members;
+  for (std::size_t i = 0; i < Description::wire.size(); ++i) {
+    members.append(py::make_tuple(std::string(Description::names[i]), std::string(Description::wire[i])));
+  }
+  py::list requestable;
+  for (const auto wire : enum_requestable_values<E>()) requestable.append(std::string(wire));
+  py::dict entry;
+  entry["name"] = std::string(Description::name);
+  entry["doc"] = std::string(Description::doc);
+  entry["members"] = members;
+  entry["requestable"] = requestable;
+  entry["case_insensitive_input"] = Description::options.case_insensitive_input;
+  return entry;
+}
+
+py::dict describe_api() {
+  py::list models;
+#define TRUNK_DESCRIBE_MODEL_(Type) models.append(describe_model<Type>());
+  TRUNK_ALL_MODELS(TRUNK_DESCRIBE_MODEL_)
+#undef TRUNK_DESCRIBE_MODEL_
+  py::list enums;
+#define TRUNK_DESCRIBE_ENUM_(Type) enums.append(describe_enum<Type>());
+  TRUNK_ALL_ENUMS(TRUNK_DESCRIBE_ENUM_)
+#undef TRUNK_DESCRIBE_ENUM_
+  py::list operations;
+  for_each_operation([&](auto operation) {
+    using Op = decltype(operation);
+    py::dict entry;
+    entry["name"] = std::string(Op::name);
+    entry["method"] = std::string(Op::method);
+    entry["path"] = std::string(Op::path);
+    entry["request"] = std::string(schema::Model<typename Op::Request>::name);
+    entry["response"] = std::string(schema::Model<typename Op::Response>::name);
+    entry["safe_to_repeat"] = Op::repeatable == Repeatable::yes;
+    entry["doc"] = std::string(Op::doc);
+    operations.append(entry);
+  });
+  py::dict api;
+  api["models"] = models;
+  api["enums"] = enums;
+  api["operations"] = operations;
+  return api;
+}
+
+}  // namespace
+
+void bind_schema(py::module_& m) {
+  m.def("schema", &describe_api,
+        "The API as declared in C++: models (fields with wire names, types, docs, rules), enumerations and "
+        "operations. Used to generate the stubs and the command line's options.");
+}
+
+}  // namespace trunk::python
