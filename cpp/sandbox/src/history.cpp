@@ -139,4 +139,25 @@ trunk::TestCase to_test_case(const RepoHistory& repo, const TestRecord& test, co
   return out;
 }
 
+trunk::QuarantinedTest to_quarantined_test(const TestRecord& test, const DerivedFacts& facts) {
+  trunk::QuarantinedTest out;
+  out.name = test.name;
+  out.parent = test.parent;
+  out.file = test.file_path;
+  out.classname = test.classname;
+  switch (facts.health) {
+    case Health::healthy: out.status = trunk::QuarantinedTestStatus::healthy; break;
+    case Health::flaky: out.status = trunk::QuarantinedTestStatus::flaky; break;
+    case Health::broken: out.status = trunk::QuarantinedTestStatus::broken; break;
+  }
+  out.codeowners = test.codeowners;
+  out.quarantine_setting = facts.health == Health::healthy ? trunk::QuarantineSetting::always_quarantine
+                                                           : trunk::QuarantineSetting::auto_quarantine;
+  out.quarantined_at = test.runs.empty() ? facts.status_since : from_micros(test.runs.front().time_us);
+  out.status_last_updated_at = facts.status_since;
+  out.test_case_id = test.id;
+  out.variant = test.variant;
+  return out;
+}
+
 }  // namespace trunk::sandbox

@@ -89,6 +89,7 @@ Service::Service(History history, std::string token, std::string org_url_slug, s
       index.by_id.emplace(lower(tests[t].id), t);
       if (index.facts.back().health == Health::flaky) index.flaky.push_back(t);
       if (index.facts.back().health == Health::broken) index.broken.push_back(t);
+      if (tests[t].quarantined) index.quarantined.push_back(t);
     }
   }
   std::vector<std::size_t> tests_per_repo;
@@ -113,16 +114,21 @@ std::vector<std::string> Service::test_ids(const trunk::Repo& repo) const {
 
 Reply Service::handle(std::string_view method, std::string_view path, const std::optional<std::string>& token,
                       std::string_view body) {
-  using Operation = Reply (Service::*)(std::string_view);
-  Operation operation = nullptr;
-  if (path == trunk::paths::kListFailingTests) operation = &Service::list_failing_tests;
-  if (path == trunk::paths::kListUnhealthyTests) operation = &Service::list_unhealthy_tests;
-  if (path == trunk::paths::kGetTestDetails) operation = &Service::get_test_details;
-  if (path == trunk::paths::kUpdateQueue) operation = &Service::update_queue;
+  using Serve = Reply (Service::*)(std::string_view);
+  Serve operation = nullptr;
+  std::string_view operation_method;
+  trunk::for_each_operation([&](auto candidate) {
+    using Op = decltype(candidate);
+    if (path == Op::path) {
+      operation = &Service::serve<Op>;
+      operation_method = Op::method;
+    }
+  });
   if (operation == nullptr) return text_reply(404, "not found: no operation at " + std::string(path));
-  if (method != "POST") {
-    Reply reply = text_reply(405, "method not allowed: " + std::string(method) + " (use POST)");
-    reply.headers.emplace_back("Allow", "POST");
+  if (method != operation_method) {
+    Reply reply = text_reply(405, "method not allowed: " + std::string(method) + " (use " +
+                                      std::string(operation_method) + ")");
+    reply.headers.emplace_back("Allow", std::string(operation_method));
     return reply;
   }
   if (!token) return text_reply(401, "unauthorized: missing x-api-token header");
@@ -168,12 +174,12 @@ Service::Rows Service::failing_rows(std::size_t repo_index, std::int64_t start_u
   return rows;
 }
 
-Reply Service::page_reply(const RepoIndex& repo, const std::vector<std::uint32_t>& rows,
-                          const std::string& canonical_query, const trunk::PageQuery& page_query,
-                          bool with_failure_fields) {
+std::variant<Service::PageWindow, Reply> Service::page_window(std::size_t total_rows,
+                                                             const std::string& canonical_query,
+                                                             const trunk::PageQuery& page_query) {
   const std::uint64_t digest = page_tokens_.query_digest(canonical_query);
   const auto size = static_cast<std::uint64_t>(page_query.page_size);
-  const std::uint64_t total = rows.size();
+  const std::uint64_t total = total_rows;
   std::uint64_t offset = 0;
   if (!page_query.page_token.empty()) {
     auto opened = page_tokens_.open(page_query.page_token, digest);
@@ -184,10 +190,11 @@ Reply Service::page_reply(const RepoIndex& repo, const std::vector<std::uint32_t
   }
   const std::uint64_t pages = (total + size - 1) / size;
   const std::uint64_t index = offset / size;
-
-  const std::uint64_t end = std::min(total, offset + size);
   auto token_at = [&](std::uint64_t at) { return page_tokens_.issue(digest, static_cast<std::uint32_t>(at)); };
-  trunk::PageInfo info;
+  PageWindow window;
+  window.begin = offset;
+  window.end = std::min(total, offset + size);
+  trunk::PageInfo& info = window.info;
   info.total_rows = static_cast<std::int64_t>(total);
   info.total_pages = static_cast<std::int64_t>(pages);
   info.page_index = static_cast<std::int64_t>(index);
@@ -195,6 +202,15 @@ Reply Service::page_reply(const RepoIndex& repo, const std::vector<std::uint32_t
   info.prev_page_token = offset > 0 ? token_at(offset - size) : "";
   // Decision: "" on the last page (like next_page_token: there is nowhere further to go).
   info.last_page_token = pages > 0 && index + 1 < pages ? token_at((pages - 1) * size) : "";
+  return window;
+}
+
+Reply Service::page_reply(const RepoIndex& repo, const std::vector<std::uint32_t>& rows,
+                          const std::string& canonical_query, const trunk::PageQuery& page_query,
+                          bool with_failure_fields) {
+  auto window = page_window(rows.size(), canonical_query, page_query);
+  if (auto* error = std::get_if<Reply>(&window)) return std::move(*error);
+  const auto& [info, offset, end] = std::get<PageWindow>(window);
 
   // The same bytes as trunk::to_json(TestPage).dump(): nlohmann writes an object's keys in sorted order
   // ("page" before "tests") and compact separators; each test is its cached dump (test_json_cache.hpp).
@@ -215,46 +231,45 @@ Reply Service::page_reply(const RepoIndex& repo, const std::vector<std::uint32_t
   return reply;
 }
 
-Reply Service::list_failing_tests(std::string_view body) {
+template <typename Op>
+Reply Service::serve(std::string_view body) {
   Reply error;
-  auto request = read_request<trunk::ListFailingTestsRequest>(body, &error);
+  auto request = read_request<typename Op::Request>(body, &error);
   if (!request) return error;
+  return answer(*request);
+}
+
+Reply Service::answer(const trunk::ListFailingTestsRequest& request) {
   const RepoIndex* repo = nullptr;
-  if (auto reply = find_repo(request->repo, &repo)) return *reply;
-  if (auto reply = check_org(request->org_url_slug)) return *reply;
-  const std::int64_t start = to_micros(request->start_time);
-  const std::int64_t end = to_micros(request->end_time);
+  if (auto reply = find_repo(request.repo, &repo)) return *reply;
+  if (auto reply = check_org(request.org_url_slug)) return *reply;
+  const std::int64_t start = to_micros(request.start_time);
+  const std::int64_t end = to_micros(request.end_time);
   const Rows rows = failing_rows(static_cast<std::size_t>(repo - index_.data()), start, end);
-  const std::string canonical = "failing\n" + request->repo.to_string() + "\n" + request->org_url_slug + "\n" +
+  const std::string canonical = "failing\n" + request.repo.to_string() + "\n" + request.org_url_slug + "\n" +
                                 std::to_string(start) + "\n" + std::to_string(end) + "\n" +
-                                std::to_string(request->page_query.page_size);
-  return page_reply(*repo, *rows, canonical, request->page_query, true);
+                                std::to_string(request.page_query.page_size);
+  return page_reply(*repo, *rows, canonical, request.page_query, true);
 }
 
-Reply Service::list_unhealthy_tests(std::string_view body) {
-  Reply error;
-  auto request = read_request<trunk::ListUnhealthyTestsRequest>(body, &error);
-  if (!request) return error;
+Reply Service::answer(const trunk::ListUnhealthyTestsRequest& request) {
   const RepoIndex* repo = nullptr;
-  if (auto reply = find_repo(request->repo, &repo)) return *reply;
-  if (auto reply = check_org(request->org_url_slug)) return *reply;
-  const bool flaky = request->status == trunk::HealthStatus::flaky;
-  const std::string canonical = "unhealthy\n" + request->repo.to_string() + "\n" + request->org_url_slug + "\n" +
-                                std::string(trunk::to_wire(request->status)) + "\n" +
-                                std::to_string(request->page_query.page_size);
-  return page_reply(*repo, flaky ? repo->flaky : repo->broken, canonical, request->page_query, false);
+  if (auto reply = find_repo(request.repo, &repo)) return *reply;
+  if (auto reply = check_org(request.org_url_slug)) return *reply;
+  const bool flaky = request.status == trunk::HealthStatus::flaky;
+  const std::string canonical = "unhealthy\n" + request.repo.to_string() + "\n" + request.org_url_slug + "\n" +
+                                std::string(trunk::to_wire(request.status)) + "\n" +
+                                std::to_string(request.page_query.page_size);
+  return page_reply(*repo, flaky ? repo->flaky : repo->broken, canonical, request.page_query, false);
 }
 
-Reply Service::get_test_details(std::string_view body) {
-  Reply error;
-  auto request = read_request<trunk::GetTestDetailsRequest>(body, &error);
-  if (!request) return error;
+Reply Service::answer(const trunk::GetTestDetailsRequest& request) {
   const RepoIndex* repo = nullptr;
-  if (auto reply = find_repo(request->repo, &repo)) return *reply;
-  if (auto reply = check_org(request->org_url_slug)) return *reply;
-  auto it = repo->by_id.find(lower(request->test_id));
+  if (auto reply = find_repo(request.repo, &repo)) return *reply;
+  if (auto reply = check_org(request.org_url_slug)) return *reply;
+  auto it = repo->by_id.find(lower(request.test_id));
   if (it == repo->by_id.end()) {
-    return text_reply(404, "not found: test " + request->test_id + " in repository " + request->repo.to_string());
+    return text_reply(404, "not found: test " + request.test_id + " in repository " + request.repo.to_string());
   }
   // trunk::to_json(TestDetails).dump() is {"test":<the test's dump>}: splice the cached one.
   const auto repo_index = static_cast<std::size_t>(repo - index_.data());
@@ -266,17 +281,40 @@ Reply Service::get_test_details(std::string_view body) {
   return reply;
 }
 
-Reply Service::update_queue(std::string_view body) {
-  Reply error;
-  auto request = read_request<trunk::UpdateQueueRequest>(body, &error);
-  if (!request) return error;
+Reply Service::answer(const trunk::UpdateQueueRequest& request) {
   const RepoIndex* repo = nullptr;
-  if (auto reply = find_repo(request->repo, &repo)) return *reply;
+  if (auto reply = find_repo(request.repo, &repo)) return *reply;
   try {
-    return json_reply(trunk::to_json(queues_->update(*request)));
+    return json_reply(trunk::to_json(queues_->update(request)));
   } catch (const trunk::Error& e) {
     return text_reply(500, std::string("internal error: could not store the queue settings: ") + e.what());
   }
+}
+
+Reply Service::answer(const trunk::GetQueueRequest& request) {
+  const RepoIndex* repo = nullptr;
+  if (auto reply = find_repo(request.repo, &repo)) return *reply;
+  trunk::QueueSettings settings = queues_->get(request.repo, request.target_branch);
+  settings.enqueued_pull_requests.emplace();  // the sandbox queue holds no pull requests yet
+  return json_reply(trunk::to_json(settings));
+}
+
+Reply Service::answer(const trunk::ListQuarantinedTestsRequest& request) {
+  const RepoIndex* repo = nullptr;
+  if (auto reply = find_repo(request.repo, &repo)) return *reply;
+  if (auto reply = check_org(request.org_url_slug)) return *reply;
+  const std::string canonical = "quarantined\n" + request.repo.to_string() + "\n" + request.org_url_slug + "\n" +
+                                std::to_string(request.page_query.page_size);
+  auto window = page_window(repo->quarantined.size(), canonical, request.page_query);
+  if (auto* error = std::get_if<Reply>(&window)) return std::move(*error);
+  const auto& [info, begin, end] = std::get<PageWindow>(window);
+  trunk::QuarantinedTestPage page;
+  page.page = info;
+  for (auto i = begin; i < end; ++i) {
+    const std::uint32_t t = repo->quarantined[static_cast<std::size_t>(i)];
+    page.quarantined_tests.push_back(to_quarantined_test(repo->data->tests[t], repo->facts[t]));
+  }
+  return json_reply(trunk::to_json(page));
 }
 
 }  // namespace trunk::sandbox

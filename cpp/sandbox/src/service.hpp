@@ -1,5 +1,5 @@
 #pragma once
-// The four operations of interface.md over a History and a QueueStore, independent of the HTTP library:
+// The operations of the API (trunk/operations.hpp) over a History and a QueueStore, independent of the HTTP library:
 // (method, path, token header, body) in, (status, headers, body) out. sandbox.cpp puts it on cpp-httplib
 // and adds the faults.
 //
@@ -15,6 +15,7 @@
 #include <string_view>
 #include <unordered_map>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "history.hpp"
@@ -55,18 +56,34 @@ class Service {
     std::vector<DerivedFacts> facts;                        // per test, at history.now
     std::unordered_map<std::string, std::uint32_t> by_id;  // lower-case id -> index
     std::vector<std::uint32_t> flaky, broken;               // indices, in listing order
+    std::vector<std::uint32_t> quarantined;                 // indices, in listing order
   };
   using Rows = std::shared_ptr<const std::vector<std::uint32_t>>;
 
-  Reply list_failing_tests(std::string_view body);
-  Reply list_unhealthy_tests(std::string_view body);
-  Reply get_test_details(std::string_view body);
-  Reply update_queue(std::string_view body);
+  /// Reads and validates the request of operation Op (400 when it is bad), then answers it. The route table of
+  /// handle() is derived from trunk::AllOperations: one serve<Op> per operation.
+  template <typename Op>
+  Reply serve(std::string_view body);
+
+  Reply answer(const trunk::ListFailingTestsRequest& request);
+  Reply answer(const trunk::ListUnhealthyTestsRequest& request);
+  Reply answer(const trunk::GetTestDetailsRequest& request);
+  Reply answer(const trunk::ListQuarantinedTestsRequest& request);
+  Reply answer(const trunk::UpdateQueueRequest& request);
+  Reply answer(const trunk::GetQueueRequest& request);
 
   /// 404 reply when the repository holds no data (or nullptr and fills *index).
   std::optional<Reply> find_repo(const trunk::Repo& repo, const RepoIndex** index) const;
   std::optional<Reply> check_org(const std::string& org_url_slug) const;
   Rows failing_rows(std::size_t repo_index, std::int64_t start_us, std::int64_t end_us);
+  /// The rows [begin, end) of the page that page_query names, and its page information; or the error reply
+  /// (foreign page token).
+  struct PageWindow {
+    trunk::PageInfo info;
+    std::uint64_t begin = 0, end = 0;
+  };
+  std::variant<PageWindow, Reply> page_window(std::size_t total_rows, const std::string& canonical_query,
+                                              const trunk::PageQuery& page_query);
   Reply page_reply(const RepoIndex& repo, const std::vector<std::uint32_t>& rows, const std::string& canonical_query,
                    const trunk::PageQuery& page_query, bool with_failure_fields);
 
