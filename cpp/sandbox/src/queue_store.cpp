@@ -3,22 +3,94 @@
 #include <sys/stat.h>
 
 #include "data_file.hpp"
+#include "trunk/codec.hpp"
 #include "trunk/error.hpp"
 #include "trunk/json_value.hpp"
+#include "trunk/validation.hpp"
 
 namespace trunk::sandbox {
 
 namespace {
+
 constexpr const char* kStateFormat = "trunk-sandbox-queues";
 
-template <typename E>
-E enum_or_fail(const Json& value, const std::string& where) {
-  if (value.is_string()) {
-    if (auto known = trunk::enum_from_wire<E>(value.get<std::string>())) return *known;
-  }
-  throw trunk::Error(where + ": not a known value: " + value.dump());
+/// Copies every field the request sets onto the setting with the same wire name (updateQueue's fields are
+/// the settings' own names): the store spells no setting, so a new one needs nothing here.
+void apply_set_fields(const trunk::UpdateQueueRequest& request, trunk::QueueSettings& settings) {
+  trunk::schema::for_each_field<trunk::UpdateQueueRequest>([&](const auto& from) {
+    trunk::schema::for_each_field<trunk::QueueSettings>([&](const auto& to) {
+      using From = typename std::remove_cvref_t<decltype(from)>::member_type;
+      using To = typename std::remove_cvref_t<decltype(to)>::member_type;
+      if constexpr (trunk::schema::IsOptional<From>::value && std::is_assignable_v<To&, const From&>) {
+        const From& value = request.*(from.member);
+        if (value && from.wire == to.wire) settings.*(to.member) = *value;
+      } else if constexpr (trunk::schema::IsOptional<From>::value &&
+                           requires(To& out, const typename From::value_type& v) { out.emplace(v); }) {
+        const From& value = request.*(from.member);
+        if (value && from.wire == to.wire) (settings.*(to.member)).emplace(*value);
+      }
+    });
+  });
 }
+
+/// The request that would set every stored setting: the state file is checked with updateQueue's own rules
+/// (ranges, known values, no switching_modes), so it cannot hold what no request could have set.
+/// Settings the file lacks are added to `missing` (wire names).
+trunk::UpdateQueueRequest as_request(const trunk::QueueSettings& settings, const std::string& where,
+                                     std::vector<std::string>& missing) {
+  trunk::UpdateQueueRequest request;
+  request.repo = {"h", "o", "n"};
+  request.target_branch = "b";
+  trunk::schema::for_each_field<trunk::QueueSettings>([&](const auto& from) {
+    trunk::schema::for_each_field<trunk::UpdateQueueRequest>([&](const auto& to) {
+      if (from.wire != to.wire) return;
+      using Value = typename std::remove_cvref_t<decltype(from)>::member_type::value_type;
+      using To = typename std::remove_cvref_t<decltype(to)>::member_type;
+      const auto& value = settings.*(from.member);
+      if (!value) {
+        missing.emplace_back(from.wire);
+        return;
+      }
+      if constexpr (requires { typename Value::is_open_enum; }) {
+        if constexpr (std::is_same_v<To, std::optional<typename Value::enum_type>>) {
+          if (!value->known()) {
+            throw trunk::Error(where + "." + std::string(from.wire) + ": not a known value: " + value->wire());
+          }
+          request.*(to.member) = *value->known();
+        }
+      } else if constexpr (std::is_assignable_v<To&, const Value&>) {
+        request.*(to.member) = *value;
+      }
+    });
+  });
+  return request;
+}
+
 }  // namespace
+
+QueueStore::Queue QueueStore::default_queue() {
+  // The settings a queue starts with (the service's documented defaults where it has them).
+  Queue queue;
+  trunk::QueueSettings& s = queue.settings;
+  s.state = trunk::QueueState::running;
+  s.mode = trunk::QueueMode::single;
+  s.concurrency = 1;
+  s.bisection_concurrency = 1;
+  s.testing_timeout_minutes = 240;
+  s.pending_failure_depth = 1;
+  s.can_optimistically_merge = false;
+  s.batch = false;
+  s.batching_max_wait_time_minutes = 5;
+  s.batching_min_size = 1;
+  s.comments_enabled = true;
+  s.commands_enabled = true;
+  s.create_prs_for_testing_branches = true;
+  s.status_check_enabled = true;
+  s.direct_merge_mode = trunk::DirectMergeMode::off;
+  s.optimization_mode = trunk::OptimizationMode::off;
+  s.merge_method = trunk::MergeMethod::squash;
+  return queue;
+}
 
 QueueStore::QueueStore(std::string state_file, std::chrono::milliseconds switching_duration, Clock clock)
     : state_file_(std::move(state_file)), switching_duration_(switching_duration), clock_(std::move(clock)) {
@@ -26,65 +98,36 @@ QueueStore::QueueStore(std::string state_file, std::chrono::milliseconds switchi
 }
 
 trunk::QueueSettings QueueStore::settings_of(const Queue& q, const std::string& branch) const {
-  trunk::QueueSettings s;
-  s.state = clock_() < q.switching_until ? trunk::QueueState::switching_modes : q.state;
+  trunk::QueueSettings s = q.settings;
+  if (clock_() < q.switching_until) s.state = trunk::QueueState::switching_modes;
   s.branch = branch;
-  s.concurrency = q.concurrency;
-  s.testing_timeout_minutes = q.testing_timeout_minutes;
-  s.mode = q.mode;
-  s.can_optimistically_merge = q.can_optimistically_merge;
-  s.pending_failure_depth = q.pending_failure_depth;
-  s.batch = q.batch;
-  s.batching_max_wait_time_minutes = q.batching_max_wait_time_minutes;
-  s.batching_min_size = q.batching_min_size;
-  s.create_prs_for_testing_branches = q.create_prs_for_testing_branches;
-  s.comments_enabled = q.comments_enabled;
-  s.commands_enabled = q.commands_enabled;
-  s.status_check_enabled = q.status_check_enabled;
-  s.bisection_concurrency = q.bisection_concurrency;
   s.required_statuses = q.manual_required_statuses ? *q.manual_required_statuses : kBranchProtectionStatuses;
-  s.direct_merge_mode = q.direct_merge_mode;
-  s.optimization_mode = q.optimization_mode;
-  s.merge_method = q.merge_method;
   return s;
 }
 
 trunk::QueueSettings QueueStore::get(const trunk::Repo& repo, const std::string& branch) const {
   std::lock_guard lock(mutex_);
   auto it = queues_.find({repo.to_string(), branch});
-  return settings_of(it == queues_.end() ? Queue{} : it->second, branch);
+  return settings_of(it == queues_.end() ? default_queue() : it->second, branch);
 }
 
 trunk::QueueSettings QueueStore::update(const trunk::UpdateQueueRequest& r) {
   std::lock_guard lock(mutex_);
-  Queue& q = queues_[{r.repo.to_string(), r.target_branch}];
+  auto [it, inserted] = queues_.try_emplace({r.repo.to_string(), r.target_branch}, default_queue());
+  Queue& q = it->second;
   const Queue before = q;
-  if (r.state) q.state = *r.state;
-  if (r.mode && *r.mode != q.mode) {
-    q.mode = *r.mode;
-    q.switching_until = clock_() + switching_duration_;
-  }
-  if (r.concurrency) q.concurrency = *r.concurrency;
-  if (r.bisection_concurrency) q.bisection_concurrency = *r.bisection_concurrency;
-  if (r.testing_timeout_minutes) q.testing_timeout_minutes = *r.testing_timeout_minutes;
-  if (r.pending_failure_depth) q.pending_failure_depth = *r.pending_failure_depth;
-  if (r.can_optimistically_merge) q.can_optimistically_merge = *r.can_optimistically_merge;
-  if (r.batch) q.batch = *r.batch;
-  if (r.batching_max_wait_time_minutes) q.batching_max_wait_time_minutes = *r.batching_max_wait_time_minutes;
-  if (r.batching_min_size) q.batching_min_size = *r.batching_min_size;
-  if (r.comments_enabled) q.comments_enabled = *r.comments_enabled;
-  if (r.commands_enabled) q.commands_enabled = *r.commands_enabled;
-  if (r.create_prs_for_testing_branches) q.create_prs_for_testing_branches = *r.create_prs_for_testing_branches;
-  if (r.direct_merge_mode) q.direct_merge_mode = *r.direct_merge_mode;
-  if (r.optimization_mode) q.optimization_mode = *r.optimization_mode;
-  if (r.merge_method) q.merge_method = *r.merge_method;
-  if (r.status_check_enabled) q.status_check_enabled = *r.status_check_enabled;
+  apply_set_fields(r, q.settings);
+  if (q.settings.mode != before.settings.mode) q.switching_until = clock_() + switching_duration_;
   if (r.required_statuses) q.manual_required_statuses = *r.required_statuses;
   if (r.delete_required_statuses.value_or(false)) q.manual_required_statuses.reset();
   try {
     persist();
   } catch (...) {
-    q = before;  // the answer must describe what is stored: a failed write changes nothing
+    if (inserted) {
+      queues_.erase(it);
+    } else {
+      q = before;  // the answer must describe what is stored: a failed write changes nothing
+    }
     throw;
   }
   return settings_of(q, r.target_branch);
@@ -92,27 +135,14 @@ trunk::QueueSettings QueueStore::update(const trunk::UpdateQueueRequest& r) {
 
 void QueueStore::persist() const {
   if (state_file_.empty()) return;
+  // Each entry is the settings' wire JSON, with the queue's key and the manual list (null: from branch
+  // protection) in place of what settings_of computes.
   Json queues = Json::array();
   for (const auto& [key, q] : queues_) {
-    Json entry = {{"repo", key.first},
-                  {"targetBranch", key.second},
-                  {"state", trunk::to_wire(q.state)},
-                  {"mode", trunk::to_wire(q.mode)},
-                  {"concurrency", q.concurrency},
-                  {"bisectionConcurrency", q.bisection_concurrency},
-                  {"testingTimeoutMinutes", q.testing_timeout_minutes},
-                  {"pendingFailureDepth", q.pending_failure_depth},
-                  {"canOptimisticallyMerge", q.can_optimistically_merge},
-                  {"batch", q.batch},
-                  {"batchingMaxWaitTimeMinutes", q.batching_max_wait_time_minutes},
-                  {"batchingMinSize", q.batching_min_size},
-                  {"commentsEnabled", q.comments_enabled},
-                  {"commandsEnabled", q.commands_enabled},
-                  {"createPrsForTestingBranches", q.create_prs_for_testing_branches},
-                  {"statusCheckEnabled", q.status_check_enabled},
-                  {"directMergeMode", trunk::to_wire(q.direct_merge_mode)},
-                  {"optimizationMode", trunk::to_wire(q.optimization_mode)},
-                  {"mergeMethod", trunk::to_wire(q.merge_method)}};
+    Json entry = trunk::to_json(q.settings);
+    entry.erase("branch");
+    entry["repo"] = key.first;
+    entry["targetBranch"] = key.second;
     entry["requiredStatuses"] = q.manual_required_statuses ? Json(*q.manual_required_statuses) : Json(nullptr);
     queues.push_back(std::move(entry));
   }
@@ -140,58 +170,42 @@ void QueueStore::load() {
   const Json& queues = document["queues"];
   for (std::size_t i = 0; i < queues.size(); ++i) {
     const std::string at = where + ": queues[" + std::to_string(i) + "]";
-    const Json& e = queues[i];
-    auto need = [&](const char* key) -> const Json& {
-      if (!e.is_object() || !e.contains(key)) throw trunk::Error(at + "." + key + ": missing");
-      return e[key];
-    };
-    auto integer = [&](const char* key) {
-      const Json& v = need(key);
-      if (!v.is_number_integer() || v.get<std::int64_t>() < 1 || v.get<std::int64_t>() > 4294967295) {
-        throw trunk::Error(at + "." + key + ": expected an integer between 1 and 4294967295, got " + v.dump());
+    Json entry = queues[i];
+    auto take_text = [&](const char* key) {
+      if (!entry.is_object() || !entry.contains(key) || !entry[key].is_string()) {
+        throw trunk::Error(at + "." + key + ": expected a string");
       }
-      return v.get<std::int64_t>();
+      std::string text = entry[key].get<std::string>();
+      entry.erase(key);
+      return text;
     };
-    auto boolean = [&](const char* key) {
-      const Json& v = need(key);
-      if (!v.is_boolean()) throw trunk::Error(at + "." + key + ": expected a boolean, got " + v.dump());
-      return v.get<bool>();
-    };
-    auto text = [&](const char* key) {
-      const Json& v = need(key);
-      if (!v.is_string()) throw trunk::Error(at + "." + key + ": expected a string, got " + v.dump());
-      return v.get<std::string>();
-    };
+    const Key key{take_text("repo"), take_text("targetBranch")};
     Queue q;
-    const Key key{text("repo"), text("targetBranch")};
-    q.state = enum_or_fail<trunk::QueueState>(need("state"), at + ".state");
-    if (q.state == trunk::QueueState::switching_modes) throw trunk::Error(at + ".state: switching_modes is not storable");
-    q.mode = enum_or_fail<trunk::QueueMode>(need("mode"), at + ".mode");
-    q.concurrency = integer("concurrency");
-    q.bisection_concurrency = integer("bisectionConcurrency");
-    q.testing_timeout_minutes = integer("testingTimeoutMinutes");
-    q.pending_failure_depth = integer("pendingFailureDepth");
-    q.can_optimistically_merge = boolean("canOptimisticallyMerge");
-    q.batch = boolean("batch");
-    q.batching_max_wait_time_minutes = integer("batchingMaxWaitTimeMinutes");
-    q.batching_min_size = integer("batchingMinSize");
-    q.comments_enabled = boolean("commentsEnabled");
-    q.commands_enabled = boolean("commandsEnabled");
-    q.create_prs_for_testing_branches = boolean("createPrsForTestingBranches");
-    q.status_check_enabled = boolean("statusCheckEnabled");
-    q.direct_merge_mode = enum_or_fail<trunk::DirectMergeMode>(need("directMergeMode"), at + ".directMergeMode");
-    q.optimization_mode = enum_or_fail<trunk::OptimizationMode>(need("optimizationMode"), at + ".optimizationMode");
-    q.merge_method = enum_or_fail<trunk::MergeMethod>(need("mergeMethod"), at + ".mergeMethod");
-    const Json& statuses = need("requiredStatuses");
+    const Json statuses = entry.value("requiredStatuses", Json());
+    entry.erase("requiredStatuses");
     if (!statuses.is_null()) {
       if (!statuses.is_array()) throw trunk::Error(at + ".requiredStatuses: expected an array or null");
       std::vector<std::string> list;
-      for (const Json& s : statuses) {
-        if (!s.is_string()) throw trunk::Error(at + ".requiredStatuses: expected strings, got " + s.dump());
-        list.push_back(s.get<std::string>());
+      for (const Json& status : statuses) {
+        if (!status.is_string()) throw trunk::Error(at + ".requiredStatuses: expected strings, got " + status.dump());
+        list.push_back(status.get<std::string>());
       }
       q.manual_required_statuses = std::move(list);
     }
+    try {
+      q.settings = trunk::from_json<trunk::QueueSettings>(entry, at);
+    } catch (const trunk::DecodeError& e) {
+      throw trunk::Error(std::string(e.what()));
+    }
+    q.settings.required_statuses = q.manual_required_statuses.value_or(std::vector<std::string>{});
+    std::vector<std::string> missing;
+    const auto violations = trunk::check(as_request(q.settings, at, missing));
+    q.settings.required_statuses.reset();
+    if (!violations.empty()) {
+      const auto& v = violations.front();
+      throw trunk::Error(at + "." + v.field + ": " + v.value + " " + v.rule);
+    }
+    if (!missing.empty()) throw trunk::Error(at + "." + missing.front() + ": missing");
     loaded[key] = std::move(q);
   }
   std::lock_guard lock(mutex_);

@@ -42,26 +42,13 @@ class QueueStore {
 
  private:
   struct Queue {
-    trunk::QueueState state = trunk::QueueState::running;
-    trunk::QueueMode mode = trunk::QueueMode::single;
-    std::int64_t concurrency = 1;
-    std::int64_t bisection_concurrency = 1;
-    std::int64_t testing_timeout_minutes = 240;
-    std::int64_t pending_failure_depth = 1;
-    bool can_optimistically_merge = false;
-    bool batch = false;
-    std::int64_t batching_max_wait_time_minutes = 5;
-    std::int64_t batching_min_size = 1;
-    bool comments_enabled = true;
-    bool commands_enabled = true;
-    bool create_prs_for_testing_branches = true;
-    bool status_check_enabled = true;
-    trunk::DirectMergeMode direct_merge_mode = trunk::DirectMergeMode::off;
-    trunk::OptimizationMode optimization_mode = trunk::OptimizationMode::off;
-    trunk::MergeMethod merge_method = trunk::MergeMethod::squash;
+    /// Every setting as stored (state never switching_modes; required_statuses is computed by settings_of).
+    trunk::QueueSettings settings;
     std::optional<std::vector<std::string>> manual_required_statuses;  ///< nullopt = from branch protection
     std::chrono::steady_clock::time_point switching_until{};
   };
+  /// A queue never configured.
+  static Queue default_queue();
   using Key = std::pair<std::string, std::string>;  // ("host/owner/name", branch)
 
   trunk::QueueSettings settings_of(const Queue& queue, const std::string& branch) const;
