@@ -24,7 +24,6 @@ from __future__ import annotations
 import argparse
 import csv
 import datetime as dt
-import inspect
 import json
 import logging
 import os
@@ -81,10 +80,6 @@ def parse_duration(text: str) -> dt.timedelta:
     return dt.timedelta(**{_DURATION_UNITS[match.group(2)]: float(match.group(1))})
 
 
-def _wire_values(enum_class: Any, *, exclude: Sequence[str] = ()) -> str:
-    return ",".join(member.value for member in enum_class if member.value not in exclude)
-
-
 def _add_connection_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("connection (environment variables are preferred)")
     group.add_argument("--base-url", metavar="URL",
@@ -119,48 +114,67 @@ def _add_output_options(parser: argparse.ArgumentParser, *, listing: bool) -> No
                             help="tests per request, 1..100 (default 100)")
 
 
+def _declared_fields(model: str) -> list[dict[str, Any]]:
+    """The fields of a request as the C++ core declares them (name, type, doc, bounds): the options below are
+    derived from them, so a new setting of the service needs no change here."""
+    for entry in trunk_api._core.schema()["models"]:
+        if entry["name"] == model:
+            return list(entry["fields"])
+    raise LookupError(model)  # pragma: no cover - the core declares every request
+
+
+def _requestable_values(enum_name: str) -> list[str]:
+    for entry in trunk_api._core.schema()["enums"]:
+        if entry["name"] == enum_name:
+            return list(entry["requestable"])
+    raise LookupError(enum_name)  # pragma: no cover
+
+
+def _singular(name: str) -> str:
+    return name[:-2] if name.endswith("ses") else name[:-1] if name.endswith("s") else name
+
+
+def _queue_settings() -> list[dict[str, Any]]:
+    """updateQueue's optional fields: the settings a caller may change."""
+    return [field for field in _declared_fields("UpdateQueueRequest") if field["optional"]]
+
+
 def _add_queue_settings(parser: argparse.ArgumentParser) -> None:
-    """One option per field of updateQueue. An option not given is not sent (the setting stays as it is)."""
-    from trunk_api import DirectMergeMode, MergeMethod, OptimizationMode, QueueMode, QueueState
-
+    """One option per optional field of updateQueue; an option not given is not sent (the setting stays as it
+    is). Integers show their bounds, enumerations the values a request may carry, booleans get --x/--no-x,
+    lists are given one item per repeated option (and --clear-... sets the empty list)."""
     group = parser.add_argument_group("settings (each one optional; what is not given is left unchanged)")
+    for field in _queue_settings():
+        name, doc = field["name"], field["doc"]
+        flag = "--" + name.replace("_", "-")
+        if field["enum"]:
+            values = ",".join(_requestable_values(field["enum"]))
+            group.add_argument(flag, metavar=f"{{{values}}}", help=doc)
+        elif field["type"] == "bool | None":
+            group.add_argument(flag, action=argparse.BooleanOptionalAction, default=None, help=doc)
+        elif field["type"] == "int | None":
+            bounds = f" ({field['min']}..{field['max']})" if field["min"] is not None else ""
+            group.add_argument(flag, type=int, metavar="N", help=doc + bounds)
+        elif field["type"] == "list[str] | None":
+            exclusive = group.add_mutually_exclusive_group()
+            exclusive.add_argument("--" + _singular(name).replace("_", "-"), action="append", metavar="NAME",
+                                   dest=name, help=doc + " (repeat the option for several)")
+            exclusive.add_argument("--clear-" + name.replace("_", "-"), action="store_true",
+                                   dest="clear_" + name, help=f"set {name} to the empty list")
+        else:  # pragma: no cover - a field type the command line does not offer yet
+            raise TypeError(f"no option for {name}: {field['type']}")
 
-    def choice(flag: str, enum_class: Any, text: str, **kw: Any) -> None:
-        values = _wire_values(enum_class, **kw)
-        group.add_argument(flag, metavar=f"{{{values}}}", help=text)
 
-    def number(flag: str, text: str) -> None:
-        group.add_argument(flag, type=int, metavar="N", help=f"{text} (1..4294967295)")
-
-    def switch(flag: str, text: str) -> None:
-        group.add_argument(flag, action=argparse.BooleanOptionalAction, default=None, help=text)
-
-    choice("--state", QueueState, "desired queue state", exclude=("switching_modes",))
-    choice("--mode", QueueMode, "single: one pull request at a time; parallel: several at once")
-    number("--concurrency", "pull requests or batches tested at once")
-    number("--bisection-concurrency", "tests run while bisecting a failed batch")
-    number("--testing-timeout-minutes", "minutes to wait for tests before timing out")
-    number("--pending-failure-depth", "pull requests below a failing one that finish testing before it is removed")
-    switch("--can-optimistically-merge", "a passing pull request also marks those ahead of it as passing")
-    switch("--batch", "batch pull requests for testing")
-    number("--batching-max-wait-time-minutes", "minutes to wait to collect a batch")
-    number("--batching-min-size", "pull requests needed to form a batch")
-    switch("--comments-enabled", "post comments on pull requests")
-    switch("--commands-enabled", "accept the merge slash-command in pull request comments")
-    switch("--create-prs-for-testing-branches", "open pull requests for testing branches so CI runs on them")
-    choice("--direct-merge-mode", DirectMergeMode, "always: up-to-date pull requests merge directly")
-    choice("--optimization-mode", OptimizationMode, "bisection and skipping of redundant tests")
-    choice("--merge-method", MergeMethod, "git strategy used to merge into the target branch")
-    switch("--status-check-enabled", "post a status check showing the queue status")
-    statuses = group.add_mutually_exclusive_group()
-    statuses.add_argument("--required-status", action="append", metavar="NAME", dest="required_statuses",
-                          help="a status that must pass during queue testing (repeat for several); "
-                               "replaces the current list")
-    statuses.add_argument("--clear-required-statuses", action="store_true",
-                          help="set the required statuses to the empty list")
-    group.add_argument("--delete-required-statuses", action="store_true",
-                       help="drop the manually set list; statuses then come from branch protection or the "
-                            "repository configuration file (not combinable with --required-status)")
+def _queue_setting_arguments(args: argparse.Namespace) -> dict[str, Any]:
+    """The keyword arguments of Client.update_queue from the parsed options (None = not sent)."""
+    settings: dict[str, Any] = {}
+    for field in _queue_settings():
+        name = field["name"]
+        value = getattr(args, name)
+        if field["type"] == "list[str] | None" and getattr(args, "clear_" + name):
+            value = []
+        settings[name] = value
+    return settings
 
 
 _EPILOG = """\
@@ -230,8 +244,7 @@ def build_parser() -> argparse.ArgumentParser:
         "sandbox", help="run a local sandbox of the service (Ctrl-C stops)",
         description="Run the local sandbox of the service in the foreground on 127.0.0.1 and print its address "
                     "and throwaway token. Ctrl-C (or SIGTERM) stops it.")
-    if "port" in inspect.signature(trunk_api.Sandbox).parameters:  # older packages always pick a free port
-        sandbox.add_argument("--port", type=int, default=0, help="port (default 0: any free port)")
+    sandbox.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default 0: any free port)")
     sandbox.add_argument("--seed", type=int, default=42, help="seed of the generated data (default 42)")
     sandbox.add_argument("--tests", type=int, default=2000, help="test cases generated (default 2000)")
     sandbox.add_argument("--token", dest="sandbox_token", metavar="TOKEN", default=None,
@@ -333,20 +346,7 @@ def _run_test(ctx: _Context) -> int:
 
 def _run_queue_update(ctx: _Context) -> int:
     args = ctx.args
-    required_statuses = [] if args.clear_required_statuses else args.required_statuses
-    settings = ctx.client().update_queue(
-        args.repo, args.branch,
-        state=args.state, concurrency=args.concurrency, bisection_concurrency=args.bisection_concurrency,
-        testing_timeout_minutes=args.testing_timeout_minutes, pending_failure_depth=args.pending_failure_depth,
-        can_optimistically_merge=args.can_optimistically_merge, batch=args.batch,
-        batching_max_wait_time_minutes=args.batching_max_wait_time_minutes,
-        batching_min_size=args.batching_min_size, mode=args.mode, comments_enabled=args.comments_enabled,
-        commands_enabled=args.commands_enabled,
-        create_prs_for_testing_branches=args.create_prs_for_testing_branches,
-        direct_merge_mode=args.direct_merge_mode, optimization_mode=args.optimization_mode,
-        merge_method=args.merge_method, status_check_enabled=args.status_check_enabled,
-        required_statuses=required_statuses,
-        delete_required_statuses=True if args.delete_required_statuses else None)
+    settings = ctx.client().update_queue(args.repo, args.branch, **_queue_setting_arguments(args))
     fmt = ctx.output_format(listing=False)
     wire = settings.to_dict()
     if fmt == "table":
@@ -374,7 +374,7 @@ def _run_sandbox(ctx: _Context) -> int:
         options["org_url_slug"] = args.sandbox_org
     if args.now is not None:
         options["now"] = args.now
-    if getattr(args, "port", 0):
+    if args.port:
         options["port"] = args.port
     stop = threading.Event()
     # SIGINT and SIGTERM both stop it cleanly. SIGINT gets an explicit handler too, because a shell starting a

@@ -95,6 +95,7 @@ class Sandbox:
         token: str | None = None,
         org_url_slug: str = "trunk-sandbox",
         threads: int | None = None,
+        port: int = 0,
         record_requests: bool = True,
     ) -> None:
         self._core = _core.Sandbox(
@@ -107,6 +108,7 @@ class Sandbox:
             state_file=None if state_file is None else os.fspath(state_file),
             data_file=None if data_file is None else os.fspath(data_file),
             threads=threads,
+            port=port,
             record_requests=record_requests,
             latency_ms=latency_ms,
             jitter_ms=jitter_ms,

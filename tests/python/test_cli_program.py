@@ -242,3 +242,16 @@ def test_sandbox_command_injects_rate_limited_answers_with_the_given_retry_after
         assert caught.value.retry_after == 3
         process.send_signal(signal.SIGTERM)
         assert process.wait(timeout=30) == 0
+
+
+def test_sandbox_command_listens_on_the_port_given():
+    with socket.socket() as probe:  # a port that was free a moment ago
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    with _sandbox_command("--tests", "30", "--port", str(port)) as process:
+        printed = _read_banner(process)
+        assert printed["TRUNK_BASE_URL"] == f"http://127.0.0.1:{port}"
+        client = trunk_api.Client(base_url=printed["TRUNK_BASE_URL"], token=printed["TRUNK_API_TOKEN"])
+        assert client.list_unhealthy_tests(printed["repo"], printed["org"], "flaky").page is not None
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=30) == 0

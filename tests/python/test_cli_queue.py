@@ -106,3 +106,30 @@ def test_queue_mode_change_reports_switching_modes(cli, sandbox):
 def test_queue_csv(cli, sandbox):
     rows = list(csv.DictReader(io.StringIO(cli(*queue_args(sandbox, "cli-csv"), "--format", "csv").out)))
     assert len(rows) == 1 and rows[0]["branch"] == "cli-csv" and rows[0]["state"]
+
+
+def test_every_settable_field_of_update_queue_is_an_option_with_its_declared_help(cli):
+    """The options come from the C++ declaration of updateQueue: a field there is an option here."""
+    from trunk_api import _core
+
+    run = cli("queue", "update", "--help")
+    assert run.code == 0
+    help_text = " ".join(run.out.split())
+    request = next(model for model in _core.schema()["models"] if model["name"] == "UpdateQueueRequest")
+    settable = [field for field in request["fields"] if field["optional"]]
+    assert len(settable) == 19
+    for field in settable:
+        flag = "--" + field["name"].replace("_", "-")
+        if field["type"] == "list[str] | None":
+            flag = "--clear-" + field["name"].replace("_", "-")
+        assert flag in help_text, flag
+        assert " ".join(field["doc"].split())[:40] in help_text, field["doc"]
+    assert "(1..4294967295)" in help_text
+    assert "{running,paused,draining}" in help_text  # switching_modes is reported, never requested
+
+
+def test_delete_required_statuses_can_be_sent_false_or_true(cli, sandbox):
+    assert cli(*queue_args(sandbox, "cli-delete"), "--no-delete-required-statuses").code == 0
+    assert last_body(sandbox, "updateQueue")["deleteRequiredStatuses"] is False
+    assert cli(*queue_args(sandbox, "cli-delete"), "--delete-required-statuses").code == 0
+    assert last_body(sandbox, "updateQueue")["deleteRequiredStatuses"] is True
