@@ -42,7 +42,6 @@ class TestIterator {
   bool limit_reached() const noexcept { return max_results_ && yielded_ >= *max_results_; }
   /// Fetches pages until one holds an unread test; false at the end. Caller holds mutex_.
   bool fill_current();
-  std::optional<TestPage> fetch_page();
 
   std::shared_ptr<Client> client_;  // the pager refers to it: keep it alive
   TestPager pager_;

@@ -28,6 +28,7 @@
 #include <iterator>
 #include <memory>
 #include <optional>
+#include <stop_token>
 #include <string>
 #include <unordered_set>
 
@@ -39,8 +40,9 @@ namespace trunk {
 
 class TestPager {
  public:
-  /// Fetches the page that `page_token` names ("" = the first page).
-  using FetchPage = std::function<TestPage(const std::string& page_token)>;
+  /// Fetches the page that `page_token` names ("" = the first page). `stop` is requested when the pager no
+  /// longer wants a page it prefetched; the fetch should then end soon (CancelledError).
+  using FetchPage = std::function<TestPage(const std::string& page_token, std::stop_token stop)>;
 
   /// How a pager fetches ahead (see "Prefetching" above).
   struct PrefetchOptions {

@@ -1,14 +1,13 @@
 // TestPager's prefetching: the next page is requested on a background thread while the caller works on the
 // current one (see "Prefetching" in trunk/pager.hpp).
-#include <atomic>
 #include <condition_variable>
 #include <exception>
 #include <mutex>
 #include <optional>
+#include <stop_token>
 #include <thread>
 #include <utility>
 
-#include "cancel_scope.hpp"
 #include "trunk/error.hpp"
 #include "trunk/pager.hpp"
 
@@ -32,17 +31,17 @@ class TestPager::Prefetcher {
   void start(FetchPage* fetch, std::string token) {
     abandon();
     token_ = token;
-    cancel_.store(false);
+    stop_ = std::stop_source();
     ready_ = false;
     page_.reset();
     error_ = nullptr;
-    worker_ = std::thread([this, fetch, token = std::move(token)] {
-      // Cancelled (by abandon()) through the client's interrupt path: the transfer stops within ~100 ms.
-      detail::CancelScope scope(&cancel_);
+    worker_ = std::thread([this, fetch, token = std::move(token), stop = stop_.get_token()] {
+      // Cancelled by abandon() through `stop`, which the fetch hands to the transfer engine with the request:
+      // the transfer stops within ~100 ms.
       std::optional<TestPage> page;
       std::exception_ptr error;
       try {
-        page = (*fetch)(token);
+        page = (*fetch)(token, stop);
       } catch (...) {
         error = std::current_exception();
       }
@@ -81,7 +80,7 @@ class TestPager::Prefetcher {
   /// Cancels a fetch in flight and joins its thread (nothing left running afterwards).
   void abandon() noexcept {
     if (!worker_.joinable()) return;
-    cancel_.store(true);
+    stop_.request_stop();
     worker_.join();
     page_.reset();
     error_ = nullptr;
@@ -91,7 +90,7 @@ class TestPager::Prefetcher {
   std::function<bool()> interrupt_check_;
   std::thread worker_;
   std::string token_;
-  std::atomic<bool> cancel_{false};
+  std::stop_source stop_;
   std::mutex mutex_;
   std::condition_variable done_;
   bool ready_ = false;
@@ -131,7 +130,7 @@ TestPager::~TestPager() = default;  // the Prefetcher's destructor abandons and 
 
 TestPage TestPager::fetch_next(const std::string& token) {
   if (prefetcher_ && prefetcher_->holds(token)) return prefetcher_->take();
-  return fetch_(token);
+  return fetch_(token, std::stop_token{});  // asked for now: only the caller's interrupt check can stop it
 }
 
 void TestPager::start_prefetch() {
