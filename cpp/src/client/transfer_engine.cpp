@@ -148,14 +148,13 @@ TransferEngine::TransferEngine(EngineSettings settings)
 
 std::string TransferEngine::send(const HttpRequest& request, const Cancellation& cancel) {
   std::string answer;
-  const std::vector<HttpRequest> batch{request};
-  std::vector<std::exception_ptr> errors =
-      send_all(batch, 1, cancel, request.operation, [&answer](std::size_t, std::string&& body) { answer.swap(body); });
+  std::vector<std::exception_ptr> errors = send_all(std::span(&request, 1), 1, cancel, request.operation,
+                                                    [&answer](std::size_t, std::string&& body) { answer.swap(body); });
   if (errors.front()) std::rethrow_exception(errors.front());
   return answer;
 }
 
-std::vector<std::exception_ptr> TransferEngine::send_all(const std::vector<HttpRequest>& requests,
+std::vector<std::exception_ptr> TransferEngine::send_all(std::span<const HttpRequest> requests,
                                                          std::size_t concurrency, const Cancellation& cancel,
                                                          std::string_view operation, const OnSuccess& on_success) {
   const std::size_t count = requests.size();

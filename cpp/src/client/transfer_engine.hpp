@@ -19,6 +19,7 @@
 #include <cstddef>
 #include <exception>
 #include <functional>
+#include <span>
 #include <stop_token>
 #include <string>
 #include <string_view>
@@ -101,7 +102,7 @@ class TransferEngine {
   /// in order: null when on_success took its body, else the trunk::Error that ended it after retries. Throws
   /// CancelledError naming `operation` when `cancel` asks (the transfers in flight are dropped first), and
   /// TransportError when libcurl itself fails.
-  std::vector<std::exception_ptr> send_all(const std::vector<HttpRequest>& requests, std::size_t concurrency,
+  std::vector<std::exception_ptr> send_all(std::span<const HttpRequest> requests, std::size_t concurrency,
                                            const Cancellation& cancel, std::string_view operation,
                                            const OnSuccess& on_success);
 
