@@ -13,7 +13,7 @@
 #include "convert_args.hpp"
 #include "interrupt.hpp"
 #include "py_client.hpp"
-#include "test_iterator.hpp"
+#include "listing_iterator.hpp"
 #include "trunk/client.hpp"
 #include "trunk/validation.hpp"
 

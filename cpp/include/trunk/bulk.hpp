@@ -2,12 +2,12 @@
 // Results and options of the client's bulk operations (Client::get_test_details_many).
 //
 // A bulk call validates every input first (one ValidationError listing every bad input; nothing is sent),
-// then runs the requests concurrently over one libcurl multi handle: at most `concurrency` in flight, each on
-// a kept-alive connection of that handle, each with the same retry policy as the single call (429/5xx and
-// network failures retried with backoff, Retry-After honoured, overall deadline per input), spaced by
-// ClientOptions::max_requests_per_second. One input failing does not stop the others: every input gets a
-// BulkResult, in input order. Only cancellation (ClientOptions::interrupt_check) ends the whole call, with
-// CancelledError.
+// then runs the requests concurrently through the client's one transfer engine (the same as for a single
+// call): at most `concurrency` in flight over one libcurl multi handle, each on a kept-alive connection, each
+// with the same retry policy as the single call (429/5xx and network failures retried with backoff,
+// Retry-After honoured, overall deadline per input), spaced by ClientOptions::max_requests_per_second. One
+// input failing does not stop the others: every input gets a BulkResult, in input order. Only cancellation
+// (ClientOptions::interrupt_check) ends the whole call, with CancelledError.
 
 #include <cstddef>
 #include <exception>

@@ -28,6 +28,10 @@
 
 namespace trunk {
 
+namespace detail {
+struct ClientInternals;  // the library's own entry point to the transfer engine (not part of the API)
+}  // namespace detail
+
 class Client {
  public:
   /// Resolves base_url and token (see ClientOptions) and checks them. Throws trunk::Error when no token is
@@ -69,6 +73,7 @@ class Client {
   const std::string& base_url() const noexcept;
 
  private:
+  friend struct detail::ClientInternals;
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

@@ -43,7 +43,9 @@ struct ClientOptions {
   std::function<bool()> interrupt_check;
 
   // ---- test hooks: deterministic, fast tests ----
-  /// Replaces the wait between attempts. Default: a sleep that polls interrupt_check every 100 ms.
+  /// Replaces a wait with no transfer in flight: between the attempts of a call, or for a rate-limit slot.
+  /// (A bulk call waiting while its other requests are on the network keeps waiting in its poll loop.)
+  /// Default: the engine's poll loop, which checks interrupt_check at least every 100 ms.
   std::function<void(std::chrono::milliseconds)> sleep;
   /// Uniform in [0, 1), used for the full jitter of the backoff. Default: a seeded PRNG.
   std::function<double()> random;

@@ -1,15 +1,22 @@
 #pragma once
-// TestPager: lazy pagination over a listing (list-failing-tests or list-unhealthy-tests).
+// Pager<Page>: lazy pagination over any listing; TestPager = Pager<TestPage> (list-failing-tests,
+// list-unhealthy-tests).
 //
-//   for (const trunk::TestCase& test : client.failing_tests(request)) { ... }   // every test of every page
+//   for (const trunk::TestCase& test : client.failing_tests(request)) { ... }   // every item of every page
 //   auto pager = client.unhealthy_tests(request);
 //   while (auto page = pager.next_page()) { ... }                              // page by page
 //
-// A pager is single use: it walks forward once, starting from request.page_query.page_token. It stops after
-// the page whose next_page_token is "" (or absent), and throws PaginationError when the server hands back a
-// token it already gave (or the one the walk started from), so a misbehaving server cannot loop it forever.
-// Pages are fetched only when needed. Errors of a fetch (ApiError, TransportError...) propagate from
-// next_page() or from the iterator's operator++ / begin().
+// A listing joins by specialising PageTraits<Page> (below): its item type, the page's items, how the page names
+// the next one and in which style. Everything else - iteration, prefetching, limit_prefetch, the loop guard -
+// comes with Pager<Page>. Two paging styles:
+//   PagingStyle::token   the page's next token; "" or absent on the last page (page.next_page_token)
+//   PagingStyle::cursor  the page's next cursor; absent on the last page (nextCursor of listPullRequests)
+//
+// A pager is single use: it walks forward once, starting from the first cursor it is given ("" = the first
+// page). It stops after the last page, and throws PaginationError when the server hands back a token or cursor
+// it already gave (or the one the walk started from), so a misbehaving server cannot loop it forever. Pages are
+// fetched only when needed. Errors of a fetch (ApiError, TransportError...) propagate from next_page() or from
+// the iterator's operator++ / begin().
 //
 // Lifetime: a pager made by a Client refers to that Client, which must outlive it. A pager is not
 // thread-safe (the Client is): use one pager per thread.
@@ -19,114 +26,260 @@
 // work on the current page. Nothing changes in what the caller sees: pages come in order, the repeated-token
 // check runs before the next page is requested, and an error of the prefetched page surfaces from the
 // next_page() / operator++ that would have fetched it. A pager destroyed (or a walk abandoned) with a
-// prefetch in flight cancels that transfer and joins its thread before the destructor returns (within
-// about 100 ms); no thread outlives the pager. While waiting for a prefetched page, next_page() polls the
-// interrupt check every 100 ms (CancelledError).
+// prefetch in flight stops that fetch through the std::stop_token it was given (the client's transfer ends
+// within about 100 ms) and joins its thread before the destructor returns; no thread outlives the pager.
+// While waiting for a prefetched page, next_page() polls the interrupt check every 100 ms (CancelledError).
 
 #include <cstddef>
+#include <exception>
 #include <functional>
 #include <iterator>
 #include <memory>
 #include <optional>
+#include <stop_token>
 #include <string>
 #include <unordered_set>
+#include <utility>
+#include <vector>
 
+#include "trunk/error.hpp"
 #include "trunk/page.hpp"
 #include "trunk/responses.hpp"
 #include "trunk/test_case.hpp"
 
 namespace trunk {
 
-class TestPager {
+enum class PagingStyle {
+  token,   ///< the next page's token; "" or absent on the last page
+  cursor,  ///< the next page's cursor; absent on the last page
+};
+
+/// The customization point of Pager<Page>. A specialisation provides:
+///   using Item = ...;                                          the items a page holds
+///   static constexpr PagingStyle style = ...;
+///   static std::vector<Item>& items(Page& page);               the page's items
+///   static std::optional<std::string> next(const Page& page);  the next page's token or cursor
+template <class Page>
+struct PageTraits;
+
+/// Token style: TestPage's page.next_page_token.
+template <>
+struct PageTraits<TestPage> {
+  using Item = TestCase;
+  static constexpr PagingStyle style = PagingStyle::token;
+  static std::vector<TestCase>& items(TestPage& page) noexcept { return page.tests; }
+  static std::optional<std::string> next(const TestPage& page) { return page.page.next_page_token; }
+};
+
+/// How a pager fetches ahead (see "Prefetching" above).
+struct PrefetchOptions {
+  bool enabled = false;
+  /// Polled every 100 ms while next_page() waits for a prefetched page; true -> CancelledError.
+  std::function<bool()> interrupt_check;
+};
+
+namespace detail {
+
+/// The background thread of a prefetching pager (not a template: the thread, its stop_source and the waiting
+/// with interrupt polling are the same for every page type; pager_prefetch.cpp). At most one job at a time;
+/// the thread is joined before its result is read, before the next job starts, and on destruction.
+class PrefetchWorker {
  public:
-  /// Fetches the page that `page_token` names ("" = the first page).
-  using FetchPage = std::function<TestPage(const std::string& page_token)>;
+  explicit PrefetchWorker(std::function<bool()> interrupt_check);
+  ~PrefetchWorker();  ///< abandon()
+  PrefetchWorker(const PrefetchWorker&) = delete;
+  PrefetchWorker& operator=(const PrefetchWorker&) = delete;
 
-  /// How a pager fetches ahead (see "Prefetching" above).
-  struct PrefetchOptions {
-    bool enabled = false;
-    /// Polled every 100 ms while next_page() waits for a prefetched page; true -> CancelledError.
-    std::function<bool()> interrupt_check;
-  };
+  /// Abandons a job in flight, then runs `job` on a new thread with a fresh stop_token.
+  void start(std::function<void(std::stop_token)> job);
+  /// True from start() until the job is waited for or abandoned.
+  bool started() const noexcept;
+  /// Waits for the job, polling the interrupt check every 100 ms: when it asks, abandons the job and throws
+  /// CancelledError. Afterwards whatever the job wrote is visible to the caller.
+  void wait();
+  /// Requests the job's stop and joins its thread (nothing left running afterwards).
+  void abandon() noexcept;
 
-  /// Usually made by Client::failing_tests / Client::unhealthy_tests.
-  TestPager(FetchPage fetch, std::string first_page_token);
-  TestPager(FetchPage fetch, std::string first_page_token, PrefetchOptions prefetch);
-  /// Cancels and joins a prefetch in flight.
-  ~TestPager();
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
 
-  TestPager(TestPager&&) noexcept;
-  TestPager& operator=(TestPager&&) noexcept;
-  TestPager(const TestPager&) = delete;
-  TestPager& operator=(const TestPager&) = delete;
+}  // namespace detail
+
+template <class Page>
+class Pager {
+ public:
+  using Traits = PageTraits<Page>;
+  using Item = typename Traits::Item;
+
+  /// Fetches the page that `cursor` names ("" = the first page). `stop` is requested when the pager no longer
+  /// wants a page it prefetched; the fetch should then end soon (CancelledError).
+  using FetchPage = std::function<Page(const std::string& cursor, std::stop_token stop)>;
+  using PrefetchOptions = trunk::PrefetchOptions;
+
+  /// Usually made by a Client (failing_tests, unhealthy_tests...).
+  Pager(FetchPage fetch, std::string first_cursor, PrefetchOptions prefetch = {})
+      : fetch_(std::move(fetch)), next_cursor_(std::move(first_cursor)) {
+    // The cursor the walk starts from counts as given: a server answering with it again would loop.
+    if (!next_cursor_.empty() || Traits::style == PagingStyle::cursor) seen_.insert(next_cursor_);
+    if (prefetch.enabled) prefetcher_ = std::make_unique<detail::PrefetchWorker>(std::move(prefetch.interrupt_check));
+  }
+  /// Stops and joins a prefetch in flight.
+  ~Pager() { abandon_prefetch(); }
+
+  // A prefetch job writes into the pager it was started by, so moving first abandons it (the page is simply
+  // requested again by the new owner).
+  Pager(Pager&& other) noexcept { *this = std::move(other); }
+  Pager& operator=(Pager&& other) noexcept {
+    if (this == &other) return *this;
+    abandon_prefetch();
+    other.abandon_prefetch();
+    fetch_ = std::move(other.fetch_);
+    prefetcher_ = std::move(other.prefetcher_);
+    prefetch_budget_ = other.prefetch_budget_;
+    items_returned_ = other.items_returned_;
+    next_cursor_ = std::move(other.next_cursor_);
+    seen_ = std::move(other.seen_);
+    done_ = other.done_;
+    pages_fetched_ = other.pages_fetched_;
+    current_ = std::move(other.current_);
+    position_ = other.position_;
+    return *this;
+  }
+  Pager(const Pager&) = delete;
+  Pager& operator=(const Pager&) = delete;
 
   /// Fetches and returns the next page; nullopt once the last page has been returned.
-  std::optional<TestPage> next_page();
+  std::optional<Page> next_page() {
+    if (done_) return std::nullopt;
+    Page page = fetch_next(next_cursor_);
+    ++pages_fetched_;
+    const std::optional<std::string> next = Traits::next(page);
+    if (!next || (Traits::style == PagingStyle::token && next->empty())) {
+      done_ = true;
+    } else if (!seen_.insert(*next).second) {
+      done_ = true;  // never fetch again: the server would hand back a page already seen
+      // The token itself is not quoted: it is opaque, and a hostile server could hand back anything as a
+      // page token, the API token included.
+      throw PaginationError(std::string("pagination: the server returned a ") +
+                            (Traits::style == PagingStyle::token ? "next_page_token" : "next cursor") +
+                            " it had already returned (after " + std::to_string(pages_fetched_) +
+                            " pages); stopping instead of looping forever");
+    }
+    if (!done_) next_cursor_ = *next;
+    items_returned_ += Traits::items(page).size();
+    start_prefetch();
+    return page;
+  }
 
-  /// The caller will read at most `max_tests` tests in all: once the pages returned hold that many, no further
+  /// The caller will read at most `max_items` items in all: once the pages returned hold that many, no further
   /// page is prefetched (so a walk cut short by a limit costs no extra request).
-  void limit_prefetch(std::size_t max_tests) noexcept { prefetch_budget_ = max_tests; }
+  void limit_prefetch(std::size_t max_items) noexcept { prefetch_budget_ = max_items; }
 
   /// True once the last page has been fetched (next_page() would return nullopt).
   bool done() const noexcept { return done_; }
   /// Number of pages fetched so far.
   std::size_t pages_fetched() const noexcept { return pages_fetched_; }
 
-  /// Input iterator over every TestCase of every remaining page. Dereferencing gives a reference into the
-  /// current page, valid until the iterator is incremented.
+  /// Input iterator over every item of every remaining page. Dereferencing gives a reference into the current
+  /// page, valid until the iterator is incremented.
   class iterator {
    public:
     using iterator_category = std::input_iterator_tag;
     using iterator_concept = std::input_iterator_tag;
-    using value_type = TestCase;
+    using value_type = Item;
     using difference_type = std::ptrdiff_t;
-    using reference = const TestCase&;
-    using pointer = const TestCase*;
+    using reference = const Item&;
+    using pointer = const Item*;
 
     iterator() = default;
-    reference operator*() const;
+    reference operator*() const { return Traits::items(pager_->current_)[pager_->position_]; }
     pointer operator->() const { return &**this; }
-    iterator& operator++();
-    void operator++(int) { ++*this; }
-    friend bool operator==(const iterator& it, std::default_sentinel_t) noexcept {
-      return it.pager_ == nullptr;
+    iterator& operator++() {
+      ++pager_->position_;
+      if (!pager_->fill_current()) pager_ = nullptr;
+      return *this;
     }
+    void operator++(int) { ++*this; }
+    friend bool operator==(const iterator& it, std::default_sentinel_t) noexcept { return it.pager_ == nullptr; }
 
    private:
-    friend class TestPager;
-    explicit iterator(TestPager* pager) : pager_(pager) {}
-    TestPager* pager_ = nullptr;  // nullptr = at the end
+    friend class Pager;
+    explicit iterator(Pager* pager) : pager_(pager) {}
+    Pager* pager_ = nullptr;  // nullptr = at the end
   };
 
   /// Fetches the first page when needed. Call once: the pager is single use.
-  iterator begin();
+  iterator begin() { return iterator(fill_current() ? this : nullptr); }
   std::default_sentinel_t end() const noexcept { return {}; }
 
  private:
-  /// Makes the current page hold at least one unread test, fetching (and skipping empty) pages as needed;
+  /// Makes the current page hold at least one unread item, fetching (and skipping empty) pages as needed;
   /// false when the listing is exhausted.
-  bool fill_current();
+  bool fill_current() {
+    while (position_ >= Traits::items(current_).size()) {
+      auto page = next_page();
+      if (!page) return false;
+      current_ = std::move(*page);
+      position_ = 0;
+    }
+    return true;
+  }
 
-  /// fetch_(token), or the page a prefetch already requested for `token` (pager_prefetch.cpp).
-  TestPage fetch_next(const std::string& token);
-  /// With prefetching on and pages left, requests the page next_token_ names in the background.
-  void start_prefetch();
+  /// The page a prefetch already requested for `cursor`, else fetch_(cursor) now.
+  Page fetch_next(const std::string& cursor) {
+    if (prefetcher_ && prefetcher_->started() && prefetched_cursor_ == cursor) {
+      prefetcher_->wait();
+      std::optional<Page> page = std::exchange(prefetched_, std::nullopt);
+      if (std::exception_ptr error = std::exchange(prefetch_error_, nullptr)) std::rethrow_exception(error);
+      return std::move(*page);
+    }
+    abandon_prefetch();  // a prefetch of another page: never two fetches at once (fetch_ is not reentrant)
+    return fetch_(cursor, std::stop_token{});  // asked for now: only the caller's interrupt check can stop it
+  }
 
-  class Prefetcher;
-  struct PrefetcherDeleter {
-    void operator()(Prefetcher* prefetcher) const noexcept;
-  };
+  /// With prefetching on and pages left, requests the page next_cursor_ names in the background.
+  void start_prefetch() {
+    if (!prefetcher_ || done_) return;
+    if (prefetch_budget_ && items_returned_ >= *prefetch_budget_) return;  // the caller wants no more
+    prefetcher_->abandon();
+    prefetched_.reset();
+    prefetch_error_ = nullptr;
+    prefetched_cursor_ = next_cursor_;
+    // Runs on the worker thread; this pager touches prefetched_ / prefetch_error_ only after wait() joined it.
+    prefetcher_->start([this, cursor = next_cursor_](std::stop_token stop) {
+      try {
+        prefetched_ = fetch_(cursor, std::move(stop));
+      } catch (...) {
+        prefetch_error_ = std::current_exception();
+      }
+    });
+  }
+
+  void abandon_prefetch() noexcept {
+    if (!prefetcher_) return;
+    prefetcher_->abandon();
+    prefetched_.reset();
+    prefetch_error_ = nullptr;
+  }
 
   FetchPage fetch_;
-  std::unique_ptr<Prefetcher, PrefetcherDeleter> prefetcher_;  // null when prefetching is off
-  std::optional<std::size_t> prefetch_budget_;  // see limit_prefetch()
-  std::size_t tests_returned_ = 0;               // tests in the pages next_page() returned
-  std::string next_token_;
-  std::unordered_set<std::string> tokens_seen_;
+  std::unique_ptr<detail::PrefetchWorker> prefetcher_;  // null when prefetching is off
+  std::string prefetched_cursor_;                       // what the started prefetch fetches
+  std::optional<Page> prefetched_;                      // its page, once waited for
+  std::exception_ptr prefetch_error_;                   // or its error
+  std::optional<std::size_t> prefetch_budget_;          // see limit_prefetch()
+  std::size_t items_returned_ = 0;                      // items in the pages next_page() returned
+  std::string next_cursor_;
+  std::unordered_set<std::string> seen_;
   bool done_ = false;
   std::size_t pages_fetched_ = 0;
-  TestPage current_;
-  std::size_t position_ = 0;  // index of the next unread test in current_.tests
+  Page current_{};
+  std::size_t position_ = 0;  // index of the next unread item of current_
 };
+
+/// Both test listings (list-failing-tests, list-unhealthy-tests).
+using TestPager = Pager<TestPage>;
 
 }  // namespace trunk

@@ -6,6 +6,13 @@
 // "full jitter": uniform in [0, min(max_backoff, initial_backoff * 2^n)), unless the server sent Retry-After,
 // in which case the client waits exactly that long, capped at max_retry_after. A retry whose wait would end
 // after overall_deadline is not made: the last error is thrown instead.
+//
+// Writes that are not safe to repeat (the service's submitPullRequest, restartTestsOnPullRequest, createQueue,
+// setImpactedTargets) are retried only when the failure is retryable above and the attempt provably never
+// reached the service: no connection could be made (refused), or the answer was 429 or 503 (given before
+// processing). After a timeout, a connection lost after sending, a truncated answer or a 500/502/504 the error is thrown at once:
+// the write may have happened, so read the state back before trying again. Reads and updateQueue are safe to
+// repeat and follow the rules above.
 
 #include <chrono>
 

@@ -1,26 +1,21 @@
 #include "trunk/client.hpp"
 
-#include <algorithm>
 #include <atomic>
 #include <exception>
 #include <random>
+#include <stop_token>
 #include <string>
-#include <thread>
 #include <utility>
 
-#include "attempt_outcome.hpp"
-#include "bulk_engine.hpp"
 #include "bulk_validation.hpp"
-#include "cancel_scope.hpp"
-#include "connection_pool.hpp"
+#include "client_internals.hpp"
 #include "curl_handles.hpp"
 #include "curl_memory.hpp"
 #include "endpoint.hpp"
-#include "http_transfer.hpp"
 #include "rate_limiter.hpp"
 #include "redaction.hpp"
-#include "retry_policy.hpp"
 #include "secret_memory.hpp"
+#include "transfer_engine.hpp"
 #include "trunk/codec.hpp"
 #include "trunk/error.hpp"
 #include "trunk/validation.hpp"
@@ -30,15 +25,15 @@ namespace trunk {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
 using std::chrono::milliseconds;
 
 /// Largest response body read; a bigger one is a TransportError rather than unbounded memory use.
 constexpr std::size_t kMaxResponseBytes = std::size_t{64} << 20;
 /// Idle connections kept after a burst of concurrent calls.
 constexpr std::size_t kMaxIdleConnections = 64;
-/// Granularity of the default sleep's interrupt polling.
-constexpr milliseconds kSleepSlice{100};
+/// The variants of the request headers (SecretHeaderList::get): JSON answers, text answers.
+constexpr std::size_t kJsonHeaders = 0;
+constexpr std::size_t kTextHeaders = 1;
 
 double default_random() {
   thread_local std::mt19937_64 generator{std::random_device{}()};
@@ -49,8 +44,9 @@ double default_random() {
 /// the client, so libcurl gets its wiping allocator (curl_memory.hpp) before it allocates anything for us.
 detail::SecretHeaderList make_request_headers(const std::optional<std::string>& configured_token) {
   detail::ensure_curl_initialized();
-  // No "Expect: 100-continue" round trip for larger bodies.
-  return detail::SecretHeaderList({"Content-Type: application/json", "Accept: application/json", "Expect:"},
+  // No "Expect: 100-continue" round trip for larger bodies. Both variants end in the one token line.
+  return detail::SecretHeaderList({{"Content-Type: application/json", "Accept: application/json", "Expect:"},
+                                   {"Content-Type: application/json", "Accept: text/plain, */*;q=0.5", "Expect:"}},
                                   "x-api-token", detail::resolve_token(configured_token));
 }
 
@@ -75,7 +71,7 @@ struct Client::Impl {
         user_agent(std::string("trunk-api-cpp/") + kVersion +
                    (options.user_agent_suffix.empty() ? "" : " " + options.user_agent_suffix)),
         rate_limiter(options.max_requests_per_second),
-        pool([this](CURL* easy) { configure(easy); }, kMaxIdleConnections) {
+        engine(engine_settings()) {
     detail::wipe(options.token);  // the only copy left is in `headers`' secret memory
     warn_if_curl_frees_unwiped(options.log);
   }
@@ -106,112 +102,53 @@ struct Client::Impl {
     curl_easy_setopt(easy, CURLOPT_SHARE, share.get());
   }
 
-  /// The caller's interrupt_check, or a CancelScope of this thread (a prefetch nobody waits for any more).
-  bool interrupted() const {
-    return detail::cancelled_by_scope() || (options.interrupt_check && options.interrupt_check());
-  }
-
-  void throw_if_interrupted(std::string_view operation) const {
-    if (interrupted()) throw CancelledError(std::string(operation) + ": cancelled by the caller");
-  }
-
   void log(LogLevel level, const std::string& message) const {
     if (options.log) options.log(level, detail::redact(message, token()));
   }
 
-  void sleep(milliseconds delay, std::string_view operation) const {
-    if (options.sleep) {
-      options.sleep(delay);
-    } else {
-      const auto until = Clock::now() + delay;
-      for (auto now = Clock::now(); now < until; now = Clock::now()) {
-        throw_if_interrupted(operation);
-        std::this_thread::sleep_for(std::min<Clock::duration>(kSleepSlice, until - now));
-      }
-    }
-    throw_if_interrupted(operation);
-  }
-
   double random() const { return options.random ? options.random() : default_random(); }
 
-  /// The retry context of one call of `operation` to `url`, starting now (attempt_outcome.hpp).
-  detail::CallContext call_context(std::string_view operation, const std::string& url) const {
-    detail::CallContext call;
-    call.operation = operation;
-    call.url = &url;
-    call.token = token();
-    call.retry = &options.retry;
-    call.max_response_bytes = kMaxResponseBytes;
-    call.log = [this](LogLevel level, const std::string& message) { log(level, message); };
-    call.has_deadline = options.retry.overall_deadline.count() > 0;
-    call.deadline = Clock::now() + options.retry.overall_deadline;
-    return call;
+  /// What the transfer engine needs of this client. The engine's records are already redacted; log() redacts
+  /// again, which changes nothing.
+  detail::EngineSettings engine_settings() {
+    detail::EngineSettings settings;
+    settings.configure = [this](CURL* easy) { configure(easy); };
+    settings.json_headers = headers.get(kJsonHeaders);
+    settings.text_headers = headers.get(kTextHeaders);
+    settings.token = token();
+    settings.retry = &options.retry;
+    settings.attempt_timeout = options.timeout;
+    settings.max_response_bytes = kMaxResponseBytes;
+    settings.log = [this](LogLevel level, const std::string& message) { log(level, message); };
+    settings.random = [this] { return random(); };
+    settings.sleep = options.sleep;
+    settings.rate_limiter = &rate_limiter;
+    settings.max_idle_connections = kMaxIdleConnections;
+    return settings;
   }
 
-  int max_attempts() const { return 1 + std::max(0, options.retry.max_retries); }
-
-  /// POSTs `body` to `path` with retries; returns the body of the 2xx response or throws.
-  std::string post(std::string_view operation_view, std::string_view path, const std::string& body) {
-    const std::string operation(operation_view);
-    const std::string url = base_url + std::string(path);
-    const detail::CallContext call = call_context(operation, url);
-    const int attempts = max_attempts();
-
-    for (int attempt = 1;; ++attempt) {
-      throw_if_interrupted(operation);
-      // Every attempt, retries included, takes a slot of the client-side rate limit.
-      if (const milliseconds wait = rate_limiter.reserve(); wait.count() > 0) sleep(wait, operation);
-      const detail::AttemptBudget budget = detail::plan_attempt(call, options.timeout, attempt);
-
-      const auto attempt_start = Clock::now();
-      detail::TransferResult result;
-      {
-        auto connection = pool.acquire();
-        result = detail::perform_transfer(
-            *connection, {&url, &body, budget.timeout, &interrupt_check, kMaxResponseBytes});
-        if (headers_echoed_token(connection->easy.get())) forget_response(*connection);
-      }
-      const auto elapsed = std::chrono::duration_cast<milliseconds>(Clock::now() - attempt_start);
-      detail::AttemptOutcome outcome =
-          detail::classify_attempt(call, std::move(result), budget, attempt, attempts, elapsed);
-      if (outcome.kind == detail::AttemptOutcome::Kind::success) return std::move(outcome.body);
-      if (outcome.kind == detail::AttemptOutcome::Kind::final_error) std::rethrow_exception(outcome.error);
-      const auto delay = detail::plan_retry(call, outcome, attempt, attempts, random());
-      if (!delay) std::rethrow_exception(outcome.error);
-      sleep(*delay, operation);
-    }
+  /// The cancellation of a call: the caller's interrupt_check, and `stop` (a prefetch nobody waits for any more).
+  detail::Cancellation cancellation(std::stop_token stop = {}) const {
+    return detail::Cancellation(&options.interrupt_check, std::move(stop));
   }
 
-  /// Whether a header line of the last response on `easy` held the token (a server may echo it). libcurl
-  /// keeps response header lines in its own buffers for as long as the handle lives (the body buffer it
-  /// frees after every transfer).
-  bool headers_echoed_token(CURL* easy) const {
-    constexpr unsigned kOrigins = CURLH_HEADER | CURLH_TRAILER | CURLH_CONNECT | CURLH_1XX;
-    for (curl_header* header = curl_easy_nextheader(easy, kOrigins, -1, nullptr); header != nullptr;
-         header = curl_easy_nextheader(easy, kOrigins, -1, header)) {
-      if (std::string_view(header->value).find(token()) != std::string_view::npos ||
-          std::string_view(header->name).find(token()) != std::string_view::npos) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  /// Replaces the handle and connection of `connection` by new ones: libcurl frees (so wipes, curl_memory.hpp)
-  /// every buffer of the old ones.
-  void forget_response(detail::PooledConnection& connection) {
-    detail::EasyHandle easy = detail::make_easy();
-    detail::MultiHandle multi = detail::make_multi();
-    configure(easy.get());
-    connection.multi.reset();  // closes the connection first, as ~PooledConnection does
-    connection.easy = std::move(easy);
-    connection.multi = std::move(multi);
+  /// POSTs `body` to `path` through the engine (retries and all); returns the body of the 2xx answer or throws.
+  std::string post(std::string_view operation, std::string_view path, std::string body, detail::Repeat repeat,
+                   std::stop_token stop) {
+    detail::HttpRequest request;
+    request.operation = operation;
+    request.method = detail::HttpMethod::post;
+    request.url = base_url + std::string(path);
+    request.body = std::move(body);
+    request.repeat = repeat;
+    return engine.send(request, cancellation(std::move(stop)));
   }
 
   /// post() then decode; a decode error never quotes the token either.
   template <typename Response>
-  Response call(std::string_view operation, std::string_view path, const std::string& body) {
-    return decode_redacted<Response>(post(operation, path, body));
+  Response call(std::string_view operation, std::string_view path, std::string body,
+                detail::Repeat repeat = detail::Repeat::safe, std::stop_token stop = {}) {
+    return decode_redacted<Response>(post(operation, path, std::move(body), repeat, std::move(stop)));
   }
 
   /// decode(), with the token redacted from any DecodeError (a body may echo it). The raw body is wiped
@@ -231,13 +168,15 @@ struct Client::Impl {
     }
   }
 
-  TestPage list_failing_tests(const ListFailingTestsRequest& request) {
+  TestPage list_failing_tests(const ListFailingTestsRequest& request, std::stop_token stop = {}) {
     validate(request);
-    return call<TestPage>("list_failing_tests", paths::kListFailingTests, encode(request));
+    return call<TestPage>("list_failing_tests", paths::kListFailingTests, encode(request), detail::Repeat::safe,
+                          std::move(stop));
   }
-  TestPage list_unhealthy_tests(const ListUnhealthyTestsRequest& request) {
+  TestPage list_unhealthy_tests(const ListUnhealthyTestsRequest& request, std::stop_token stop = {}) {
     validate(request);
-    return call<TestPage>("list_unhealthy_tests", paths::kListUnhealthyTests, encode(request));
+    return call<TestPage>("list_unhealthy_tests", paths::kListUnhealthyTests, encode(request), detail::Repeat::safe,
+                          std::move(stop));
   }
   TestDetails get_test_details(const GetTestDetailsRequest& request) {
     validate(request);
@@ -245,34 +184,28 @@ struct Client::Impl {
   }
   QueueSettings update_queue(const UpdateQueueRequest& request) {
     validate(request);
-    return call<QueueSettings>("update_queue", paths::kUpdateQueue, encode(request));
+    // Setting the same fields twice leaves the same settings: safe to repeat (service-v1-endpoints.md).
+    return call<QueueSettings>("update_queue", paths::kUpdateQueue, encode(request), detail::Repeat::safe);
   }
 
   std::vector<BulkResult<TestDetails>> get_test_details_many(const Repo& repo, const std::string& org_url_slug,
                                                              const std::vector<std::string>& test_ids,
                                                              const BulkOptions& bulk) {
-    std::vector<GetTestDetailsRequest> requests = detail::validate_bulk_details(repo, org_url_slug, test_ids, bulk);
-    std::vector<std::string> bodies;
-    bodies.reserve(requests.size());
-    for (const auto& request : requests) bodies.push_back(encode(request));
-
-    std::vector<BulkResult<TestDetails>> results(requests.size());
-    constexpr std::string_view operation = "get_test_details";
+    const std::vector<GetTestDetailsRequest> inputs =
+        detail::validate_bulk_details(repo, org_url_slug, test_ids, bulk);
+    std::vector<detail::HttpRequest> requests(inputs.size());
     const std::string url = base_url + std::string(paths::kGetTestDetails);
-    detail::BulkTransport transport;
-    transport.configure = [this](CURL* easy) { configure(easy); };
-    transport.new_call = [this, &url, operation] { return call_context(operation, url); };
-    transport.attempt_timeout = options.timeout;
-    transport.max_attempts = max_attempts();
-    transport.rate_limiter = &rate_limiter;
-    transport.interrupt_check = &interrupt_check;
-    transport.random = [this] { return random(); };
-    transport.max_response_bytes = kMaxResponseBytes;
-    transport.on_success = [this, &results](std::size_t index, std::string&& body) {
-      results[index].value = decode_redacted<TestDetails>(std::move(body));
-    };
-    std::vector<std::exception_ptr> errors =
-        detail::run_bulk_posts(transport, url, bodies, bulk.concurrency, "get_test_details_many");
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+      requests[i].operation = "get_test_details";
+      requests[i].url = url;
+      requests[i].body = encode(inputs[i]);
+    }
+    std::vector<BulkResult<TestDetails>> results(requests.size());
+    std::vector<std::exception_ptr> errors = engine.send_all(
+        requests, bulk.concurrency, cancellation(), "get_test_details_many",
+        [this, &results](std::size_t index, std::string&& body) {
+          results[index].value = decode_redacted<TestDetails>(std::move(body));
+        });
     for (std::size_t i = 0; i < errors.size(); ++i) results[i].error = std::move(errors[i]);
     return results;
   }
@@ -280,15 +213,13 @@ struct Client::Impl {
   /// Declared first: initialised before the options take the token, destroyed (wiped) last.
   detail::SecretHeaderList headers;
   ClientOptions options;
-  /// interrupted() as the transfers' interrupt check (polled between waits on the connection).
-  std::function<bool()> interrupt_check = [this] { return interrupted(); };
   std::string base_url;
   std::string user_agent;
-  // Declaration order matters for destruction: the pool's handles refer to `share` and `headers`, so the
-  // pool is destroyed first.
+  // Declaration order matters for destruction: the engine's pooled handles refer to `share` and `headers`, so
+  // the engine is destroyed first.
   detail::SharedCache share;
   detail::RateLimiter rate_limiter;
-  detail::ConnectionPool pool;
+  detail::TransferEngine engine;
 };
 
 Client::Client(ClientOptions options) {
@@ -321,13 +252,14 @@ std::vector<BulkResult<TestDetails>> Client::get_test_details_many(const Repo& r
 // Both listings page the same way; only the operation differs. The pagers capture Impl (not Client): a Client
 // that is moved keeps the same Impl, so its pagers stay valid.
 template <typename ClientImpl, typename Request>
-TestPager make_pager(ClientImpl* impl, Request request, TestPage (ClientImpl::*list)(const Request&)) {
+TestPager make_pager(ClientImpl* impl, Request request,
+                     TestPage (ClientImpl::*list)(const Request&, std::stop_token)) {
   validate(request);
   std::string first = request.page_query.page_token;
   return TestPager(
-      [impl, list, request = std::move(request)](const std::string& token) mutable {
+      [impl, list, request = std::move(request)](const std::string& token, std::stop_token stop) mutable {
         request.page_query.page_token = token;
-        return (impl->*list)(request);
+        return (impl->*list)(request, std::move(stop));
       },
       std::move(first), TestPager::PrefetchOptions{impl->options.prefetch_pages, impl->options.interrupt_check});
 }
@@ -341,5 +273,9 @@ TestPager Client::unhealthy_tests(ListUnhealthyTestsRequest request) {
 }
 
 const std::string& Client::base_url() const noexcept { return impl_->base_url; }
+
+std::string detail::ClientInternals::send(Client& client, const HttpRequest& request, std::stop_token stop) {
+  return client.impl_->engine.send(request, client.impl_->cancellation(std::move(stop)));
+}
 
 }  // namespace trunk

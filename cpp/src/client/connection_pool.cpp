@@ -4,8 +4,7 @@
 
 namespace trunk::detail {
 
-ConnectionPool::ConnectionPool(Configure configure, std::size_t max_idle)
-    : configure_(std::move(configure)), max_idle_(max_idle), owner_pid_(::getpid()) {}
+ConnectionPool::ConnectionPool(std::size_t max_idle) : max_idle_(max_idle), owner_pid_(::getpid()) {}
 
 ConnectionPool::~ConnectionPool() {
   std::lock_guard lock(mutex_);
@@ -39,16 +38,14 @@ ConnectionPool::Lease ConnectionPool::acquire() {
   }
   // Built outside the lock: creating handles allocates and must not serialize the other threads.
   auto connection = std::make_unique<PooledConnection>();
-  connection->easy = make_easy();
   connection->multi = make_multi();
-  configure_(connection->easy.get());
   return Lease(this, std::move(connection));
 }
 
 void ConnectionPool::give_back(std::unique_ptr<PooledConnection> connection) noexcept {
   std::unique_ptr<PooledConnection> surplus;  // destroyed after the lock is released
   std::lock_guard lock(mutex_);
-  if (idle_.size() >= max_idle_) {
+  if (connection->discard || idle_.size() >= max_idle_) {
     surplus = std::move(connection);
     return;
   }

@@ -1,7 +1,8 @@
 #pragma once
-// A pool of idle connections (an easy handle plus the multi handle that drives it and owns its connection
-// cache). A call leases one and gives it back when done, so:
-//  - sequential calls reuse the same handle and therefore the same TCP connection (most recently returned
+// A pool of idle connections: a multi handle (which owns the connection cache: its kept-alive connections)
+// plus the easy handles that ran on it. Every run of the transfer engine (transfer_engine.hpp) - a single call
+// or a whole bulk call - leases one and gives it back when done, so:
+//  - sequential calls reuse the same handles and therefore the same TCP connection (most recently returned
 //    first, so the warm connection is the one picked);
 //  - after fork() the child never touches a connection inherited from the parent (its socket, and its TLS
 //    state, are the parent's): the first acquire() in a new process abandons them and starts fresh.
@@ -9,7 +10,6 @@
 //    opened by one thread serves the next call of any thread once it is back in the pool.
 
 #include <cstddef>
-#include <functional>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -21,17 +21,20 @@
 namespace trunk::detail {
 
 struct PooledConnection {
-  EasyHandle easy;
-  MultiHandle multi;  // declared last: destroyed first, closing its cached connection before the easy handle
+  /// Idle easy handles, back = most recently used. A run takes as many as it needs, makes more when short,
+  /// and puts them back.
+  std::vector<EasyHandle> easy;
+  /// Declared last: destroyed first, closing its cached connections before the easy handles go.
+  MultiHandle multi;
+  /// A response on one of these connections echoed the API token: the lease closes them all when it ends
+  /// instead of pooling them, so libcurl frees (and wipes, curl_memory.hpp) every buffer that held it.
+  bool discard = false;
 };
 
 class ConnectionPool {
  public:
-  /// Called once on every new easy handle to set the options that never change between calls.
-  using Configure = std::function<void(CURL*)>;
-
   /// max_idle bounds how many idle connections are kept after a burst of concurrent calls.
-  ConnectionPool(Configure configure, std::size_t max_idle);
+  explicit ConnectionPool(std::size_t max_idle);
   /// Closes the idle connections, unless they were inherited through fork() (then they are left alone).
   ~ConnectionPool();
   ConnectionPool(const ConnectionPool&) = delete;
@@ -55,7 +58,7 @@ class ConnectionPool {
     std::unique_ptr<PooledConnection> connection_;
   };
 
-  /// An idle connection, or a new one when none is idle.
+  /// An idle connection, or a new one (a multi handle without easy handles) when none is idle.
   Lease acquire();
 
  private:
@@ -63,7 +66,6 @@ class ConnectionPool {
   /// Abandons the idle connections when this process is not the one that opened them. Caller holds mutex_.
   void forget_inherited_connections() noexcept;
 
-  Configure configure_;
   std::size_t max_idle_;
   std::mutex mutex_;
   std::vector<std::unique_ptr<PooledConnection>> idle_;  // back = most recently returned

@@ -37,8 +37,8 @@ void append_header(HeaderList& list, const std::string& line) {
   if (!list) list.reset(head);
 }
 
-SecretHeaderList::SecretHeaderList(const std::vector<std::string>& lines, std::string_view secret_name,
-                                   std::string_view secret_value) {
+SecretHeaderList::SecretHeaderList(const std::vector<std::vector<std::string>>& variants,
+                                   std::string_view secret_name, std::string_view secret_value) {
   constexpr std::string_view separator = ": ";
   // Layout: [curl_slist node][name ": " value '\0'], the node first so it is suitably aligned.
   memory_ = SecretMemory(sizeof(curl_slist) + secret_name.size() + separator.size() + secret_value.size() + 1);
@@ -52,21 +52,36 @@ SecretHeaderList::SecretHeaderList(const std::vector<std::string>& lines, std::s
   secret_ = std::string_view(text + secret_name.size() + separator.size(), secret_value.size());
   secret_node_ = new (memory_.data()) curl_slist{text, nullptr};
 
-  HeaderList ordinary;
-  for (const std::string& line : lines) append_header(ordinary, line);
-  curl_slist* tail = ordinary.get();
-  while (tail != nullptr && tail->next != nullptr) tail = tail->next;
-  if (tail != nullptr) tail->next = secret_node_;
-  head_ = tail != nullptr ? ordinary.release() : secret_node_;
+  heads_.reserve(variants.size());
+  try {
+    for (const std::vector<std::string>& lines : variants) {
+      HeaderList ordinary;
+      for (const std::string& line : lines) append_header(ordinary, line);
+      curl_slist* tail = ordinary.get();
+      while (tail != nullptr && tail->next != nullptr) tail = tail->next;
+      if (tail != nullptr) tail->next = secret_node_;
+      heads_.push_back(tail != nullptr ? ordinary.release() : secret_node_);
+    }
+  } catch (...) {
+    release_ordinary_nodes();
+    throw;
+  }
+}
+
+void SecretHeaderList::release_ordinary_nodes() noexcept {
+  for (curl_slist* head : heads_) {
+    curl_slist* before = nullptr;
+    for (curl_slist* node = head; node != nullptr && node != secret_node_; node = node->next) before = node;
+    if (before != nullptr) {
+      before->next = nullptr;  // the secret node is not libcurl's to free
+      curl_slist_free_all(head);
+    }
+  }
+  heads_.clear();
 }
 
 SecretHeaderList::~SecretHeaderList() {
-  curl_slist* before = nullptr;
-  for (curl_slist* node = head_; node != nullptr && node != secret_node_; node = node->next) before = node;
-  if (before != nullptr) {
-    before->next = nullptr;  // the secret node is not libcurl's to free
-    curl_slist_free_all(head_);
-  }
+  release_ordinary_nodes();
   // memory_ wipes the node and the line and unmaps them.
 }
 

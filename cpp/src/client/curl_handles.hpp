@@ -49,30 +49,36 @@ MultiHandle make_multi();
 /// Appends one header line ("Name: value"); throws TransportError on allocation failure.
 void append_header(HeaderList& list, const std::string& line);
 
-/// The request headers of one client for CURLOPT_HTTPHEADER: ordinary lines, plus one secret line
-/// "<name>: <value>" (the API token) that never touches the heap. curl_slist_append would strdup it into
-/// libcurl's heap; instead its node (struct curl_slist is public: {char* data; curl_slist* next}) and its text
-/// are built inside SecretMemory and chained after the ordinary nodes. libcurl only reads the list (it must
-/// stay valid while a handle uses it: the pool's handles are destroyed before this object). The destructor
-/// unchains the secret node before curl_slist_free_all, which would otherwise free() memory it never
-/// allocated. Not movable: handles keep a pointer to the list.
+/// The request headers of one client for CURLOPT_HTTPHEADER: one or more variants of ordinary lines (e.g. for
+/// JSON and for text answers), each followed by the same secret line "<name>: <value>" (the API token) that never
+/// touches the heap and exists once. curl_slist_append would strdup it into libcurl's heap; instead its node
+/// (struct curl_slist is public: {char* data; curl_slist* next}) and its text are built inside SecretMemory and
+/// every variant's ordinary nodes are chained to it. libcurl only reads the lists (they must stay valid while a
+/// handle uses them: the pool's handles are destroyed before this object). The destructor unchains the secret
+/// node before curl_slist_free_all, which would otherwise free() memory it never allocated. Not movable:
+/// handles keep a pointer to the lists.
 class SecretHeaderList {
  public:
   /// Throws TransportError when libcurl runs out of memory, std::bad_alloc / trunk::Error from SecretMemory.
-  SecretHeaderList(const std::vector<std::string>& lines, std::string_view secret_name, std::string_view secret_value);
+  SecretHeaderList(const std::vector<std::vector<std::string>>& variants, std::string_view secret_name,
+                   std::string_view secret_value);
   ~SecretHeaderList();
   SecretHeaderList(const SecretHeaderList&) = delete;
   SecretHeaderList& operator=(const SecretHeaderList&) = delete;
 
-  curl_slist* get() const noexcept { return head_; }
+  /// The list of variant `variant` (in the order given to the constructor).
+  curl_slist* get(std::size_t variant = 0) const noexcept { return heads_[variant]; }
   /// The secret value (inside the secret memory), e.g. for redaction.
   std::string_view secret() const noexcept { return secret_; }
   /// Where the secret node, line and value live (tests check that these pages are excluded from dumps).
   const SecretMemory& secret_memory() const noexcept { return memory_; }
 
  private:
+  /// Frees every variant's ordinary nodes (libcurl's), never the secret node.
+  void release_ordinary_nodes() noexcept;
+
   SecretMemory memory_;
-  curl_slist* head_ = nullptr;   // ordinary nodes (libcurl's heap), then the secret node
+  std::vector<curl_slist*> heads_;  // per variant: ordinary nodes (libcurl's heap), then the secret node
   curl_slist* secret_node_ = nullptr;
   std::string_view secret_;
 };

@@ -11,8 +11,6 @@ namespace trunk::detail {
 
 namespace {
 
-constexpr int kPollIntervalMs = 100;
-
 bool iequals_prefix(std::string_view text, std::string_view prefix) {
   if (text.size() < prefix.size()) return false;
   for (std::size_t i = 0; i < prefix.size(); ++i) {
@@ -71,30 +69,22 @@ extern "C" size_t on_header(char* data, size_t size, size_t count, void* user) {
   return bytes;
 }
 
-/// Detaches the easy handle from the multi handle however the attempt ends.
-class MultiAttachment {
- public:
-  MultiAttachment(CURLM* multi, CURL* easy) : multi_(multi), easy_(easy) {
-    const CURLMcode code = curl_multi_add_handle(multi_, easy_);
-    if (code != CURLM_OK) throw TransportError(std::string("libcurl: ") + curl_multi_strerror(code));
-  }
-  ~MultiAttachment() { curl_multi_remove_handle(multi_, easy_); }
-  MultiAttachment(const MultiAttachment&) = delete;
-  MultiAttachment& operator=(const MultiAttachment&) = delete;
-
- private:
-  CURLM* multi_;
-  CURL* easy_;
-};
-
 }  // namespace
 
 PreparedTransfer::PreparedTransfer(CURL* easy, const TransferRequest& request) : easy_(easy) {
   state_.max_response_bytes = request.max_response_bytes;
-  state_.interrupt_check = request.interrupt_check;
   curl_easy_setopt(easy, CURLOPT_URL, request.url->c_str());
-  curl_easy_setopt(easy, CURLOPT_POSTFIELDS, request.body->data());
-  curl_easy_setopt(easy, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(request.body->size()));
+  // The handle is reused across requests of either method: every attempt sets its own.
+  if (request.body != nullptr) {
+    curl_easy_setopt(easy, CURLOPT_POSTFIELDS, request.body->data());
+    curl_easy_setopt(easy, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(request.body->size()));
+  } else {
+    curl_easy_setopt(easy, CURLOPT_HTTPGET, 1L);
+  }
+  if (request.headers != nullptr) {
+    curl_easy_setopt(easy, CURLOPT_HTTPHEADER, const_cast<curl_slist*>(request.headers));
+  }
+  curl_easy_setopt(easy, CURLOPT_FRESH_CONNECT, request.fresh_connection ? 1L : 0L);
   curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS, static_cast<long>(std::max<long long>(0, request.timeout.count())));
   curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, error_buffer_);
   curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, &on_body);
@@ -119,47 +109,6 @@ TransferResult PreparedTransfer::finish(CURLcode code) {
   result.status = status;
   result.error_detail = error_buffer_;
   return std::move(result);
-}
-
-TransferResult perform_transfer(PooledConnection& connection, const TransferRequest& request) {
-  CURL* easy = connection.easy.get();
-  PreparedTransfer transfer(easy, request);
-  CURLcode final_code = CURLE_OK;
-  bool cancelled = false;
-  {
-    MultiAttachment attachment(connection.multi.get(), easy);
-    CURLM* multi = connection.multi.get();
-    bool finished = false;
-    while (!finished) {
-      int running = 0;
-      CURLMcode code = curl_multi_perform(multi, &running);
-      if (code != CURLM_OK) throw TransportError(std::string("libcurl: ") + curl_multi_strerror(code));
-      int queued = 0;
-      while (CURLMsg* message = curl_multi_info_read(multi, &queued)) {
-        if (message->msg == CURLMSG_DONE && message->easy_handle == easy) {
-          final_code = message->data.result;
-          finished = true;
-        }
-      }
-      if (finished) break;
-      // Interrupts are checked here, between polls (at most kPollIntervalMs apart), and never by aborting
-      // from a progress callback: libcurl 7.88 loses a small allocation when a transfer is aborted that way
-      // at an unlucky moment (LeakSanitizer caught it in the interrupt tests); removing the handle does not.
-      if (transfer.interrupted()) {
-        cancelled = true;
-        final_code = CURLE_ABORTED_BY_CALLBACK;
-        break;  // removing the handle mid-transfer closes its connection
-      }
-      code = curl_multi_poll(multi, nullptr, 0, kPollIntervalMs, nullptr);
-      if (code != CURLM_OK) throw TransportError(std::string("libcurl: ") + curl_multi_strerror(code));
-    }
-  }
-  TransferResult result = transfer.finish(final_code);
-  if (cancelled) {
-    result.cancelled = true;
-    result.code = CURLE_ABORTED_BY_CALLBACK;
-  }
-  return result;
 }
 
 }  // namespace trunk::detail

@@ -1,27 +1,26 @@
 #pragma once
-// One HTTP attempt: POST a body on a pooled connection and collect status, body and Retry-After.
-// Driven through the connection's multi handle with a 100 ms poll, so the interrupt check runs at that
-// rate even while the server is silent (curl_easy_perform would only call a progress callback about once a
-// second when idle, and aborting from one loses memory in libcurl 7.88: see perform_transfer).
+// One HTTP attempt set up on an easy handle (GET, or POST of a body) that collects status, body and
+// Retry-After. The transfer engine (transfer_engine.hpp) drives it on its multi handle.
 
 #include <curl/curl.h>
 
 #include <chrono>
 #include <cstddef>
-#include <functional>
 #include <optional>
 #include <string>
-
-#include "connection_pool.hpp"
 
 namespace trunk::detail {
 
 struct TransferRequest {
   const std::string* url = nullptr;
-  const std::string* body = nullptr;
+  const std::string* body = nullptr;  ///< POST this body; null = GET
+  const curl_slist* headers = nullptr;  ///< CURLOPT_HTTPHEADER; null = leave the handle's as they are
   std::chrono::milliseconds timeout{0};  ///< whole attempt; 0 = no limit
-  const std::function<bool()>* interrupt_check = nullptr;  ///< may be null or empty
   std::size_t max_response_bytes = 0;
+  /// Open a new connection rather than reuse a kept-alive one. libcurl sends a request again by itself when a
+  /// reused connection turns out closed before any answer byte; for a not-safe-to-repeat write that replay
+  /// could be a second submission, so such writes never ride on a reused connection.
+  bool fresh_connection = false;
 };
 
 struct TransferResult {
@@ -30,7 +29,7 @@ struct TransferResult {
   std::string body;
   std::optional<std::string> retry_after;  ///< raw Retry-After header value of the final response
   std::string error_detail;                ///< libcurl's error buffer (may be empty)
-  bool cancelled = false;                  ///< the interrupt check asked to stop
+  bool cancelled = false;                  ///< the caller cancelled the attempt (the engine removed it)
   bool too_large = false;                  ///< the body exceeded max_response_bytes
 };
 
@@ -38,15 +37,13 @@ struct TransferResult {
 struct TransferState {
   TransferResult result;
   std::size_t max_response_bytes = 0;
-  const std::function<bool()>* interrupt_check = nullptr;
-
-  bool interrupted() const { return interrupt_check != nullptr && *interrupt_check && (*interrupt_check)(); }
 };
 
-/// One attempt set up on an easy handle (URL, body, timeout, callbacks) for a caller that drives the handle
-/// itself: perform_transfer below drives it alone, the bulk engine (bulk_engine.hpp) drives many on one multi
-/// handle. The callbacks point into this object, so it is neither copyable nor movable, and its destructor
-/// clears those pointers from the handle, however the attempt ended.
+/// One attempt set up on an easy handle (URL, method, body, timeout, callbacks) for the engine, which drives
+/// the handle on its multi handle. The callbacks point into this object, so it is neither copyable nor movable,
+/// and its destructor clears those pointers from the handle, however the attempt ended. Cancellation is the
+/// engine's: it removes the handle between polls, never aborts from a callback (libcurl 7.88 leaks a small
+/// allocation when a transfer is aborted from its progress callback at an unlucky moment).
 class PreparedTransfer {
  public:
   PreparedTransfer(CURL* easy, const TransferRequest& request);
@@ -55,7 +52,6 @@ class PreparedTransfer {
   PreparedTransfer& operator=(const PreparedTransfer&) = delete;
 
   CURL* easy() const noexcept { return easy_; }
-  bool interrupted() const { return state_.interrupted(); }
   /// Records libcurl's verdict (CURLMSG_DONE's code), the HTTP status and the error text; returns the result
   /// (moved out: call once).
   TransferResult finish(CURLcode code);
@@ -65,9 +61,5 @@ class PreparedTransfer {
   TransferState state_;
   char error_buffer_[CURL_ERROR_SIZE] = {};
 };
-
-/// Runs one attempt. Never throws for network failures (they are reported in the result); throws
-/// TransportError only when libcurl itself fails (out of memory, multi interface errors).
-TransferResult perform_transfer(PooledConnection& connection, const TransferRequest& request);
 
 }  // namespace trunk::detail

@@ -31,6 +31,38 @@ TEST(RetryPolicy, RetryableTransportFailures) {
   }
 }
 
+TEST(RetryPolicy, OnlyFailuresBeforeTheServiceSawTheRequestCountAsNeverReachingIt) {
+  for (CURLcode code : {CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY, CURLE_COULDNT_CONNECT}) {
+    EXPECT_TRUE(never_reached_service(code, 0)) << code;
+  }
+  for (CURLcode code : {CURLE_OPERATION_TIMEDOUT, CURLE_SEND_ERROR, CURLE_RECV_ERROR, CURLE_GOT_NOTHING,
+                        CURLE_PARTIAL_FILE, CURLE_SSL_CONNECT_ERROR}) {
+    EXPECT_FALSE(never_reached_service(code, 0)) << code;
+  }
+  EXPECT_TRUE(never_reached_service(CURLE_OK, 429));
+  EXPECT_TRUE(never_reached_service(CURLE_OK, 503));
+  for (long status : {200L, 400L, 500L, 502L, 504L}) EXPECT_FALSE(never_reached_service(CURLE_OK, status)) << status;
+}
+
+TEST(RetryPolicy, ANotSafeRequestIsRetriedOnlyWhenRetryableAndNeverReached) {
+  EXPECT_TRUE(may_retry(Repeat::not_safe, CURLE_COULDNT_CONNECT, 0));
+  EXPECT_TRUE(may_retry(Repeat::not_safe, CURLE_OK, 429));
+  EXPECT_TRUE(may_retry(Repeat::not_safe, CURLE_OK, 503));
+  for (long status : {500L, 502L, 504L}) {
+    EXPECT_FALSE(may_retry(Repeat::not_safe, CURLE_OK, status)) << status;
+    EXPECT_TRUE(may_retry(Repeat::safe, CURLE_OK, status)) << status;
+  }
+  for (CURLcode code : {CURLE_OPERATION_TIMEDOUT, CURLE_SEND_ERROR, CURLE_RECV_ERROR, CURLE_GOT_NOTHING,
+                        CURLE_PARTIAL_FILE}) {
+    EXPECT_FALSE(may_retry(Repeat::not_safe, code, 0)) << code;
+    EXPECT_TRUE(may_retry(Repeat::safe, code, 0)) << code;
+  }
+  // A name that does not resolve never reached the service, but resolving again would fail the same way.
+  EXPECT_FALSE(may_retry(Repeat::not_safe, CURLE_COULDNT_RESOLVE_HOST, 0));
+  EXPECT_FALSE(may_retry(Repeat::safe, CURLE_COULDNT_RESOLVE_HOST, 0));
+  EXPECT_FALSE(may_retry(Repeat::safe, CURLE_OK, 404));
+}
+
 TEST(RetryPolicy, ParsesRetryAfterSecondsAndDates) {
   const std::time_t now = 1445412480;  // Wed, 21 Oct 2015 07:28:00 GMT
   EXPECT_EQ(parse_retry_after("0", now), 0.0);

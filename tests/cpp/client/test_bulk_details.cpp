@@ -34,7 +34,7 @@ std::vector<std::string> ids(int count, int first = 0) {
   return result;
 }
 
-/// Retries that wait milliseconds, not seconds: the bulk engine schedules real waits.
+/// Retries that wait milliseconds, not seconds: with transfers in flight the engine waits for real.
 ClientOptions fast_retry_options(const std::string& base_url, int max_retries = 3) {
   ClientOptions options = testing::test_options(base_url);
   options.retry.max_retries = max_retries;

@@ -21,7 +21,8 @@ HttpTestServer::HttpTestServer() {
   server_.set_tcp_nodelay(true);
   server_.set_keep_alive_max_count(100000);
   server_.new_task_queue = [] { return new httplib::ThreadPool(16); };
-  server_.Post(".*", [this](const httplib::Request& request, httplib::Response& response) {
+  // Every request, whatever its method, is recorded and goes to the one handler.
+  const auto serve = [this](const httplib::Request& request, httplib::Response& response) {
     Handler handler;
     {
       std::lock_guard lock(mutex_);
@@ -34,7 +35,9 @@ HttpTestServer::HttpTestServer() {
       response.status = 500;
       response.set_content("no handler configured", "text/plain");
     }
-  });
+  };
+  server_.Post(".*", serve);
+  server_.Get(".*", serve);
   port_ = server_.bind_to_any_port("127.0.0.1");
   if (port_ <= 0) throw std::runtime_error("test server could not bind 127.0.0.1");
   thread_ = std::thread([this] { server_.listen_after_bind(); });

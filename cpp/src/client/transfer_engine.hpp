@@ -1,0 +1,117 @@
+#pragma once
+// The client's one transfer engine. Every request the client sends - a single call, a page of a listing
+// (prefetched or not), every id of a bulk call - runs here, as a batch over one libcurl multi handle leased
+// from the connection pool (a single call is a batch of one):
+//  - one poll loop: at most `concurrency` transfers in flight, each easy handle kept for the next request so
+//    the connections cached by the multi handle are reused, within the batch and by the next batch;
+//  - one retry policy (retry_policy.hpp) per request: the same classification, backoff, Retry-After and
+//    overall deadline for all, the request's Repeat deciding what a not-safe write may retry; a request
+//    waiting for its retry holds no handle, the others keep running;
+//  - one rate limit: every attempt, retries included, takes a slot of the client's RateLimiter;
+//  - one cancellation: a Cancellation carried with the batch, checked between polls (at least every 100 ms),
+//    and honoured by removing the handles in flight - never by aborting from a libcurl callback;
+//  - token hygiene: a handle whose response echoed the token in a header is replaced at once (libcurl keeps
+//    header lines as long as the handle lives), and the connections of that batch are closed when it ends.
+
+#include <curl/curl.h>
+
+#include <chrono>
+#include <cstddef>
+#include <exception>
+#include <functional>
+#include <span>
+#include <stop_token>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "connection_pool.hpp"
+#include "rate_limiter.hpp"
+#include "retry_policy.hpp"
+#include "trunk/log.hpp"
+#include "trunk/retry.hpp"
+
+namespace trunk::detail {
+
+enum class HttpMethod { get, post };
+
+/// What a successful answer is: JSON (decoded by the caller) or text (e.g. Prometheus metrics). Chooses the
+/// request's Accept header.
+enum class BodyKind { json, text };
+
+/// One request as the engine receives it. Validation and encoding are the caller's.
+struct HttpRequest {
+  std::string_view operation;  ///< names the call in errors and log records ("get_test_details")
+  HttpMethod method = HttpMethod::post;
+  std::string url;
+  std::string body;  ///< sent with POST; a GET sends none
+  Repeat repeat = Repeat::safe;
+  BodyKind answer = BodyKind::json;
+};
+
+/// Why a batch should stop, passed explicitly with it: the caller's stop_token (a pager abandoning a page it
+/// prefetched) and/or the client's interrupt check (ClientOptions::interrupt_check, Ctrl-C in Python).
+class Cancellation {
+ public:
+  Cancellation() = default;
+  /// `interrupt_check` (may be null or empty) must outlive this object.
+  explicit Cancellation(const std::function<bool()>* interrupt_check, std::stop_token stop = {})
+      : interrupt_check_(interrupt_check), stop_(std::move(stop)) {}
+
+  bool requested() const {
+    return stop_.stop_requested() || (interrupt_check_ != nullptr && *interrupt_check_ && (*interrupt_check_)());
+  }
+
+ private:
+  const std::function<bool()>* interrupt_check_ = nullptr;
+  std::stop_token stop_;
+};
+
+/// Everything of a client the engine needs, fixed when the client is made.
+struct EngineSettings {
+  /// Sets the options that never change on a new easy handle (TLS, share, user agent...).
+  std::function<void(CURL*)> configure;
+  /// Request headers (the token line in secret memory, curl_handles.hpp) for JSON and for text answers.
+  const curl_slist* json_headers = nullptr;
+  const curl_slist* text_headers = nullptr;
+  std::string_view token;  ///< for redaction and the echo check (a view into the secret memory)
+  const RetryOptions* retry = nullptr;
+  std::chrono::milliseconds attempt_timeout{0};
+  std::size_t max_response_bytes = 0;
+  /// Receives records already redacted (may be empty).
+  std::function<void(LogLevel, const std::string&)> log;
+  std::function<double()> random;  ///< uniform [0, 1), the backoff jitter
+  /// Test hook (ClientOptions::sleep): when set, a wait with no transfer in flight (between the attempts of a
+  /// single call, for a rate-limit slot) goes through it instead of the poll loop.
+  std::function<void(std::chrono::milliseconds)> sleep;
+  RateLimiter* rate_limiter = nullptr;
+  std::size_t max_idle_connections = 64;
+};
+
+class TransferEngine {
+ public:
+  explicit TransferEngine(EngineSettings settings);
+  TransferEngine(const TransferEngine&) = delete;
+  TransferEngine& operator=(const TransferEngine&) = delete;
+
+  /// Receives the 2xx body of request `index` as soon as it arrives (on the calling thread); an exception it
+  /// throws becomes that request's error.
+  using OnSuccess = std::function<void(std::size_t index, std::string&& body)>;
+
+  /// Sends every request of `requests`, at most `concurrency` (>= 1) at once. Returns one entry per request,
+  /// in order: null when on_success took its body, else the trunk::Error that ended it after retries. Throws
+  /// CancelledError naming `operation` when `cancel` asks (the transfers in flight are dropped first), and
+  /// TransportError when libcurl itself fails.
+  std::vector<std::exception_ptr> send_all(std::span<const HttpRequest> requests, std::size_t concurrency,
+                                           const Cancellation& cancel, std::string_view operation,
+                                           const OnSuccess& on_success);
+
+  /// One request (a batch of one): the 2xx body, or throws what ended it.
+  std::string send(const HttpRequest& request, const Cancellation& cancel);
+
+ private:
+  EngineSettings settings_;
+  ConnectionPool pool_;
+};
+
+}  // namespace trunk::detail

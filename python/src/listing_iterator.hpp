@@ -1,0 +1,154 @@
+#pragma once
+// ListingIterator<Page>: the Python face of trunk::Pager<Page> (paging stays in C++), one template for every
+// listing; bind_pager.cpp binds it once per listing under that listing's name (TestIterator for the test
+// listings).
+//
+// Lazy: nothing is fetched until the first item is asked for. Single use: iterating, .pages, to_list() and
+// to_pandas() each consume it, and a second start raises ValueError("Iterator has already started"), as
+// google-api-core's iterators do, so a silently empty second loop cannot hide a bug. max_results stops after
+// that many items without fetching another page. Every fetch runs with the GIL released; Ctrl-C ends it.
+// The iterator owns a reference to its Client, so the Client lives as long as any iterator over it.
+
+#include <pybind11/pybind11.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <iterator>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "interrupt.hpp"
+#include "trunk/client.hpp"
+#include "trunk/pager.hpp"
+
+namespace trunk::python {
+
+template <class Page>
+class ListingIterator {
+ public:
+  using Traits = PageTraits<Page>;
+  using Item = typename Traits::Item;
+
+  ListingIterator(std::shared_ptr<Client> client, Pager<Page> pager, std::optional<std::int64_t> max_results)
+      : client_(std::move(client)), pager_(std::move(pager)), max_results_(max_results) {}
+
+  /// Drops the pager with the GIL released: its prefetch thread may be waiting for the GIL (the log callback
+  /// forwards to Python) and must be joined, which would deadlock while this thread held the GIL.
+  ~ListingIterator() {
+    if (PyGILState_Check() != 0) {
+      pybind11::gil_scoped_release release;
+      Pager<Page> dropped = std::move(pager_);  // moving abandons (stops and joins) the prefetch here
+    } else {
+      Pager<Page> dropped = std::move(pager_);
+    }
+  }
+  ListingIterator(const ListingIterator&) = delete;
+  ListingIterator& operator=(const ListingIterator&) = delete;
+
+  /// Marks the iterator as started; throws pybind11::value_error when it already was.
+  void start() {
+    if (started_) throw pybind11::value_error("Iterator has already started");
+    started_ = true;
+  }
+  bool started() const noexcept { return started_; }
+
+  /// The next item, or nullopt at the end (or once max_results items were given). Releases the GIL to fetch.
+  std::optional<Item> next_item() {
+    // Fast path, GIL held: the current page still has an item. try_lock, never lock: a thread that holds mutex_
+    // may be fetching without the GIL and need it back, so waiting here with the GIL could deadlock.
+    if (mutex_.try_lock()) {
+      std::lock_guard lock(mutex_, std::adopt_lock);
+      if (limit_reached()) return std::nullopt;
+      if (position_ < items().size()) {
+        ++yielded_;
+        return std::move(items()[position_++]);
+      }
+    }
+    // Slow path: a page must be fetched (or another thread is fetching); wait without the GIL.
+    return call_without_gil([&]() -> std::optional<Item> {
+      std::lock_guard lock(mutex_);
+      if (limit_reached() || !fill_current()) return std::nullopt;
+      ++yielded_;
+      return std::move(items()[position_++]);
+    });
+  }
+
+  /// The next page, cut short when it would go past max_results; nullopt at the end.
+  std::optional<Page> next_page() {
+    return call_without_gil([&]() -> std::optional<Page> {
+      std::lock_guard lock(mutex_);
+      if (limit_reached()) return std::nullopt;
+      std::optional<Page> page;
+      if (position_ < items().size()) {
+        // Items of the current page not given out yet (iteration mixed with .pages is refused by start(), so
+        // this only happens after a max_results cut); hand out what is left of it.
+        page = std::move(current_);
+        auto& rest = Traits::items(*page);
+        rest.erase(rest.begin(), rest.begin() + static_cast<std::ptrdiff_t>(position_));
+        current_ = Page{};
+        position_ = 0;
+      } else {
+        page = pager_.next_page();
+        if (!page) return std::nullopt;
+      }
+      auto& page_items = Traits::items(*page);
+      if (max_results_) {
+        const auto room = static_cast<std::size_t>(*max_results_ - yielded_);
+        if (page_items.size() > room) {
+          page_items.erase(page_items.begin() + static_cast<std::ptrdiff_t>(room), page_items.end());
+        }
+      }
+      yielded_ += static_cast<std::int64_t>(page_items.size());
+      return page;
+    });
+  }
+
+  /// Every remaining item.
+  std::vector<Item> drain() {
+    return call_without_gil([&] {
+      std::lock_guard lock(mutex_);
+      std::vector<Item> all;
+      while (!limit_reached() && fill_current()) {
+        auto first = items().begin() + static_cast<std::ptrdiff_t>(position_);
+        std::size_t take = items().size() - position_;
+        if (max_results_) take = std::min(take, static_cast<std::size_t>(*max_results_ - yielded_));
+        all.insert(all.end(), std::make_move_iterator(first),
+                   std::make_move_iterator(first + static_cast<std::ptrdiff_t>(take)));
+        position_ += take;
+        yielded_ += static_cast<std::int64_t>(take);
+      }
+      return all;
+    });
+  }
+
+ private:
+  std::vector<Item>& items() noexcept { return Traits::items(current_); }
+  bool limit_reached() const noexcept { return max_results_ && yielded_ >= *max_results_; }
+  /// Fetches pages until one holds an unread item; false at the end. Caller holds mutex_.
+  bool fill_current() {
+    while (position_ >= items().size()) {
+      std::optional<Page> page = pager_.next_page();
+      if (!page) return false;
+      current_ = std::move(*page);
+      position_ = 0;
+    }
+    return true;
+  }
+
+  std::shared_ptr<Client> client_;  // the pager refers to it: keep it alive
+  Pager<Page> pager_;
+  std::optional<std::int64_t> max_results_;
+  std::int64_t yielded_ = 0;
+  bool started_ = false;
+  Page current_{};
+  std::size_t position_ = 0;
+  std::mutex mutex_;  // two Python threads sharing one iterator must not walk the pager at once
+};
+
+/// The test listings' iterator, bound as _core.TestIterator.
+using TestIterator = ListingIterator<TestPage>;
+
+}  // namespace trunk::python
