@@ -1,5 +1,5 @@
 // The listing iterators (listing_iterator.hpp) and their page views: one template, bound once per listing.
-// A new listing is one bind_listing<Page>(...) line below, plus its columns_of overload (columns_of.hpp).
+// A new listing is one bind_listing<Page>(...) line below, plus its columns_of overload (to_columns.hpp).
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -9,7 +9,7 @@
 #include <utility>
 
 #include "bindings.hpp"
-#include "columns_of.hpp"
+#include "to_columns.hpp"
 #include "listing_iterator.hpp"
 
 namespace py = pybind11;
