@@ -117,7 +117,7 @@ py::dict describe_api() {
     entry["path"] = std::string(Op::path);
     entry["request"] = std::string(schema::Model<typename Op::Request>::name);
     entry["response"] = std::string(schema::Model<typename Op::Response>::name);
-    entry["safe_to_repeat"] = Op::repeatable == Repeatable::yes;
+    entry["safe_to_repeat"] = Op::repeat == Repeat::safe;
     entry["doc"] = std::string(Op::doc);
     operations.append(entry);
   });

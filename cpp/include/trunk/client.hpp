@@ -21,6 +21,7 @@
 
 #include "trunk/bulk.hpp"
 #include "trunk/client_options.hpp"
+#include "trunk/operations.hpp"
 #include "trunk/pager.hpp"
 #include "trunk/queue_settings.hpp"
 #include "trunk/requests.hpp"
@@ -46,12 +47,18 @@ class Client {
   Client(const Client&) = delete;
   Client& operator=(const Client&) = delete;
 
-  /// One page of POST /v1/flaky-tests/list-failing-tests (the page named by request.page_query).
-  TestPage list_failing_tests(const ListFailingTestsRequest& request);
-  /// One page of POST /v1/flaky-tests/list-unhealthy-tests.
-  TestPage list_unhealthy_tests(const ListUnhealthyTestsRequest& request);
-  /// POST /v1/flaky-tests/get-test-details.
-  TestDetails get_test_details(const GetTestDetailsRequest& request);
+  // ---- One method per operation of operations.hpp (TRUNK_OPERATIONS), named as the operation:
+  //   TestPage list_failing_tests(const ListFailingTestsRequest&);    TestDetails get_test_details(...);
+  //   TestPage list_unhealthy_tests(const ListUnhealthyTestsRequest&); QueueSettings update_queue(...);
+  //   QuarantinedTestPage list_quarantined_tests(...);                 QueueSettings get_queue(const GetQueueRequest&);
+  // Each validates the request (ValidationError; nothing sent), sends it with its operation's retry rule
+  // (trunk/repeat.hpp: only the fields that are set) and decodes the answer. A listing method reads the one
+  // page its request's page_query names; the pagers below walk them all.
+#define TRUNK_CLIENT_METHOD_(Type, name, method, path, RequestType, ResponseType, ...) \
+  ResponseType name(const RequestType& request);
+  TRUNK_OPERATIONS(TRUNK_CLIENT_METHOD_)
+#undef TRUNK_CLIENT_METHOD_
+
   /// get_test_details for every id of `test_ids`, concurrently (see bulk.hpp): results in input order, one
   /// per id (duplicates included), each holding the details or the error that ended that id. Throws
   /// ValidationError naming every bad id ("test_ids[3]"), a bad repo/org_url_slug or a bad concurrency before
@@ -59,15 +66,13 @@ class Client {
   std::vector<BulkResult<TestDetails>> get_test_details_many(const Repo& repo, const std::string& org_url_slug,
                                                              const std::vector<std::string>& test_ids,
                                                              BulkOptions options = {});
-  /// POST /v1/updateQueue; returns the settings after the update. Only the fields set are sent.
-  QueueSettings update_queue(const UpdateQueueRequest& request);
 
-  /// Every failing test of the window, page after page, fetched lazily. The request is validated here,
-  /// before anything is sent. The pager refers to this Client (or the Client it is moved into), which must
+  /// Every item of a listing, page after page, fetched lazily (see pager.hpp). The request is validated here,
+  /// before anything is sent. A pager refers to this Client (or the Client it is moved into), which must
   /// outlive it.
   TestPager failing_tests(ListFailingTestsRequest request);
-  /// Every unhealthy test with the requested status, fetched lazily (same rules as failing_tests).
   TestPager unhealthy_tests(ListUnhealthyTestsRequest request);
+  Pager<QuarantinedTestPage> quarantined_tests(ListQuarantinedTestsRequest request);
 
   /// The resolved base address, without a trailing '/'.
   const std::string& base_url() const noexcept;

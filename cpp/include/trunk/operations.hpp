@@ -7,40 +7,34 @@
 #include <tuple>
 
 #include "trunk/models.hpp"
+#include "trunk/repeat.hpp"
 
 namespace trunk {
 
-/// May a retry send the request again? (service-v1-endpoints.md, "Writes and retries")
-enum class Repeatable {
-  yes,  ///< reads, and writes that set absolute values (updateQueue)
-  /// not safe to repeat: retried only when the first attempt provably never reached the service
-  only_if_not_delivered,
-};
-
-// X(Type, name, "METHOD", "/path", Request, Response, Repeatable, "doc")
+// X(Type, name, "METHOD", "/path", Request, Response, Repeat, "doc")
 #define TRUNK_OPERATIONS(X)                                                                                     \
   X(ListFailingTests, list_failing_tests, "POST", "/v1/flaky-tests/list-failing-tests", ListFailingTestsRequest, \
-    TestPage, Repeatable::yes, "One page of the distinct tests that failed in a time window (at most 7 days).")   \
+    TestPage, Repeat::safe, "One page of the distinct tests that failed in a time window (at most 7 days).")   \
   X(ListUnhealthyTests, list_unhealthy_tests, "POST", "/v1/flaky-tests/list-unhealthy-tests",                    \
-    ListUnhealthyTestsRequest, TestPage, Repeatable::yes, "One page of the tests classed flaky or broken.")       \
+    ListUnhealthyTestsRequest, TestPage, Repeat::safe, "One page of the tests classed flaky or broken.")       \
   X(GetTestDetails, get_test_details, "POST", "/v1/flaky-tests/get-test-details", GetTestDetailsRequest,         \
-    TestDetails, Repeatable::yes, "Every detail of one test case.")                                              \
+    TestDetails, Repeat::safe, "Every detail of one test case.")                                              \
   X(ListQuarantinedTests, list_quarantined_tests, "POST", "/v1/flaky-tests/list-quarantined-tests",              \
-    ListQuarantinedTestsRequest, QuarantinedTestPage, Repeatable::yes, "One page of the quarantined tests.")      \
-  X(UpdateQueue, update_queue, "POST", "/v1/updateQueue", UpdateQueueRequest, QueueSettings, Repeatable::yes,    \
+    ListQuarantinedTestsRequest, QuarantinedTestPage, Repeat::safe, "One page of the quarantined tests.")      \
+  X(UpdateQueue, update_queue, "POST", "/v1/updateQueue", UpdateQueueRequest, QueueSettings, Repeat::safe,    \
     "Changes the settings of a merge queue and returns the settings after the change.")                          \
-  X(GetQueue, get_queue, "POST", "/v1/getQueue", GetQueueRequest, QueueSettings, Repeatable::yes,                \
+  X(GetQueue, get_queue, "POST", "/v1/getQueue", GetQueueRequest, QueueSettings, Repeat::safe,                \
     "The settings of a merge queue and the pull requests in it.")
 
 namespace op {
-#define TRUNK_DECLARE_OPERATION_(Type, op_name, op_method, op_path, RequestType, ResponseType, op_repeatable, op_doc) \
+#define TRUNK_DECLARE_OPERATION_(Type, op_name, op_method, op_path, RequestType, ResponseType, op_repeat, op_doc) \
   struct Type {                                                                                                     \
     using Request = RequestType;                                                                                    \
     using Response = ResponseType;                                                                                  \
     static constexpr std::string_view name = #op_name;                                                              \
     static constexpr std::string_view method = op_method;                                                           \
     static constexpr std::string_view path = op_path;                                                               \
-    static constexpr Repeatable repeatable = op_repeatable;                                                         \
+    static constexpr Repeat repeat = op_repeat;                                                         \
     static constexpr std::string_view doc = op_doc;                                                                 \
   };
 TRUNK_OPERATIONS(TRUNK_DECLARE_OPERATION_)

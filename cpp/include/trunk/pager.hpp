@@ -71,6 +71,15 @@ struct PageTraits<TestPage> {
   static std::optional<std::string> next(const TestPage& page) { return page.page.next_page_token; }
 };
 
+/// Token style: the quarantined listing's page.next_page_token.
+template <>
+struct PageTraits<QuarantinedTestPage> {
+  using Item = QuarantinedTest;
+  static constexpr PagingStyle style = PagingStyle::token;
+  static std::vector<QuarantinedTest>& items(QuarantinedTestPage& page) noexcept { return page.quarantined_tests; }
+  static std::optional<std::string> next(const QuarantinedTestPage& page) { return page.page.next_page_token; }
+};
+
 /// How a pager fetches ahead (see "Prefetching" above).
 struct PrefetchOptions {
   bool enabled = false;

@@ -168,24 +168,11 @@ struct Client::Impl {
     }
   }
 
-  TestPage list_failing_tests(const ListFailingTestsRequest& request, std::stop_token stop = {}) {
+  /// Operation Op of operations.hpp: validate, send with its retry rule, decode.
+  template <typename Op>
+  typename Op::Response perform(const typename Op::Request& request, std::stop_token stop = {}) {
     validate(request);
-    return call<TestPage>("list_failing_tests", paths::kListFailingTests, encode(request), detail::Repeat::safe,
-                          std::move(stop));
-  }
-  TestPage list_unhealthy_tests(const ListUnhealthyTestsRequest& request, std::stop_token stop = {}) {
-    validate(request);
-    return call<TestPage>("list_unhealthy_tests", paths::kListUnhealthyTests, encode(request), detail::Repeat::safe,
-                          std::move(stop));
-  }
-  TestDetails get_test_details(const GetTestDetailsRequest& request) {
-    validate(request);
-    return call<TestDetails>("get_test_details", paths::kGetTestDetails, encode(request));
-  }
-  QueueSettings update_queue(const UpdateQueueRequest& request) {
-    validate(request);
-    // Setting the same fields twice leaves the same settings: safe to repeat (service-v1-endpoints.md).
-    return call<QueueSettings>("update_queue", paths::kUpdateQueue, encode(request), detail::Repeat::safe);
+    return call<typename Op::Response>(Op::name, Op::path, encode(request), Op::repeat, std::move(stop));
   }
 
   std::vector<BulkResult<TestDetails>> get_test_details_many(const Repo& repo, const std::string& org_url_slug,
@@ -235,41 +222,41 @@ Client::~Client() = default;
 Client::Client(Client&&) noexcept = default;
 Client& Client::operator=(Client&&) noexcept = default;
 
-TestPage Client::list_failing_tests(const ListFailingTestsRequest& request) {
-  return impl_->list_failing_tests(request);
-}
-TestPage Client::list_unhealthy_tests(const ListUnhealthyTestsRequest& request) {
-  return impl_->list_unhealthy_tests(request);
-}
-TestDetails Client::get_test_details(const GetTestDetailsRequest& request) { return impl_->get_test_details(request); }
-QueueSettings Client::update_queue(const UpdateQueueRequest& request) { return impl_->update_queue(request); }
+#define TRUNK_CLIENT_METHOD_(Type, name, method, path, RequestType, ResponseType, ...) \
+  ResponseType Client::name(const RequestType& request) { return impl_->perform<op::Type>(request); }
+TRUNK_OPERATIONS(TRUNK_CLIENT_METHOD_)
+#undef TRUNK_CLIENT_METHOD_
+
 std::vector<BulkResult<TestDetails>> Client::get_test_details_many(const Repo& repo, const std::string& org_url_slug,
                                                                    const std::vector<std::string>& test_ids,
                                                                    BulkOptions options) {
   return impl_->get_test_details_many(repo, org_url_slug, test_ids, options);
 }
 
-// Both listings page the same way; only the operation differs. The pagers capture Impl (not Client): a Client
+// Every listing pages the same way; only the operation differs. The pagers capture Impl (not Client): a Client
 // that is moved keeps the same Impl, so its pagers stay valid.
-template <typename ClientImpl, typename Request>
-TestPager make_pager(ClientImpl* impl, Request request,
-                     TestPage (ClientImpl::*list)(const Request&, std::stop_token)) {
+template <typename Op, typename ClientImpl>
+Pager<typename Op::Response> make_pager(ClientImpl* impl, typename Op::Request request) {
   validate(request);
   std::string first = request.page_query.page_token;
-  return TestPager(
-      [impl, list, request = std::move(request)](const std::string& token, std::stop_token stop) mutable {
+  return Pager<typename Op::Response>(
+      [impl, request = std::move(request)](const std::string& token, std::stop_token stop) mutable {
         request.page_query.page_token = token;
-        return (impl->*list)(request, std::move(stop));
+        return impl->template perform<Op>(request, std::move(stop));
       },
-      std::move(first), TestPager::PrefetchOptions{impl->options.prefetch_pages, impl->options.interrupt_check});
+      std::move(first), PrefetchOptions{impl->options.prefetch_pages, impl->options.interrupt_check});
 }
 
 TestPager Client::failing_tests(ListFailingTestsRequest request) {
-  return make_pager(impl_.get(), std::move(request), &Impl::list_failing_tests);
+  return make_pager<op::ListFailingTests>(impl_.get(), std::move(request));
 }
 
 TestPager Client::unhealthy_tests(ListUnhealthyTestsRequest request) {
-  return make_pager(impl_.get(), std::move(request), &Impl::list_unhealthy_tests);
+  return make_pager<op::ListUnhealthyTests>(impl_.get(), std::move(request));
+}
+
+Pager<QuarantinedTestPage> Client::quarantined_tests(ListQuarantinedTestsRequest request) {
+  return make_pager<op::ListQuarantinedTests>(impl_.get(), std::move(request));
 }
 
 const std::string& Client::base_url() const noexcept { return impl_->base_url; }

@@ -20,21 +20,13 @@
 
 #include "http_transfer.hpp"
 #include "trunk/log.hpp"
+#include "trunk/repeat.hpp"
 #include "trunk/retry.hpp"
 
 namespace trunk::detail {
 
-/// Whether sending a request twice can do harm: a property of its operation, carried by every request.
-enum class Repeat {
-  /// Reads, and writes whose second application changes nothing more (updateQueue, cancelPullRequest,
-  /// deleteQueue): retried after any retryable failure.
-  safe,
-  /// Writes that may act twice (submitPullRequest, restartTestsOnPullRequest, createQueue,
-  /// setImpactedTargets): retried only when the failed attempt provably never reached the service, see
-  /// never_reached_service. After a timeout, a connection lost after sending, a truncated answer or a 500/502/504,
-  /// the write may have happened: the error goes to the caller, who can read the state back.
-  not_safe,
-};
+/// The retry property of a request (trunk/repeat.hpp).
+using Repeat = trunk::Repeat;
 
 /// 429, 500, 502, 503, 504.
 bool is_retryable_status(long status) noexcept;

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "sandbox_support.hpp"
+#include "trunk/client.hpp"
 #include "trunk/codec.hpp"
 
 namespace sandbox_test {
@@ -100,6 +101,48 @@ TEST_F(ProofOperations, QuarantinedListingValidatesItsPageQuery) {
   const auto wrong_org = post(*sandbox_, std::string(kListQuarantinedTests),
                               {{"repo", repo()}, {"org_url_slug", "someone-else"}, {"page_query", {{"page_size", 5}}}});
   EXPECT_EQ(wrong_org.status, 404);
+}
+
+trunk::Client client_of(const trunk::sandbox::Sandbox& sandbox) {
+  trunk::ClientOptions options;
+  options.base_url = sandbox.url();
+  options.token = sandbox.token();
+  return trunk::Client(std::move(options));
+}
+
+TEST_F(ProofOperations, TheClientReadsTheQueueThroughGetQueue) {
+  auto client = client_of(*sandbox_);
+  trunk::UpdateQueueRequest update;
+  update.repo = sandbox_->repos().at(0);
+  update.target_branch = "release";
+  update.batching_min_size = 3;
+  client.update_queue(update);
+  const auto settings = client.get_queue({sandbox_->repos().at(0), "release"});
+  EXPECT_EQ(settings.batching_min_size, 3);
+  EXPECT_EQ(settings.branch, "release");
+  ASSERT_TRUE(settings.enqueued_pull_requests);
+  EXPECT_TRUE(settings.enqueued_pull_requests->empty());
+  EXPECT_THROW(client.get_queue({sandbox_->repos().at(0), ""}), trunk::ValidationError);  // nothing sent
+}
+
+TEST_F(ProofOperations, TheClientPagesThroughTheQuarantinedTests) {
+  auto client = client_of(*sandbox_);
+  trunk::ListQuarantinedTestsRequest request;
+  request.repo = sandbox_->repos().at(0);
+  request.org_url_slug = sandbox_->org_url_slug();
+  request.page_query.page_size = 4;
+  const auto first = client.list_quarantined_tests(request);
+  ASSERT_TRUE(first.page.total_rows);
+  std::size_t walked = 0;
+  std::set<std::string> ids;
+  for (const trunk::QuarantinedTest& test : client.quarantined_tests(request)) {
+    ++walked;
+    ids.insert(test.test_case_id.value_or(""));
+  }
+  EXPECT_EQ(walked, static_cast<std::size_t>(*first.page.total_rows));
+  EXPECT_EQ(ids.size(), walked);
+  request.page_query.page_size = 0;
+  EXPECT_THROW(client.quarantined_tests(request), trunk::ValidationError);
 }
 
 }  // namespace
