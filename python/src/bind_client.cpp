@@ -1,5 +1,5 @@
-// _core.Client: the four operations of the service, with Python arguments converted in C++ and the GIL
-// released around every network call. The public facade (trunk_api/client.py) wraps it.
+// _core.Client: every operation of operations.hpp, with Python arguments converted in C++ (build_request.hpp)
+// and the GIL released around every network call. The public facade (trunk_api/client.py) wraps it.
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "bindings.hpp"
+#include "build_request.hpp"
 #include "convert_args.hpp"
 #include "interrupt.hpp"
 #include "py_client.hpp"
@@ -20,33 +21,6 @@
 namespace py = pybind11;
 
 namespace trunk::python {
-
-ListFailingTestsRequest build_list_failing_tests(py::handle repo, py::handle org_url_slug, py::handle start_time,
-                                                 py::handle end_time, py::handle page_size, py::handle page_token) {
-  ArgCollector args;
-  ListFailingTestsRequest request;
-  request.repo = args.repo(repo);
-  request.org_url_slug = args.text(org_url_slug, "org_url_slug");
-  request.start_time = args.timestamp(start_time, "start_time");
-  request.end_time = args.timestamp(end_time, "end_time");
-  request.page_query.page_size = args.integer(page_size, "page_query.page_size");
-  request.page_query.page_token = args.text(page_token, "page_query.page_token");
-  args.finish(request);
-  return request;
-}
-
-ListUnhealthyTestsRequest build_list_unhealthy_tests(py::handle repo, py::handle org_url_slug, py::handle status,
-                                                     py::handle page_size, py::handle page_token) {
-  ArgCollector args;
-  ListUnhealthyTestsRequest request;
-  request.repo = args.repo(repo);
-  request.org_url_slug = args.text(org_url_slug, "org_url_slug");
-  request.status = args.enumeration<HealthStatus>(status, "status");
-  request.page_query.page_size = args.integer(page_size, "page_query.page_size");
-  request.page_query.page_token = args.text(page_token, "page_query.page_token");
-  args.finish(request);
-  return request;
-}
 
 std::optional<std::int64_t> convert_max_results(py::handle max_results) {
   if (max_results.is_none()) return std::nullopt;
@@ -59,50 +33,31 @@ std::optional<std::int64_t> convert_max_results(py::handle max_results) {
 
 namespace {
 
-GetTestDetailsRequest build_get_test_details(py::handle repo, py::handle org_url_slug, py::handle test_id) {
-  ArgCollector args;
-  GetTestDetailsRequest request;
-  request.repo = args.repo(repo);
-  request.org_url_slug = args.text(org_url_slug, "org_url_slug");
-  request.test_id = args.text(test_id, "test_id");
-  args.finish(request);
-  return request;
-}
-
-/// Python keyword (snake_case) -> how to store it in the request, named by its camelCase wire field.
-UpdateQueueRequest build_update_queue(py::handle repo, py::handle target_branch, const py::kwargs& fields) {
-  ArgCollector args;
-  UpdateQueueRequest request;
-  request.repo = args.repo(repo);
-  request.target_branch = args.text(target_branch, "targetBranch");
-  for (auto item : fields) {
-    const std::string key = py::str(item.first).cast<std::string>();
-    const py::handle value = item.second;
-    if (value.is_none()) continue;  // None means "not sent"
-    auto& r = request;
-    if (key == "state") r.state = args.enumeration<QueueState>(value, "state");
-    else if (key == "concurrency") r.concurrency = args.integer(value, "concurrency");
-    else if (key == "bisection_concurrency") r.bisection_concurrency = args.integer(value, "bisectionConcurrency");
-    else if (key == "testing_timeout_minutes") r.testing_timeout_minutes = args.integer(value, "testingTimeoutMinutes");
-    else if (key == "pending_failure_depth") r.pending_failure_depth = args.integer(value, "pendingFailureDepth");
-    else if (key == "can_optimistically_merge") r.can_optimistically_merge = args.boolean(value, "canOptimisticallyMerge");
-    else if (key == "batch") r.batch = args.boolean(value, "batch");
-    else if (key == "batching_max_wait_time_minutes") r.batching_max_wait_time_minutes = args.integer(value, "batchingMaxWaitTimeMinutes");
-    else if (key == "batching_min_size") r.batching_min_size = args.integer(value, "batchingMinSize");
-    else if (key == "mode") r.mode = args.enumeration<QueueMode>(value, "mode");
-    else if (key == "comments_enabled") r.comments_enabled = args.boolean(value, "commentsEnabled");
-    else if (key == "commands_enabled") r.commands_enabled = args.boolean(value, "commandsEnabled");
-    else if (key == "create_prs_for_testing_branches") r.create_prs_for_testing_branches = args.boolean(value, "createPrsForTestingBranches");
-    else if (key == "direct_merge_mode") r.direct_merge_mode = args.enumeration<DirectMergeMode>(value, "directMergeMode");
-    else if (key == "optimization_mode") r.optimization_mode = args.enumeration<OptimizationMode>(value, "optimizationMode");
-    else if (key == "merge_method") r.merge_method = args.enumeration<MergeMethod>(value, "mergeMethod");
-    else if (key == "status_check_enabled") r.status_check_enabled = args.boolean(value, "statusCheckEnabled");
-    else if (key == "required_statuses") r.required_statuses = args.text_list(value, "requiredStatuses");
-    else if (key == "delete_required_statuses") r.delete_required_statuses = args.boolean(value, "deleteRequiredStatuses");
-    else throw py::type_error("update_queue() got an unexpected keyword argument '" + key + "'");
+/// Binds operation Op as _core.Client.<name>(*args, **kwargs) (build_request.hpp says how the arguments map
+/// onto the request), and, for a listing, iter_<noun> returning the lazy iterator of every page. The GIL is
+/// released for the network call; the answer is the declared answer model.
+template <typename Op, typename Method>
+void bind_operation(py::class_<PyClient>& cls, Method method) {
+  using Request = typename Op::Request;
+  const std::string name(Op::name);
+  cls.def(name.c_str(), [method](PyClient& self, const py::args& args, const py::kwargs& kwargs) {
+    const Request request = build_request<Request>(Op::name, args, kwargs);
+    return call_without_gil([&] { return method(*self.client, request); });
+  }, std::string(Op::doc).c_str());
+  if constexpr (requires { PageTraits<typename Op::Response>::style; }) {
+    const std::string iter_name = "iter_" + name.substr(name.find('_') + 1);  // list_failing_tests -> iter_failing_tests
+    cls.def(iter_name.c_str(), [iter_name](PyClient& self, const py::args& args, py::kwargs kwargs) {
+      std::optional<std::int64_t> limit;
+      if (kwargs.contains("max_results")) {
+        limit = convert_max_results(kwargs["max_results"]);
+        PyDict_DelItemString(kwargs.ptr(), "max_results");
+      }
+      Request request = build_request<Request>(iter_name, args, kwargs, /*allow_page_token=*/false);
+      auto pager = self.client->template pager<Op>(std::move(request));
+      if (limit) pager.limit_prefetch(static_cast<std::size_t>(*limit));  // no page past max_results
+      return std::make_shared<ListingIterator<typename Op::Response>>(self.client, std::move(pager), limit);
+    }, ("Every item of every page of " + name + ", fetched lazily; max_results stops early.").c_str());
   }
-  args.finish(request);
-  return request;
 }
 
 ClientOptions build_options(const py::object& token, const py::object& base_url, py::handle timeout,
@@ -174,7 +129,8 @@ std::shared_ptr<Client> make_client(ClientOptions&& options) {
 }  // namespace
 
 void bind_client(py::module_& m) {
-  py::class_<PyClient>(m, "Client", "Private: use trunk_api.Client.")
+  py::class_<PyClient> cls(m, "Client", "Private: use trunk_api.Client.");
+  cls
       .def(py::init([](const py::object& token, const py::object& base_url, py::handle timeout, py::handle max_retries,
                        const py::object& user_agent, py::handle connect_timeout, py::handle overall_deadline,
                        py::handle verify_tls, const py::object& ca_bundle, py::handle allow_insecure_http,
@@ -190,57 +146,11 @@ void bind_client(py::module_& m) {
            py::arg("overall_deadline") = 120.0, py::arg("verify_tls") = true, py::arg("ca_bundle") = py::none(),
            py::arg("allow_insecure_http") = false, py::arg("max_requests_per_second") = 0.0,
            py::arg("log") = py::none(), py::arg("prefetch_pages") = true)
-      .def_property_readonly("base_url", [](const PyClient& self) { return self.client->base_url(); })
-      .def("list_failing_tests",
-           [](PyClient& self, py::handle repo, py::handle org_url_slug, py::handle start_time, py::handle end_time,
-              py::handle page_size, py::handle page_token) {
-             auto request = build_list_failing_tests(repo, org_url_slug, start_time, end_time, page_size, page_token);
-             return call_without_gil([&] { return self.client->list_failing_tests(request); });
-           },
-           py::arg("repo"), py::arg("org_url_slug"), py::arg("start_time"), py::arg("end_time"), py::kw_only(),
-           py::arg("page_size") = 100, py::arg("page_token") = "")
-      .def("list_unhealthy_tests",
-           [](PyClient& self, py::handle repo, py::handle org_url_slug, py::handle status, py::handle page_size,
-              py::handle page_token) {
-             auto request = build_list_unhealthy_tests(repo, org_url_slug, status, page_size, page_token);
-             return call_without_gil([&] { return self.client->list_unhealthy_tests(request); });
-           },
-           py::arg("repo"), py::arg("org_url_slug"), py::arg("status"), py::kw_only(), py::arg("page_size") = 100,
-           py::arg("page_token") = "")
-      .def("get_test_details",
-           [](PyClient& self, py::handle repo, py::handle org_url_slug, py::handle test_id) {
-             auto request = build_get_test_details(repo, org_url_slug, test_id);
-             return call_without_gil([&] { return self.client->get_test_details(request).test; });
-           },
-           py::arg("repo"), py::arg("org_url_slug"), py::arg("test_id"))
-      .def("update_queue",
-           [](PyClient& self, py::handle repo, py::handle target_branch, const py::kwargs& fields) {
-             auto request = build_update_queue(repo, target_branch, fields);
-             return call_without_gil([&] { return self.client->update_queue(request); });
-           },
-           py::arg("repo"), py::arg("target_branch"))
-      .def("iter_failing_tests",
-           [](PyClient& self, py::handle repo, py::handle org_url_slug, py::handle start_time, py::handle end_time,
-              py::handle page_size, py::handle max_results) {
-             auto request = build_list_failing_tests(repo, org_url_slug, start_time, end_time, page_size, py::str(""));
-             auto limit = convert_max_results(max_results);
-             TestPager pager = self.client->failing_tests(std::move(request));
-             if (limit) pager.limit_prefetch(static_cast<std::size_t>(*limit));  // no page past max_results
-             return std::make_shared<TestIterator>(self.client, std::move(pager), limit);
-           },
-           py::arg("repo"), py::arg("org_url_slug"), py::arg("start_time"), py::arg("end_time"), py::kw_only(),
-           py::arg("page_size") = 100, py::arg("max_results") = py::none())
-      .def("iter_unhealthy_tests",
-           [](PyClient& self, py::handle repo, py::handle org_url_slug, py::handle status, py::handle page_size,
-              py::handle max_results) {
-             auto request = build_list_unhealthy_tests(repo, org_url_slug, status, page_size, py::str(""));
-             auto limit = convert_max_results(max_results);
-             TestPager pager = self.client->unhealthy_tests(std::move(request));
-             if (limit) pager.limit_prefetch(static_cast<std::size_t>(*limit));  // no page past max_results
-             return std::make_shared<TestIterator>(self.client, std::move(pager), limit);
-           },
-           py::arg("repo"), py::arg("org_url_slug"), py::arg("status"), py::kw_only(), py::arg("page_size") = 100,
-           py::arg("max_results") = py::none());
+      .def_property_readonly("base_url", [](const PyClient& self) { return self.client->base_url(); });
+#define TRUNK_BIND_OPERATION_(Type, name, ...) \
+  bind_operation<op::Type>(cls, [](Client& client, const op::Type::Request& request) { return client.name(request); });
+  TRUNK_OPERATIONS(TRUNK_BIND_OPERATION_)
+#undef TRUNK_BIND_OPERATION_
 }
 
 }  // namespace trunk::python

@@ -77,6 +77,8 @@ void bind_listing(py::module_& m, const char* name, const char* page_view_name, 
 
 void bind_pager(py::module_& m) {
   bind_listing<TestPage>(m, "TestIterator", "PageIterator", "TestCase", "TestPage");
+  bind_listing<QuarantinedTestPage>(m, "QuarantinedTestIterator", "QuarantinedTestPageIterator", "QuarantinedTest",
+                                    "QuarantinedTestPage");
 }
 
 }  // namespace trunk::python

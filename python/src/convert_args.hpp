@@ -39,20 +39,18 @@ class ArgCollector {
   Timestamp timestamp(pybind11::handle value, std::string_view field);
   std::vector<std::string> text_list(pybind11::handle value, std::string_view field);
 
-  /// A member of the Python enum or its wire string. HealthStatus also accepts any case ("flaky").
-  template <typename E>
+  /// A member of the Python enum or its wire string; any case where the enumeration's declaration says so
+  /// (HealthStatus). The rule names the values a request may carry.
+  template <schema::DescribedEnum E>
   E enumeration(pybind11::handle value, std::string_view field) {
     std::string wire = text(value, field);
     if (failed(field)) return E{};
-    if constexpr (std::is_same_v<E, HealthStatus>) {
+    if constexpr (schema::Enum<E>::options.case_insensitive_input) {
       for (char& c : wire) c = static_cast<char>(c >= 'a' && c <= 'z' ? c - 'a' + 'A' : c);
     }
     if (auto known = enum_from_wire<E>(wire)) return *known;
     std::string allowed;
-    for (std::string_view option : enum_wire_values<E>()) {
-      if constexpr (std::is_same_v<E, QueueState>) {
-        if (option == to_wire(QueueState::switching_modes)) continue;  // response-only
-      }
+    for (std::string_view option : enum_requestable_values<E>()) {
       allowed += allowed.empty() ? "" : ", ";
       allowed += option;
     }

@@ -17,13 +17,6 @@ struct PyClient {
   std::shared_ptr<Client> client;
 };
 
-ListFailingTestsRequest build_list_failing_tests(pybind11::handle repo, pybind11::handle org_url_slug,
-                                                 pybind11::handle start_time, pybind11::handle end_time,
-                                                 pybind11::handle page_size, pybind11::handle page_token);
-ListUnhealthyTestsRequest build_list_unhealthy_tests(pybind11::handle repo, pybind11::handle org_url_slug,
-                                                     pybind11::handle status, pybind11::handle page_size,
-                                                     pybind11::handle page_token);
-
 /// None = no limit; else an int >= 0 (ValidationError naming "max_results" otherwise).
 std::optional<std::int64_t> convert_max_results(pybind11::handle max_results);
 

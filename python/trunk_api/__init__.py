@@ -9,6 +9,10 @@
 from trunk_api._core import (
     FailureSummary,
     PageInfo,
+    PullRequest,
+    QuarantinedTest,
+    QuarantinedTestIterator,
+    QuarantinedTestPage,
     QueueSettings,
     Repo,
     RepositoryRef,
@@ -25,6 +29,9 @@ from trunk_api.enums import (
     HealthStatus,
     MergeMethod,
     OptimizationMode,
+    PullRequestState,
+    QuarantinedTestStatus,
+    QuarantineSetting,
     QueueMode,
     QueueState,
 )
@@ -48,6 +55,7 @@ from trunk_api.errors import (
 from trunk_api.sandbox import RecordedRequest, Sandbox
 
 __all__ = [
+    "__version__",
     "ApiError",
     "AuthenticationError",
     "BadRequestError",
@@ -63,6 +71,13 @@ __all__ = [
     "PageInfo",
     "PaginationError",
     "PermissionDeniedError",
+    "PullRequest",
+    "PullRequestState",
+    "QuarantinedTest",
+    "QuarantinedTestIterator",
+    "QuarantinedTestPage",
+    "QuarantinedTestStatus",
+    "QuarantineSetting",
     "QueueMode",
     "QueueSettings",
     "QueueState",
@@ -82,5 +97,4 @@ __all__ = [
     "TrunkError",
     "ValidationError",
     "Violation",
-    "__version__",
 ]

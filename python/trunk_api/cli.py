@@ -218,6 +218,14 @@ def build_parser() -> argparse.ArgumentParser:
     _add_connection_options(unhealthy)
     unhealthy.set_defaults(handler=_run_unhealthy)
 
+    quarantined = commands.add_parser("quarantined", help="tests the service quarantines",
+                                      description="List the tests the service quarantines (their failures do not "
+                                                  "block merges).")
+    _add_repo_options(quarantined)
+    _add_output_options(quarantined, listing=True)
+    _add_connection_options(quarantined)
+    quarantined.set_defaults(handler=_run_quarantined)
+
     test = commands.add_parser("test", help="details of one test", description="Show one test case, with "
                                                                               "its most common failures.")
     test.add_argument("test_id", metavar="TEST_ID", help="the test's id (a UUID)")
@@ -239,6 +247,15 @@ def build_parser() -> argparse.ArgumentParser:
     _add_output_options(update, listing=False)
     _add_connection_options(update)
     update.set_defaults(handler=_run_queue_update)
+    get = queue_commands.add_parser(
+        "get", help="show the settings of a merge queue and the pull requests in it",
+        description="Show the settings of the merge queue of one target branch and the pull requests queued in it "
+                    "(reading changes nothing).")
+    _add_repo_options(get, org=False)
+    get.add_argument("--branch", required=True, metavar="BRANCH", help="target branch of the queue")
+    _add_output_options(get, listing=False)
+    _add_connection_options(get)
+    get.set_defaults(handler=_run_queue_get)
 
     sandbox = commands.add_parser(
         "sandbox", help="run a local sandbox of the service (Ctrl-C stops)",
@@ -331,6 +348,17 @@ def _run_unhealthy(ctx: _Context) -> int:
     return _write_listing(ctx, tests, columns, what="unhealthy")
 
 
+def _run_quarantined(ctx: _Context) -> int:
+    args = ctx.args
+    tests = ctx.client().iter_quarantined_tests(args.repo, args.org, page_size=args.page_size,
+                                               max_results=args.max_results)
+    columns = [("NAME", render.name), ("STATUS", lambda test: str(test.status or "-")),
+               ("SETTING", lambda test: str(test.quarantine_setting or "-")),
+               ("SINCE", lambda test: render.iso(test.quarantined_at) if test.quarantined_at else "-"),
+               ("TEST CASE ID", render.field("test_case_id"))]
+    return _write_listing(ctx, tests, columns, what="quarantined", item_type=trunk_api.QuarantinedTest)
+
+
 def _run_test(ctx: _Context) -> int:
     args = ctx.args
     test = ctx.client().get_test_details(args.repo, args.org, args.test_id)
@@ -347,6 +375,14 @@ def _run_test(ctx: _Context) -> int:
 def _run_queue_update(ctx: _Context) -> int:
     args = ctx.args
     settings = ctx.client().update_queue(args.repo, args.branch, **_queue_setting_arguments(args))
+    return _write_queue(ctx, settings)
+
+
+def _run_queue_get(ctx: _Context) -> int:
+    return _write_queue(ctx, ctx.client().get_queue(ctx.args.repo, ctx.args.branch))
+
+
+def _write_queue(ctx: _Context, settings: Any) -> int:
     fmt = ctx.output_format(listing=False)
     wire = settings.to_dict()
     if fmt == "table":
@@ -410,7 +446,7 @@ def _run_sandbox(ctx: _Context) -> int:
 Column = tuple[str, Callable[[Any], str]]
 
 
-def _write_listing(ctx: _Context, tests: Any, columns: list[Column], *, what: str) -> int:
+def _write_listing(ctx: _Context, tests: Any, columns: list[Column], *, what: str, item_type: Any = None) -> int:
     fmt = ctx.output_format(listing=True)
     progress = render.Progress(ctx.stderr, what) if render.isatty(ctx.stderr) else None
     stream = _tests_with_progress(tests, progress)
@@ -422,7 +458,7 @@ def _write_listing(ctx: _Context, tests: Any, columns: list[Column], *, what: st
             render.write_table(ctx.stdout, [header for header, _ in columns], rows)
             print(f"{len(rows)} {what} test{'s' if len(rows) != 1 else ''}", file=ctx.stdout)
         elif fmt == "csv":
-            render.write_csv(ctx.stdout, stream)
+            render.write_csv(ctx.stdout, stream, item_type)
         elif fmt == "ndjson":
             for test in stream:
                 ctx.stdout.write(json.dumps(test.to_dict(), ensure_ascii=False) + "\n")
@@ -438,11 +474,13 @@ def _write_listing(ctx: _Context, tests: Any, columns: list[Column], *, what: st
 
 
 def _tests_with_progress(tests: Any, progress: render.Progress | None) -> Iterator[Any]:
-    """Every test of every page; paging (and max_results) is the library's TestIterator."""
+    """Every item of every page; paging (and max_results) is the library's iterator. A page model declares its
+    items first (TestPage.tests, QuarantinedTestPage.quarantined_tests)."""
     for page in tests.pages:
+        items = getattr(page, page.__match_args__[0])
         if progress:
-            progress.update(len(page.tests), page.page.total_rows)
-        yield from page.tests
+            progress.update(len(items), page.page.total_rows)
+        yield from items
 
 
 def _repo_text(repo: Any) -> str:

@@ -14,7 +14,15 @@ from datetime import datetime
 from typing import Any
 
 from trunk_api import _core
-from trunk_api._core import QueueSettings, Repo, TestCase, TestIterator, TestPage
+from trunk_api._core import (
+    QuarantinedTestIterator,
+    QuarantinedTestPage,
+    QueueSettings,
+    Repo,
+    TestCase,
+    TestIterator,
+    TestPage,
+)
 from trunk_api.enums import (
     DirectMergeMode,
     HealthStatus,
@@ -147,7 +155,19 @@ class Client:
 
     def get_test_details(self, repo: RepoLike, org_url_slug: str, test_id: str) -> TestCase:
         """Every detail of one test case (``test_id`` is a UUID)."""
-        return self._core.get_test_details(repo, org_url_slug, test_id)
+        return self._core.get_test_details(repo, org_url_slug, test_id).test
+
+    def list_quarantined_tests(
+        self, repo: RepoLike, org_url_slug: str, *, page_size: int = 100, page_token: str = ""
+    ) -> QuarantinedTestPage:
+        """One page of the tests the service quarantines (their failures do not block merges)."""
+        return self._core.list_quarantined_tests(repo, org_url_slug, page_size=page_size, page_token=page_token)
+
+    def iter_quarantined_tests(
+        self, repo: RepoLike, org_url_slug: str, *, page_size: int = 100, max_results: int | None = None
+    ) -> QuarantinedTestIterator:
+        """Every quarantined test across all pages, fetched lazily (``.to_list()``, ``.to_pandas()``)."""
+        return self._core.iter_quarantined_tests(repo, org_url_slug, page_size=page_size, max_results=max_results)
 
     def get_test_details_many(
         self,
@@ -206,6 +226,11 @@ class Client:
         )
 
     # ---- merge queue --------------------------------------------------------------------------------------
+    def get_queue(self, repo: RepoLike, target_branch: str) -> QueueSettings:
+        """The settings of the merge queue of ``target_branch`` and the pull requests in it
+        (``enqueued_pull_requests``). Reading it changes nothing."""
+        return self._core.get_queue(repo, target_branch)
+
     def update_queue(
         self,
         repo: RepoLike,
@@ -237,29 +262,9 @@ class Client:
         ``required_statuses=[]`` sets an empty list; ``delete_required_statuses=True`` falls back to branch
         protection (giving both is a ValidationError). Integer settings are 1..4294967295.
         """
-        return self._core.update_queue(
-            repo,
-            target_branch,
-            state=state,
-            concurrency=concurrency,
-            bisection_concurrency=bisection_concurrency,
-            testing_timeout_minutes=testing_timeout_minutes,
-            pending_failure_depth=pending_failure_depth,
-            can_optimistically_merge=can_optimistically_merge,
-            batch=batch,
-            batching_max_wait_time_minutes=batching_max_wait_time_minutes,
-            batching_min_size=batching_min_size,
-            mode=mode,
-            comments_enabled=comments_enabled,
-            commands_enabled=commands_enabled,
-            create_prs_for_testing_branches=create_prs_for_testing_branches,
-            direct_merge_mode=direct_merge_mode,
-            optimization_mode=optimization_mode,
-            merge_method=merge_method,
-            status_check_enabled=status_check_enabled,
-            required_statuses=required_statuses,
-            delete_required_statuses=delete_required_statuses,
-        )
+        # Every keyword above is a setting of the declaration; None means "not sent" (the core skips it).
+        settings = {name: value for name, value in locals().items() if name not in ("self", "repo", "target_branch")}
+        return self._core.update_queue(repo, target_branch, **settings)
 
 
 def _restore_client(settings: dict[str, Any]) -> Client:

@@ -73,6 +73,10 @@ class Client {
   TestPager failing_tests(ListFailingTestsRequest request);
   TestPager unhealthy_tests(ListUnhealthyTestsRequest request);
   Pager<QuarantinedTestPage> quarantined_tests(ListQuarantinedTestsRequest request);
+  /// The same for any listing operation of operations.hpp, named by its declaration (the bindings use it).
+  template <typename Op>
+    requires requires { PageTraits<typename Op::Response>::style; }
+  Pager<typename Op::Response> pager(typename Op::Request request);
 
   /// The resolved base address, without a trailing '/'.
   const std::string& base_url() const noexcept;

@@ -247,16 +247,26 @@ Pager<typename Op::Response> make_pager(ClientImpl* impl, typename Op::Request r
       std::move(first), PrefetchOptions{impl->options.prefetch_pages, impl->options.interrupt_check});
 }
 
-TestPager Client::failing_tests(ListFailingTestsRequest request) {
-  return make_pager<op::ListFailingTests>(impl_.get(), std::move(request));
+template <typename Op>
+  requires requires { PageTraits<typename Op::Response>::style; }
+Pager<typename Op::Response> Client::pager(typename Op::Request request) {
+  return make_pager<Op>(impl_.get(), std::move(request));
 }
 
+// Every operation whose answer is a page is a listing.
+#define TRUNK_INSTANTIATE_PAGER_(Type, ...)                                                   \
+  template Pager<op::Type::Response> Client::pager<op::Type>(op::Type::Request request);
+TRUNK_INSTANTIATE_PAGER_(ListFailingTests)
+TRUNK_INSTANTIATE_PAGER_(ListUnhealthyTests)
+TRUNK_INSTANTIATE_PAGER_(ListQuarantinedTests)
+#undef TRUNK_INSTANTIATE_PAGER_
+
+TestPager Client::failing_tests(ListFailingTestsRequest request) { return pager<op::ListFailingTests>(std::move(request)); }
 TestPager Client::unhealthy_tests(ListUnhealthyTestsRequest request) {
-  return make_pager<op::ListUnhealthyTests>(impl_.get(), std::move(request));
+  return pager<op::ListUnhealthyTests>(std::move(request));
 }
-
 Pager<QuarantinedTestPage> Client::quarantined_tests(ListQuarantinedTestsRequest request) {
-  return make_pager<op::ListQuarantinedTests>(impl_.get(), std::move(request));
+  return pager<op::ListQuarantinedTests>(std::move(request));
 }
 
 const std::string& Client::base_url() const noexcept { return impl_->base_url; }
