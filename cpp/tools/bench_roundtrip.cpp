@@ -8,6 +8,8 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <thread>
 
@@ -15,12 +17,17 @@
 
 namespace {
 
-constexpr const char* kTestJson =
-    R"({"test":{"id":"0b9a4b2e-6f7b-4c5d-9e2f-1a2b3c4d5e6f","name":"test_login","variant":"",)"
-    R"("html_url":"https://app.trunk.io/t/1","status":{"reason":"flaky","timestamp":"2026-01-01T00:00:00Z",)"
-    R"("value":"flaky"},"failure_rate_last_7d":0.1,"failure_rate_last_24h":0.0,"codeowners":["@team"],)"
-    R"("pull_requests_impacted_last_7d":3,"quarantined":false,"file_path":"tests/test_login.py",)"
-    R"("parent":"tests","classname":"TestLogin","most_common_failures":[]}})";
+/// The answer served: {"test": <the full test case of the fixtures>}, every field of a test case.
+std::string details_json() {
+  std::ifstream file(TRUNK_SOURCE_DIR "/tests/fixtures/test_case_full.json");
+  std::stringstream text;
+  text << file.rdbuf();
+  if (text.str().empty()) {
+    std::fprintf(stderr, "cannot read tests/fixtures/test_case_full.json under %s\n", TRUNK_SOURCE_DIR);
+    std::exit(2);
+  }
+  return "{\"test\":" + text.str() + "}";
+}
 
 }  // namespace
 
@@ -34,9 +41,10 @@ int main(int argc, char** argv) {
   httplib::Server server;
   server.set_tcp_nodelay(true);
   server.set_keep_alive_max_count(1000000);
-  server.Post("/v1/flaky-tests/get-test-details", [](const httplib::Request&, httplib::Response& response) {
+  const std::string body = details_json();
+  server.Post("/v1/flaky-tests/get-test-details", [&body](const httplib::Request&, httplib::Response& response) {
     // With charset the type is not one httplib compresses: the benchmark measures the client, not brotli.
-    response.set_content(kTestJson, "application/json; charset=utf-8");
+    response.set_content(body, "application/json; charset=utf-8");
   });
   const int port = server.bind_to_any_port("127.0.0.1");
   if (port <= 0) {

@@ -213,7 +213,7 @@ Reply Service::page_reply(const RepoIndex& repo, const std::vector<std::uint32_t
   const auto& [info, offset, end] = std::get<PageWindow>(window);
 
   // The same bytes as trunk::to_json(TestPage).dump(): nlohmann writes an object's keys in sorted order
-  // ("page" before "tests") and compact separators; each test is its cached dump (test_json_cache.hpp).
+  // ("page" before "tests") and compact separators; each test is its cached dump (encoded_tests.hpp).
   const auto repo_index = static_cast<std::size_t>(&repo - index_.data());
   Reply reply;
   std::string& body = reply.body;

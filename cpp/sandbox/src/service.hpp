@@ -21,7 +21,7 @@
 #include "history.hpp"
 #include "page_token.hpp"
 #include "queue_store.hpp"
-#include "test_json_cache.hpp"
+#include "encoded_tests.hpp"
 
 namespace trunk::sandbox {
 
@@ -37,7 +37,7 @@ struct Reply {
 
 class Service {
  public:
-  /// `test_json_budget`: bytes of serialised tests kept for later pages (see test_json_cache.hpp).
+  /// `test_json_budget`: bytes of serialised tests kept for later pages (see encoded_tests.hpp).
   Service(History history, std::string token, std::string org_url_slug, std::unique_ptr<QueueStore> queues,
           PageTokens page_tokens, std::size_t test_json_budget = kDefaultTestJsonCacheBytes);
 

@@ -1,4 +1,4 @@
-// The sandbox splices cached per-test JSON into its pages (test_json_cache.hpp). These tests hold it to the
+// The sandbox splices cached per-test JSON into its pages (encoded_tests.hpp). These tests hold it to the
 // encoding it replaced: every page and detail reply must be byte for byte trunk::to_json(<model>).dump() of
 // the same answer built from the history (to_test_case), whatever the window, page size, listing or cache
 // budget (including a budget too small to keep anything), and under concurrent workers.

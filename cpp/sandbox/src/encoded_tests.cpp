@@ -1,4 +1,4 @@
-#include "test_json_cache.hpp"
+#include "encoded_tests.hpp"
 
 #include "trunk/codec.hpp"
 
