@@ -1,4 +1,5 @@
-// Maps every trunk:: C++ exception to its Python class in trunk_api/errors.py. Messages come from C++ and are
+// Maps every trunk:: C++ exception to its Python class in trunk_api/errors.py (handed over by the facade,
+// facade_hooks.hpp). Messages come from C++ and are
 // already free of the token (the client redacts before building them).
 #include <pybind11/pybind11.h>
 
@@ -6,6 +7,7 @@
 #include <string>
 
 #include "bindings.hpp"
+#include "facade_hooks.hpp"
 #include "trunk/error.hpp"
 #include "trunk/json_value.hpp"
 
@@ -15,10 +17,7 @@ namespace trunk::python {
 
 namespace {
 
-py::object error_class(const char* name) {
-  static PyObject* module = [] { return py::module_::import("trunk_api.errors").release().ptr(); }();
-  return py::reinterpret_borrow<py::object>(module).attr(name);
-}
+py::object error_class(const char* name) { return facade_error_class(name); }
 
 py::str text(const std::string& value) {
   // Error texts may quote bytes that are not UTF-8 (a server's body); never fail while reporting a failure.

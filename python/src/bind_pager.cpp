@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "bindings.hpp"
+#include "facade_hooks.hpp"
 #include "to_columns.hpp"
 #include "listing_iterator.hpp"
 
@@ -59,7 +60,7 @@ void bind_listing(py::module_& m, const char* name, const char* page_view_name, 
       .def("to_pandas", [](Iterator& self) {
         self.start();
         py::dict columns = columns_of(self.drain());
-        return py::module_::import("trunk_api._pandas").attr("frame_from_columns")(columns);
+        return frame_from_columns(columns);
       }, ("Every " + item + " as a pandas.DataFrame, one row each, flat columns built in C++.").c_str());
 
   m.attr(name).attr("__test__") = false;  // names like TestIterator would otherwise be collected by pytest

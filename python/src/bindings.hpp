@@ -5,6 +5,7 @@
 
 namespace trunk::python {
 
+void bind_facade_hooks(pybind11::module_& m);  // first: what the facade hands over at import
 void bind_errors(pybind11::module_& m);
 void bind_models(pybind11::module_& m);
 void bind_client(pybind11::module_& m);

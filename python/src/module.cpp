@@ -13,6 +13,7 @@ PYBIND11_MODULE(_core, m) {
   m.attr("__version__") = trunk::kVersion;
   trunk::python::init_datetime_api();
   trunk::python::remember_main_thread();
+  trunk::python::bind_facade_hooks(m);
   trunk::python::bind_errors(m);
   trunk::python::bind_models(m);
   trunk::python::bind_client(m);

@@ -6,6 +6,7 @@
         print(test.name, test.failure_rate_last_7d)
 """
 
+from trunk_api import _core
 from trunk_api._core import (
     FailureSummary,
     PageInfo,
@@ -53,6 +54,11 @@ from trunk_api.errors import (
     Violation,
 )
 from trunk_api.sandbox import RecordedRequest, Sandbox
+from trunk_api import _pandas, errors
+
+# The core reaches the facade's exception classes and DataFrame builder through what is handed to it here; it
+# never imports this package itself.
+_core._connect_facade(errors, _pandas.frame_from_columns)
 
 __all__ = [
     "__version__",

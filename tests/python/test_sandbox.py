@@ -147,3 +147,30 @@ def test_rate_limited_rate_when_the_sandbox_offers_it(box: trunk_api.Sandbox) ->
         box.set_faults(rate_limited_rate=0.0)
     assert caught.value.retry_after == 3.0
     assert box.requests[-1].fault == "rate_limit"
+
+
+def test_the_core_imports_nothing_from_the_package() -> None:
+    """_core is a leaf: loading it in a fresh interpreter with the package's Python modules blocked works, and
+    it never imports trunk_api.errors/_pandas/enums itself (the facade hands them over)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, importlib.abc\n"
+        "class Block(importlib.abc.MetaPathFinder):\n"
+        "    def find_spec(self, name, path, target=None):\n"
+        "        if name in ('trunk_api.errors', 'trunk_api._pandas', 'trunk_api.enums', 'trunk_api.client'):\n"
+        "            raise ImportError('blocked: ' + name)\n"
+        "        return None\n"
+        "import importlib.util, pathlib, trunk_api\n"  # locate the installed package, then load _core alone
+        "path = pathlib.Path(trunk_api.__file__).parent\n"
+        "for name in [n for n in sys.modules if n.startswith('trunk_api')]: del sys.modules[name]\n"
+        "sys.meta_path.insert(0, Block())\n"
+        "spec = importlib.util.spec_from_file_location('trunk_api._core', next(path.glob('_core*.so')))\n"
+        "core = importlib.util.module_from_spec(spec); spec.loader.exec_module(core)\n"
+        "assert core.QueueState.PAUSED == 'paused' and str(core.QueueState.PAUSED) == 'paused'\n"
+        "assert not [n for n in sys.modules if n.startswith('trunk_api')], sorted(sys.modules)\n"
+        "print('ok')\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False)
+    assert result.returncode == 0 and result.stdout.strip() == "ok", result.stderr
