@@ -12,5 +12,6 @@ void bind_bulk(pybind11::module_& m);  // after bind_client: adds a method to Cl
 void bind_pager(pybind11::module_& m);
 void bind_columns(pybind11::module_& m);
 void bind_sandbox(pybind11::module_& m);
+void bind_openapi(pybind11::module_& m);
 
 }  // namespace trunk::python

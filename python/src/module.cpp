@@ -20,4 +20,5 @@ PYBIND11_MODULE(_core, m) {
   trunk::python::bind_pager(m);
   trunk::python::bind_columns(m);
   trunk::python::bind_sandbox(m);
+  trunk::python::bind_openapi(m);
 }

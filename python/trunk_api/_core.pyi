@@ -251,6 +251,8 @@ class TestIterator(Iterator[TestCase]):
 
 def test_columns(tests: Sequence[TestCase]) -> dict[str, tuple[str, Any, Any]]: ...
 
+def openapi_document() -> str: ...
+
 class Client:
     def __init__(
         self,
