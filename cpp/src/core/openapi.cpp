@@ -82,8 +82,11 @@ Doc value_schema(const schema::Rules& rules) {
   if constexpr (schema::IsOptional<T>::value || schema::IsVector<T>::value) {
     // Absent is "not required", never null: the client does not send null, the service promises no null.
     Doc inner = value_schema<typename T::value_type, side>(rules);
-    if constexpr (schema::IsOptional<T>::value) return inner;
-    else return Doc{{"type", "array"}, {"items", std::move(inner)}};
+    if constexpr (schema::IsOptional<T>::value) {
+      return inner;
+    } else {
+      return Doc{{"type", "array"}, {"items", std::move(inner)}};
+    }
   } else if constexpr (std::is_same_v<T, std::string>) {
     Doc out{{"type", "string"}};
     if (rules.uuid) out["format"] = "uuid";
@@ -102,7 +105,8 @@ Doc value_schema(const schema::Rules& rules) {
     return Doc{{"type", "string"}, {"format", "date-time"}};
   } else if constexpr (schema::DescribedEnum<T>) {
     // A closed enumeration: a request may carry only its requestable values.
-    return ref(kSchemasPrefix, side == Side::request ? request_enum_name<T>() : std::string(schema::Enum<T>::name));
+    return ref(kSchemasPrefix,
+               side == Side::request ? request_enum_name<T>() : std::string(schema::Enum<T>::name));
   } else if constexpr (requires { typename T::is_open_enum; }) {
     // Answers may carry values this library does not know yet (the decoder keeps them raw): a closed `enum`
     // would make a validator reject an answer the library reads fine. The known values are examples.
@@ -132,7 +136,9 @@ Doc model_schema() {
     properties[std::string(field.wire)] = std::move(property);
     if (field.rules.required) required.push_back(std::string(field.wire));
   });
-  Doc out{{"type", "object"}, {"description", std::string(schema::Model<T>::doc)}, {"properties", std::move(properties)}};
+  Doc out{{"type", "object"},
+          {"description", std::string(schema::Model<T>::doc)},
+          {"properties", std::move(properties)}};
   if (!required.empty()) out["required"] = std::move(required);
   // The sandbox rejects a request with an unknown key; an answer may grow keys (the decoder keeps them).
   out["additionalProperties"] = side == Side::answer;
@@ -148,8 +154,9 @@ void add_component(Doc& schemas, const std::string& name, Doc schema) {
 template <schema::DescribedEnum E>
 void add_enum(Doc& schemas) {
   using D = schema::Enum<E>;
-  add_component(schemas, std::string(D::name),
-                Doc{{"type", "string"}, {"description", std::string(D::doc)}, {"enum", wire_values(D::wire)}});
+  add_component(
+      schemas, std::string(D::name),
+      Doc{{"type", "string"}, {"description", std::string(D::doc)}, {"enum", wire_values(D::wire)}});
   if constexpr (narrower_in_requests<E>()) {
     const auto requestable = enum_requestable_values<E>();
     add_component(schemas, request_enum_name<E>(),
@@ -169,23 +176,26 @@ Doc text_answer(std::string description) {
 Doc error_responses() {
   Doc rate_limited = text_answer(
       "Rate limited (the limit is per organization, shared by all its tokens). Retryable after Retry-After.");
-  rate_limited["headers"] = {
-      {"Retry-After",
-       {{"description", "When to retry: seconds, or an HTTP-date. May be missing."}, {"schema", {{"type", "string"}}}}}};
+  rate_limited["headers"] = {{"Retry-After",
+                              {{"description", "When to retry: seconds, or an HTTP-date. May be missing."},
+                               {"schema", {{"type", "string"}}}}}};
   return Doc{
-      {"BadRequest", text_answer("Invalid request: malformed JSON, a wrong type, an unknown key, or a broken rule "
-                                 "(required, range, UUID, enumeration, time window). Not retryable.")},
+      {"BadRequest",
+       text_answer("Invalid request: malformed JSON, a wrong type, an unknown key, or a broken rule "
+                   "(required, range, UUID, enumeration, time window). Not retryable.")},
       {"Unauthorized", text_answer("The x-api-token header is missing or not a valid token.")},
       {"NotFound", text_answer("Unknown organization, repository or test case.")},
       {"TooManyRequests", std::move(rate_limited)},
       {"ServerError",
-       text_answer("Server error, including a page_token the service did not issue for this query. Retryable.")},
+       text_answer(
+           "Server error, including a page_token the service did not issue for this query. Retryable.")},
   };
 }
 
 std::string lower(std::string_view text) {
   std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return out;
 }
 
@@ -197,15 +207,21 @@ Doc operation_object(const Doc& errors) {
           {"x-trunk-repeatable", Op::repeatable == Repeatable::yes},
           {"security", Doc::array({{{std::string(kSecurityScheme), Doc::array()}}})}};
   if constexpr (Op::method == std::string_view("POST")) {
-    out["requestBody"] = {
-        {"required", true},
-        {"content", {{"application/json", {{"schema", ref(kSchemasPrefix, schema::Model<typename Op::Request>::name)}}}}}};
+    out["requestBody"] = {{"required", true},
+                          {"content",
+                           {{"application/json",
+                             {{"schema", ref(kSchemasPrefix, schema::Model<typename Op::Request>::name)}}}}}};
   }
-  Doc responses{{"200",
-                 {{"description", std::string(schema::Model<Response>::doc)},
-                  {"content", {{"application/json", {{"schema", ref(kSchemasPrefix, schema::Model<Response>::name)}}}}}}}};
-  const std::pair<const char*, const char*> codes[] = {
-      {"400", "BadRequest"}, {"401", "Unauthorized"}, {"404", "NotFound"}, {"429", "TooManyRequests"}, {"500", "ServerError"}};
+  Doc responses{
+      {"200",
+       {{"description", std::string(schema::Model<Response>::doc)},
+        {"content",
+         {{"application/json", {{"schema", ref(kSchemasPrefix, schema::Model<Response>::name)}}}}}}}};
+  const std::pair<const char*, const char*> codes[] = {{"400", "BadRequest"},
+                                                       {"401", "Unauthorized"},
+                                                       {"404", "NotFound"},
+                                                       {"429", "TooManyRequests"},
+                                                       {"500", "ServerError"}};
   for (const auto& [code, name] : codes) {
     if (!errors.contains(name)) throw std::logic_error(std::string("OpenAPI: no error answer named ") + name);
     responses[code] = ref(kResponsesPrefix, name);
@@ -216,7 +232,8 @@ Doc operation_object(const Doc& errors) {
 
 std::string build_document() {
   Doc schemas = Doc::object();
-#define TRUNK_OPENAPI_MODEL_(Type) add_component(schemas, std::string(schema::Model<Type>::name), model_schema<Type>());
+#define TRUNK_OPENAPI_MODEL_(Type) \
+  add_component(schemas, std::string(schema::Model<Type>::name), model_schema<Type>());
   TRUNK_ALL_MODELS(TRUNK_OPENAPI_MODEL_)
 #undef TRUNK_OPENAPI_MODEL_
 #define TRUNK_OPENAPI_ENUM_(Type) add_enum<Type>(schemas);
@@ -236,11 +253,11 @@ std::string build_document() {
        {{"title", "Trunk v1 API (as implemented by trunk-api)"},
         {"version", kVersion},
         {"description",
-         "The operations, requests and answers of the Trunk v1 API (merge queue and flaky tests) that trunk-api "
-         "implements, generated from its declarations. Requests are strict: only the listed properties, only "
-         "the values a request may carry, never null. Answers are tolerant: they may carry more properties, and "
-         "enumeration values beyond the known ones. x-trunk-repeatable tells whether a retry may send the "
-         "request again."}}},
+         "The operations, requests and answers of the Trunk v1 API (merge queue and flaky tests) that "
+         "trunk-api implements, generated from its declarations. Requests are strict: only the listed "
+         "properties, only the values a request may carry, never null. Answers are tolerant: they may carry "
+         "more properties, and enumeration values beyond the known ones. x-trunk-repeatable tells whether a "
+         "retry may send the request again."}}},
       {"servers", Doc::array({{{"url", "https://api.trunk.io"}}})},
       {"paths", std::move(paths)},
       {"components",
@@ -248,7 +265,9 @@ std::string build_document() {
         {"responses", errors},
         {"securitySchemes",
          {{std::string(kSecurityScheme),
-           {{"type", "apiKey"}, {"in", "header"}, {"name", std::string(kSecurityScheme)},
+           {{"type", "apiKey"},
+            {"in", "header"},
+            {"name", std::string(kSecurityScheme)},
             {"description", "An organization API token."}}}}}}}};
   return document.dump(2);
 }

@@ -41,12 +41,14 @@ std::vector<std::string> strings(const Json& array) { return array.get<std::vect
 
 std::string lower(std::string_view text) {
   std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return out;
 }
 
 /// Calls f(node, json_path) for every value of the document.
-void walk(const Json& node, const std::string& path, const std::function<void(const Json&, const std::string&)>& f) {
+void walk(const Json& node, const std::string& path,
+          const std::function<void(const Json&, const std::string&)>& f) {
   f(node, path);
   if (node.is_object()) {
     for (const auto& [key, value] : node.items()) walk(value, path + "/" + key, f);
@@ -70,7 +72,8 @@ TEST(OpenApi, IsAnOpenApi31DocumentOfThisVersionOfTheLibrary) {
 TEST(OpenApi, TextIsIndentedByTwoSpacesAndTheSameOnEveryCall) {
   const std::string text = trunk::openapi_document();
   EXPECT_EQ(text, trunk::openapi_document());
-  EXPECT_EQ(text.rfind("{\n  \"openapi\": \"3.1.0\",\n  \"info\": {\n    \"title\"", 0), 0U) << text.substr(0, 80);
+  EXPECT_EQ(text.rfind("{\n  \"openapi\": \"3.1.0\",\n  \"info\": {\n    \"title\"", 0), 0U)
+      << text.substr(0, 80);
 }
 
 TEST(OpenApi, EveryOperationHasItsPathMethodBodyAnswerErrorsAndToken) {
@@ -141,8 +144,8 @@ TEST(OpenApi, EveryModelFieldAppearsUnderItsWireNameWithItsDocAndRules) {
 }
 
 TEST(OpenApi, IntegerRangesOfTheContractAreMinimumAndMaximum) {
-  for (const char* wire : {"concurrency", "bisectionConcurrency", "testingTimeoutMinutes", "pendingFailureDepth",
-                           "batchingMaxWaitTimeMinutes", "batchingMinSize"}) {
+  for (const char* wire : {"concurrency", "bisectionConcurrency", "testingTimeoutMinutes",
+                           "pendingFailureDepth", "batchingMaxWaitTimeMinutes", "batchingMinSize"}) {
     const Json& value = property("UpdateQueueRequest", wire);
     EXPECT_EQ(value.at("type"), "integer") << wire;
     EXPECT_EQ(value.at("format"), "int64") << wire;
@@ -166,7 +169,8 @@ TEST(OpenApi, RequiredListsAreThoseOfTheContract) {
   EXPECT_EQ(strings(schema("TestPage").at("required")), (V{"tests", "page"}));
   const V settings = strings(schema("QueueSettings").at("required"));
   EXPECT_NE(std::find(settings.begin(), settings.end(), "mergeMethod"), settings.end());
-  EXPECT_EQ(std::find(settings.begin(), settings.end(), "enqueuedPullRequests"), settings.end()) << "getQueue only";
+  EXPECT_EQ(std::find(settings.begin(), settings.end(), "enqueuedPullRequests"), settings.end())
+      << "getQueue only";
   EXPECT_FALSE(schema("TestCase").contains("required")) << "the contract promises no field of a test case";
 }
 
@@ -212,7 +216,7 @@ TEST(OpenApi, AnswerEnumerationsAreOpenStringsWithTheKnownValuesAsExamples) {
   EXPECT_FALSE(property("QuarantinedTest", "quarantine_setting").contains("enum"));
 }
 
-TEST(OpenApi, EveryEnumerationIsASchemaWithAllItsWireValues) {
+TEST(OpenApi, EveryEnumerationIsASchemaWithAllItsWireValues){
 #define TRUNK_TEST_ENUM_(Type)                                                                  \
   {                                                                                             \
     using D = trunk::schema::Enum<trunk::Type>;                                                 \
@@ -220,7 +224,7 @@ TEST(OpenApi, EveryEnumerationIsASchemaWithAllItsWireValues) {
     EXPECT_EQ(e.at("enum").size(), D::wire.size()) << D::name;                                  \
     for (std::size_t i = 0; i < D::wire.size(); ++i) EXPECT_EQ(e.at("enum").at(i), D::wire[i]); \
   }
-  TRUNK_ALL_ENUMS(TRUNK_TEST_ENUM_)
+    TRUNK_ALL_ENUMS(TRUNK_TEST_ENUM_)
 #undef TRUNK_TEST_ENUM_
 }
 
