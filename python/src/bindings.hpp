@@ -14,5 +14,6 @@ void bind_pager(pybind11::module_& m);
 void bind_columns(pybind11::module_& m);
 void bind_sandbox(pybind11::module_& m);
 void bind_schema(pybind11::module_& m);  // the declarations as data (stubs, CLI)
+void bind_openapi(pybind11::module_& m);
 
 }  // namespace trunk::python

@@ -22,4 +22,5 @@ PYBIND11_MODULE(_core, m) {
   trunk::python::bind_columns(m);
   trunk::python::bind_sandbox(m);
   trunk::python::bind_schema(m);
+  trunk::python::bind_openapi(m);
 }

@@ -5,6 +5,7 @@
     trunk-api test 3f0c...-... --repo github.com/acme/widgets --org acme
     trunk-api queue update --repo github.com/acme/widgets --branch main --state paused
     trunk-api sandbox                    # a local sandbox of the service, until Ctrl-C
+    trunk-api openapi > trunk-v1.json    # the OpenAPI 3.1 document of the API (no token, no network)
 
 It is a thin shell over the public ``trunk_api`` API: arguments are handed to :class:`trunk_api.Client` as
 they are, so validation, time parsing, paging and retries happen in the C++ core exactly as for Python
@@ -36,6 +37,7 @@ from typing import IO, Any, NoReturn
 
 import trunk_api
 from trunk_api import _cli_output as render
+from trunk_api import _core
 from trunk_api import errors
 from trunk_api._cli_output import CSV_COLUMNS
 
@@ -183,6 +185,7 @@ examples:
   trunk-api unhealthy --repo github.com/acme/widgets --org acme --status broken --format csv > broken.csv
   trunk-api queue update --repo github.com/acme/widgets --branch main --state paused
   trunk-api sandbox            # try it offline: prints the two export lines to paste
+  trunk-api openapi > trunk-v1.json
 
 configuration: TRUNK_API_TOKEN (or TRUNK_API_KEY), TRUNK_BASE_URL
 exit codes: 0 ok, 2 usage or validation, 3 authentication, 4 not found,
@@ -285,6 +288,13 @@ def build_parser() -> argparse.ArgumentParser:
     faults.add_argument("--rate-limited-retry-after", type=int, dest="rate_limited_retry_after_seconds",
                         metavar="SECONDS", help="Retry-After of those 429s (default 1)")
     sandbox.set_defaults(handler=_run_sandbox)
+
+    openapi = commands.add_parser(
+        "openapi", help="print the OpenAPI 3.1 document of the API (JSON)",
+        description="Print the OpenAPI 3.1 document (JSON) of every operation, request, answer and enumeration "
+                    "this library implements, generated from its declarations. Needs no token and no network; "
+                    "a running sandbox serves the same document at GET /openapi.json.")
+    openapi.set_defaults(handler=_run_openapi)
     return parser
 
 
@@ -436,6 +446,11 @@ def _run_sandbox(ctx: _Context) -> int:
     finally:
         for number, handler in previous.items():
             signal.signal(number, handler)
+    return EXIT_OK
+
+
+def _run_openapi(ctx: _Context) -> int:
+    ctx.stdout.write(_core.openapi_document() + "\n")
     return EXIT_OK
 
 

@@ -5,6 +5,7 @@
 
 #include "trunk/codec.hpp"
 #include "trunk/error.hpp"
+#include "trunk/openapi.hpp"
 #include "trunk/validation.hpp"
 
 namespace trunk::sandbox {
@@ -12,6 +13,9 @@ namespace trunk::sandbox {
 namespace {
 
 constexpr std::size_t kMaxCachedWindows = 256;
+
+/// Where the OpenAPI document of the operations is served, to anyone: it describes the API, it holds no data.
+constexpr std::string_view kOpenApiPath = "/openapi.json";
 
 Reply text_reply(int status, std::string message) {
   // Error bodies are one line of text: a newline in a quoted value must not start a second one.
@@ -54,6 +58,18 @@ std::optional<Request> read_request(std::string_view body, Reply* error) {
     *error = text_reply(400, std::string("malformed request: ") + e.what());
   }
   return std::nullopt;
+}
+
+/// GET (or HEAD, which cpp-httplib answers without the body) of the OpenAPI document; 405 for other methods.
+Reply openapi_reply(std::string_view method) {
+  if (method != "GET" && method != "HEAD") {
+    Reply reply = text_reply(405, "method not allowed: " + std::string(method) + " (use GET)");
+    reply.headers.emplace_back("Allow", "GET, HEAD");
+    return reply;
+  }
+  Reply reply;
+  reply.body = trunk::openapi_document();
+  return reply;
 }
 
 }  // namespace
@@ -114,6 +130,7 @@ std::vector<std::string> Service::test_ids(const trunk::Repo& repo) const {
 
 Reply Service::handle(std::string_view method, std::string_view path, const std::optional<std::string>& token,
                       std::string_view body) {
+  if (path == kOpenApiPath) return openapi_reply(method);
   using Serve = Reply (Service::*)(std::string_view);
   Serve operation = nullptr;
   std::string_view operation_method;

@@ -4,7 +4,8 @@
 // and adds the faults.
 //
 // Order of checks: unknown path 404, method other than POST 405, token 401, request shape and rules 400,
-// unknown repository / organization / test 404, foreign page token 500.
+// unknown repository / organization / test 404, foreign page token 500. GET /openapi.json answers the OpenAPI
+// document (trunk/openapi.hpp) with no token.
 
 #include <cstdint>
 #include <map>

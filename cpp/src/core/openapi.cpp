@@ -1,0 +1,283 @@
+// The OpenAPI 3.1 document, generated from the declarations: operations.hpp gives the paths, the field lists
+// the schemas, the enumerations their values. Nothing of the API (a path, a wire name, an enum value) is
+// written here, so the document cannot drift from what the client sends and the sandbox checks; only the
+// prose of the error answers is, since no declaration carries it.
+#include "trunk/openapi.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdint>
+#include <limits>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <type_traits>
+
+#include <nlohmann/json.hpp>
+
+#include "trunk/describe.hpp"
+#include "trunk/enums.hpp"
+#include "trunk/models.hpp"
+#include "trunk/open_enum.hpp"
+#include "trunk/operations.hpp"
+#include "trunk/time.hpp"
+#include "trunk/version.hpp"
+
+namespace trunk {
+
+namespace {
+
+// Insertion order: the document reads top-down (openapi, info, ..., components) and is the same every time.
+using Doc = nlohmann::ordered_json;
+
+constexpr std::string_view kSchemasPrefix = "#/components/schemas/";
+constexpr std::string_view kResponsesPrefix = "#/components/responses/";
+constexpr std::string_view kSecurityScheme = "x-api-token";  // also the header's name, as interface.md says
+
+template <typename>
+inline constexpr bool kAlwaysFalse = false;
+
+/// Which side of the exchange a schema describes: requests are strict, answers tolerant (as the decoders).
+enum class Side { request, answer };
+
+template <typename T>
+constexpr Side side_of() {
+  return schema::HasExtras<T> ? Side::answer : Side::request;
+}
+
+Doc ref(std::string_view prefix, std::string_view name) {
+  return Doc{{"$ref", std::string(prefix) + std::string(name)}};
+}
+
+/// Does a request accept fewer values of E than an answer may report (QueueState's switching_modes)?
+template <schema::DescribedEnum E>
+constexpr bool narrower_in_requests() {
+  return schema::Enum<E>::options.requestable < schema::Enum<E>::wire.size();
+}
+
+/// The component that lists the values a request may carry: the enumeration's own, or "<Name>Request".
+template <schema::DescribedEnum E>
+std::string request_enum_name() {
+  std::string name(schema::Enum<E>::name);
+  return narrower_in_requests<E>() ? name + "Request" : name;
+}
+
+Doc wire_values(std::span<const std::string_view> values) {
+  Doc list = Doc::array();
+  for (const auto value : values) list.push_back(std::string(value));
+  return list;
+}
+
+std::string joined(std::span<const std::string_view> values) {
+  std::string text;
+  for (const auto value : values) text += (text.empty() ? "" : ", ") + std::string(value);
+  return text;
+}
+
+/// The schema of one value of type T (a field's type, or an element of a list). May carry a "description"
+/// of its own (open enumerations), which the field's description then precedes.
+template <typename T, Side side>
+Doc value_schema(const schema::Rules& rules) {
+  if constexpr (schema::IsOptional<T>::value || schema::IsVector<T>::value) {
+    // Absent is "not required", never null: the client does not send null, the service promises no null.
+    Doc inner = value_schema<typename T::value_type, side>(rules);
+    if constexpr (schema::IsOptional<T>::value) {
+      return inner;
+    } else {
+      return Doc{{"type", "array"}, {"items", std::move(inner)}};
+    }
+  } else if constexpr (std::is_same_v<T, std::string>) {
+    Doc out{{"type", "string"}};
+    if (rules.uuid) out["format"] = "uuid";
+    if (rules.non_empty) out["minLength"] = 1;
+    return out;
+  } else if constexpr (std::is_same_v<T, std::int64_t>) {
+    Doc out{{"type", "integer"}, {"format", "int64"}};
+    if (rules.min != std::numeric_limits<std::int64_t>::min()) out["minimum"] = rules.min;
+    if (rules.max != std::numeric_limits<std::int64_t>::max()) out["maximum"] = rules.max;
+    return out;
+  } else if constexpr (std::is_same_v<T, double>) {
+    return Doc{{"type", "number"}, {"format", "double"}};
+  } else if constexpr (std::is_same_v<T, bool>) {
+    return Doc{{"type", "boolean"}};
+  } else if constexpr (std::is_same_v<T, Timestamp>) {
+    return Doc{{"type", "string"}, {"format", "date-time"}};
+  } else if constexpr (schema::DescribedEnum<T>) {
+    // A closed enumeration: a request may carry only its requestable values.
+    return ref(kSchemasPrefix,
+               side == Side::request ? request_enum_name<T>() : std::string(schema::Enum<T>::name));
+  } else if constexpr (requires { typename T::is_open_enum; }) {
+    // Answers may carry values this library does not know yet (the decoder keeps them raw): a closed `enum`
+    // would make a validator reject an answer the library reads fine. The known values are examples.
+    using E = typename T::enum_type;
+    return Doc{{"type", "string"},
+               {"description", "Known values: " + joined(schema::Enum<E>::wire) + " (see " +
+                                   std::string(schema::Enum<E>::name) + "); the service may add others."},
+               {"examples", wire_values(schema::Enum<E>::wire)}};
+  } else if constexpr (schema::Described<T>) {
+    return ref(kSchemasPrefix, schema::Model<T>::name);
+  } else {
+    static_assert(kAlwaysFalse<T>, "a field type the OpenAPI document does not know how to describe");
+  }
+}
+
+template <schema::Described T>
+Doc model_schema() {
+  constexpr Side side = side_of<T>();
+  Doc properties = Doc::object();
+  Doc required = Doc::array();
+  schema::for_each_field<T>([&](const auto& field) {
+    using Member = typename std::remove_cvref_t<decltype(field)>::member_type;
+    Doc property = value_schema<Member, side>(field.rules);
+    std::string description(field.doc);
+    if (property.contains("description")) description += ". " + property["description"].get<std::string>();
+    property["description"] = description;
+    properties[std::string(field.wire)] = std::move(property);
+    if (field.rules.required) required.push_back(std::string(field.wire));
+  });
+  Doc out{{"type", "object"},
+          {"description", std::string(schema::Model<T>::doc)},
+          {"properties", std::move(properties)}};
+  if (!required.empty()) out["required"] = std::move(required);
+  // The sandbox rejects a request with an unknown key; an answer may grow keys (the decoder keeps them).
+  out["additionalProperties"] = side == Side::answer;
+  return out;
+}
+
+/// Adds a component, refusing a second one of the same name (two declarations would otherwise merge).
+void add_component(Doc& schemas, const std::string& name, Doc schema) {
+  if (schemas.contains(name)) throw std::logic_error("OpenAPI: two schemas named " + name);
+  schemas[name] = std::move(schema);
+}
+
+template <schema::DescribedEnum E>
+void add_enum(Doc& schemas) {
+  using D = schema::Enum<E>;
+  add_component(
+      schemas, std::string(D::name),
+      Doc{{"type", "string"}, {"description", std::string(D::doc)}, {"enum", wire_values(D::wire)}});
+  if constexpr (narrower_in_requests<E>()) {
+    const auto requestable = enum_requestable_values<E>();
+    add_component(schemas, request_enum_name<E>(),
+                  Doc{{"type", "string"},
+                      {"description", "The values of " + std::string(D::name) + " a request may carry (" +
+                                          joined(requestable) + "); the others are reported only."},
+                      {"enum", wire_values(requestable)}});
+  }
+}
+
+Doc text_answer(std::string description) {
+  return Doc{{"description", std::move(description)},
+             {"content", {{"text/plain", {{"schema", {{"type", "string"}}}}}}}};
+}
+
+/// The error answers every operation may give: one line of plain text (service-facts.md), not JSON.
+Doc error_responses() {
+  Doc rate_limited = text_answer(
+      "Rate limited (the limit is per organization, shared by all its tokens). Retryable after Retry-After.");
+  rate_limited["headers"] = {{"Retry-After",
+                              {{"description", "When to retry: seconds, or an HTTP-date. May be missing."},
+                               {"schema", {{"type", "string"}}}}}};
+  return Doc{
+      {"BadRequest",
+       text_answer("Invalid request: malformed JSON, a wrong type, an unknown key, or a broken rule "
+                   "(required, range, UUID, enumeration, time window). Not retryable.")},
+      {"Unauthorized", text_answer("The x-api-token header is missing or not a valid token.")},
+      {"NotFound", text_answer("Unknown organization, repository or test case.")},
+      {"TooManyRequests", std::move(rate_limited)},
+      {"ServerError",
+       text_answer(
+           "Server error, including a page_token the service did not issue for this query. Retryable.")},
+  };
+}
+
+std::string lower(std::string_view text) {
+  std::string out(text);
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
+}
+
+template <typename Op>
+Doc operation_object(const Doc& errors) {
+  using Response = typename Op::Response;
+  Doc out{{"operationId", std::string(Op::name)},
+          {"summary", std::string(Op::doc)},
+          {"x-trunk-repeatable", Op::repeat == Repeat::safe},
+          {"security", Doc::array({{{std::string(kSecurityScheme), Doc::array()}}})}};
+  if constexpr (Op::method == std::string_view("POST")) {
+    out["requestBody"] = {{"required", true},
+                          {"content",
+                           {{"application/json",
+                             {{"schema", ref(kSchemasPrefix, schema::Model<typename Op::Request>::name)}}}}}};
+  }
+  Doc responses{
+      {"200",
+       {{"description", std::string(schema::Model<Response>::doc)},
+        {"content",
+         {{"application/json", {{"schema", ref(kSchemasPrefix, schema::Model<Response>::name)}}}}}}}};
+  const std::pair<const char*, const char*> codes[] = {{"400", "BadRequest"},
+                                                       {"401", "Unauthorized"},
+                                                       {"404", "NotFound"},
+                                                       {"429", "TooManyRequests"},
+                                                       {"500", "ServerError"}};
+  for (const auto& [code, name] : codes) {
+    if (!errors.contains(name)) throw std::logic_error(std::string("OpenAPI: no error answer named ") + name);
+    responses[code] = ref(kResponsesPrefix, name);
+  }
+  out["responses"] = std::move(responses);
+  return out;
+}
+
+std::string build_document() {
+  Doc schemas = Doc::object();
+#define TRUNK_OPENAPI_MODEL_(Type) \
+  add_component(schemas, std::string(schema::Model<Type>::name), model_schema<Type>());
+  TRUNK_ALL_MODELS(TRUNK_OPENAPI_MODEL_)
+#undef TRUNK_OPENAPI_MODEL_
+#define TRUNK_OPENAPI_ENUM_(Type) add_enum<Type>(schemas);
+  TRUNK_ALL_ENUMS(TRUNK_OPENAPI_ENUM_)
+#undef TRUNK_OPENAPI_ENUM_
+
+  const Doc errors = error_responses();
+  Doc paths = Doc::object();
+  for_each_operation([&](auto operation) {
+    using Op = decltype(operation);
+    paths[std::string(Op::path)][lower(Op::method)] = operation_object<Op>(errors);
+  });
+
+  Doc document{
+      {"openapi", "3.1.0"},
+      {"info",
+       {{"title", "Trunk v1 API (as implemented by trunk-api)"},
+        {"version", kVersion},
+        {"description",
+         "The operations, requests and answers of the Trunk v1 API (merge queue and flaky tests) that "
+         "trunk-api implements, generated from its declarations. Requests are strict: only the listed "
+         "properties, only the values a request may carry, never null. Answers are tolerant: they may carry "
+         "more properties, and enumeration values beyond the known ones. x-trunk-repeatable tells whether a "
+         "retry may send the request again."}}},
+      {"servers", Doc::array({{{"url", "https://api.trunk.io"}}})},
+      {"paths", std::move(paths)},
+      {"components",
+       {{"schemas", std::move(schemas)},
+        {"responses", errors},
+        {"securitySchemes",
+         {{std::string(kSecurityScheme),
+           {{"type", "apiKey"},
+            {"in", "header"},
+            {"name", std::string(kSecurityScheme)},
+            {"description", "An organization API token."}}}}}}}};
+  return document.dump(2);
+}
+
+}  // namespace
+
+std::string openapi_document() {
+  // Built once: the declarations are compile-time constants, so every call gives the same text.
+  static const std::string document = build_document();
+  return document;
+}
+
+}  // namespace trunk

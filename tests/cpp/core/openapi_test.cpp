@@ -1,0 +1,252 @@
+// The OpenAPI document: generated from the declarations, so these tests walk the same declarations and check
+// that each one shows up, plus a few contract values written out (ranges, required lists, the request states)
+// so that a wrong declaration and a wrong generator cannot agree with each other unnoticed.
+#include "trunk/openapi.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cctype>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "trunk/models.hpp"
+#include "trunk/operations.hpp"
+#include "trunk/version.hpp"
+
+namespace {
+
+using trunk::Json;
+
+const Json& document() {
+  static const Json parsed = Json::parse(trunk::openapi_document());
+  return parsed;
+}
+
+const Json& schema(const std::string& name) { return document().at("components").at("schemas").at(name); }
+
+/// Follows a local reference ("#/components/schemas/X") inside the document.
+const Json& resolve(const Json& node) {
+  if (!node.contains("$ref")) return node;
+  const auto target = node.at("$ref").get<std::string>();
+  return document().at(Json::json_pointer(target.substr(1)));
+}
+
+const Json& property(const std::string& model, const std::string& wire) {
+  return schema(model).at("properties").at(wire);
+}
+
+std::vector<std::string> strings(const Json& array) { return array.get<std::vector<std::string>>(); }
+
+std::string lower(std::string_view text) {
+  std::string out(text);
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
+}
+
+/// Calls f(node, json_path) for every value of the document.
+void walk(const Json& node, const std::string& path,
+          const std::function<void(const Json&, const std::string&)>& f) {
+  f(node, path);
+  if (node.is_object()) {
+    for (const auto& [key, value] : node.items()) walk(value, path + "/" + key, f);
+  } else if (node.is_array()) {
+    for (std::size_t i = 0; i < node.size(); ++i) walk(node[i], path + "/" + std::to_string(i), f);
+  }
+}
+
+TEST(OpenApi, IsAnOpenApi31DocumentOfThisVersionOfTheLibrary) {
+  EXPECT_EQ(document().at("openapi"), "3.1.0");
+  EXPECT_EQ(document().at("info").at("title"), "Trunk v1 API (as implemented by trunk-api)");
+  EXPECT_EQ(document().at("info").at("version"), trunk::kVersion);
+  EXPECT_EQ(document().at("servers").at(0).at("url"), "https://api.trunk.io");
+  const Json& scheme = document().at("components").at("securitySchemes").at("x-api-token");
+  EXPECT_EQ(scheme.at("type"), "apiKey");
+  EXPECT_EQ(scheme.at("in"), "header");
+  EXPECT_EQ(scheme.at("name"), "x-api-token");
+}
+
+// Pretty and stable, so that a copy checked in somewhere diffs meaningfully between versions.
+TEST(OpenApi, TextIsIndentedByTwoSpacesAndTheSameOnEveryCall) {
+  const std::string text = trunk::openapi_document();
+  EXPECT_EQ(text, trunk::openapi_document());
+  EXPECT_EQ(text.rfind("{\n  \"openapi\": \"3.1.0\",\n  \"info\": {\n    \"title\"", 0), 0U)
+      << text.substr(0, 80);
+}
+
+TEST(OpenApi, EveryOperationHasItsPathMethodBodyAnswerErrorsAndToken) {
+  std::size_t operations = 0;
+  trunk::for_each_operation([&](auto operation) {
+    using Op = decltype(operation);
+    ++operations;
+    const std::string path(Op::path);
+    SCOPED_TRACE(path);
+    ASSERT_TRUE(document().at("paths").contains(path));
+    const Json& paths_item = document().at("paths").at(path);
+    ASSERT_TRUE(paths_item.contains(lower(Op::method)));
+    EXPECT_EQ(paths_item.size(), 1U) << "only the declared method";
+    const Json& op = paths_item.at(lower(Op::method));
+    EXPECT_EQ(op.at("operationId"), std::string(Op::name));
+    EXPECT_EQ(op.at("summary"), std::string(Op::doc));
+    EXPECT_EQ(op.at("security"), Json::parse(R"([{"x-api-token": []}])"));
+    EXPECT_EQ(op.at("requestBody").at("content").at("application/json").at("schema").at("$ref"),
+              "#/components/schemas/" + std::string(trunk::schema::Model<typename Op::Request>::name));
+    EXPECT_EQ(op.at("responses").at("200").at("content").at("application/json").at("schema").at("$ref"),
+              "#/components/schemas/" + std::string(trunk::schema::Model<typename Op::Response>::name));
+    for (const char* code : {"400", "401", "404", "429", "500"}) {
+      const Json& answer = resolve(op.at("responses").at(code));
+      EXPECT_FALSE(answer.at("description").get<std::string>().empty()) << code;
+      EXPECT_EQ(answer.at("content").at("text/plain").at("schema").at("type"), "string") << code;
+    }
+    EXPECT_TRUE(resolve(op.at("responses").at("429")).at("headers").contains("Retry-After"));
+    EXPECT_FALSE(resolve(op.at("responses").at("400")).contains("headers"));
+  });
+  EXPECT_EQ(document().at("paths").size(), operations) << "one path per operation, no other";
+  EXPECT_EQ(operations, 6U);
+}
+
+template <typename T>
+void expect_model_fields() {
+  const std::string name(trunk::schema::Model<T>::name);
+  SCOPED_TRACE(name);
+  const Json& model = schema(name);
+  EXPECT_EQ(model.at("type"), "object");
+  EXPECT_EQ(model.at("description"), std::string(trunk::schema::Model<T>::doc));
+  // Requests are checked strictly by the sandbox; answers may grow keys the decoder keeps in `extra`.
+  EXPECT_EQ(model.at("additionalProperties"), trunk::schema::HasExtras<T>);
+  std::vector<std::string> required;
+  trunk::schema::for_each_field<T>([&](const auto& field) {
+    const std::string wire(field.wire);
+    ASSERT_TRUE(model.at("properties").contains(wire)) << wire;
+    const Json& value = model.at("properties").at(wire);
+    EXPECT_EQ(value.at("description").get<std::string>().rfind(std::string(field.doc), 0), 0U) << wire;
+    if (field.rules.required) required.push_back(wire);
+    if (field.rules.has_range()) {
+      const Json& number = value.at("type") == "array" ? value.at("items") : value;
+      EXPECT_EQ(number.at("minimum"), field.rules.min) << wire;
+      EXPECT_EQ(number.at("maximum"), field.rules.max) << wire;
+    }
+  });
+  EXPECT_EQ(model.at("properties").size(), trunk::schema::field_count<T>()) << "no property without a field";
+  if (required.empty()) {
+    EXPECT_FALSE(model.contains("required"));
+  } else {
+    EXPECT_EQ(strings(model.at("required")), required);
+  }
+}
+
+TEST(OpenApi, EveryModelFieldAppearsUnderItsWireNameWithItsDocAndRules) {
+#define TRUNK_TEST_MODEL_(Type) expect_model_fields<trunk::Type>();
+  TRUNK_ALL_MODELS(TRUNK_TEST_MODEL_)
+#undef TRUNK_TEST_MODEL_
+}
+
+TEST(OpenApi, IntegerRangesOfTheContractAreMinimumAndMaximum) {
+  for (const char* wire : {"concurrency", "bisectionConcurrency", "testingTimeoutMinutes",
+                           "pendingFailureDepth", "batchingMaxWaitTimeMinutes", "batchingMinSize"}) {
+    const Json& value = property("UpdateQueueRequest", wire);
+    EXPECT_EQ(value.at("type"), "integer") << wire;
+    EXPECT_EQ(value.at("format"), "int64") << wire;
+    EXPECT_EQ(value.at("minimum"), 1) << wire;
+    EXPECT_EQ(value.at("maximum"), 4294967295LL) << wire;
+  }
+  EXPECT_EQ(property("PageQuery", "page_size").at("minimum"), 1);
+  EXPECT_EQ(property("PageQuery", "page_size").at("maximum"), 100);
+  // Answers carry no range of their own: what the service reports is read as it is.
+  EXPECT_FALSE(property("QueueSettings", "concurrency").contains("minimum"));
+}
+
+TEST(OpenApi, RequiredListsAreThoseOfTheContract) {
+  using V = std::vector<std::string>;
+  EXPECT_EQ(strings(schema("Repo").at("required")), (V{"host", "owner", "name"}));
+  EXPECT_EQ(strings(schema("ListFailingTestsRequest").at("required")),
+            (V{"repo", "org_url_slug", "start_time", "end_time", "page_query"}));
+  EXPECT_EQ(strings(schema("GetTestDetailsRequest").at("required")), (V{"repo", "org_url_slug", "test_id"}));
+  EXPECT_EQ(strings(schema("UpdateQueueRequest").at("required")), (V{"repo", "targetBranch"}));
+  EXPECT_EQ(strings(schema("PageQuery").at("required")), (V{"page_size"}));
+  EXPECT_EQ(strings(schema("TestPage").at("required")), (V{"tests", "page"}));
+  const V settings = strings(schema("QueueSettings").at("required"));
+  EXPECT_NE(std::find(settings.begin(), settings.end(), "mergeMethod"), settings.end());
+  EXPECT_EQ(std::find(settings.begin(), settings.end(), "enqueuedPullRequests"), settings.end())
+      << "getQueue only";
+  EXPECT_FALSE(schema("TestCase").contains("required")) << "the contract promises no field of a test case";
+}
+
+TEST(OpenApi, TextRulesAndTimesBecomeFormatsAndLengths) {
+  EXPECT_EQ(property("GetTestDetailsRequest", "test_id").at("format"), "uuid");
+  EXPECT_EQ(property("GetTestDetailsRequest", "org_url_slug").at("minLength"), 1);
+  EXPECT_EQ(property("Repo", "host").at("minLength"), 1);
+  EXPECT_EQ(property("ListFailingTestsRequest", "start_time").at("format"), "date-time");
+  EXPECT_EQ(property("QuarantinedTest", "quarantined_at").at("format"), "date-time");
+  // Each listed status must be non-empty; the list itself may be empty ([] sets it empty).
+  const Json& statuses = property("UpdateQueueRequest", "requiredStatuses");
+  EXPECT_EQ(statuses.at("type"), "array");
+  EXPECT_EQ(statuses.at("items").at("minLength"), 1);
+  EXPECT_FALSE(statuses.contains("minItems"));
+  EXPECT_EQ(property("TestCase", "failure_rate_last_7d").at("type"), "number");
+  EXPECT_EQ(property("TestCase", "quarantined").at("type"), "boolean");
+  EXPECT_EQ(property("TestPage", "tests").at("items").at("$ref"), "#/components/schemas/TestCase");
+}
+
+// switching_modes is reported by the service but cannot be asked for.
+TEST(OpenApi, ARequestsQueueStateAllowsOnlyTheRequestableValues) {
+  const Json& state = resolve(property("UpdateQueueRequest", "state"));
+  EXPECT_EQ(state.at("type"), "string");
+  EXPECT_EQ(strings(state.at("enum")), (std::vector<std::string>{"running", "paused", "draining"}));
+  EXPECT_EQ(strings(schema("QueueState").at("enum")),
+            (std::vector<std::string>{"running", "paused", "draining", "switching_modes"}));
+  // An enumeration with no reported-only value is referenced as it is.
+  EXPECT_EQ(property("UpdateQueueRequest", "mode").at("$ref"), "#/components/schemas/QueueMode");
+  EXPECT_EQ(strings(resolve(property("ListUnhealthyTestsRequest", "status")).at("enum")),
+            (std::vector<std::string>{"FLAKY", "BROKEN"}));
+}
+
+// The decoders keep unknown values of answers raw; a closed enum would make validators reject such answers.
+TEST(OpenApi, AnswerEnumerationsAreOpenStringsWithTheKnownValuesAsExamples) {
+  const Json& state = property("QueueSettings", "state");
+  EXPECT_FALSE(state.contains("$ref"));
+  EXPECT_FALSE(state.contains("enum"));
+  EXPECT_EQ(state.at("type"), "string");
+  EXPECT_EQ(strings(state.at("examples")),
+            (std::vector<std::string>{"running", "paused", "draining", "switching_modes"}));
+  EXPECT_NE(state.at("description").get<std::string>().find("switching_modes"), std::string::npos);
+  EXPECT_FALSE(property("PullRequest", "state").contains("enum"));
+  EXPECT_FALSE(property("QuarantinedTest", "quarantine_setting").contains("enum"));
+}
+
+TEST(OpenApi, EveryEnumerationIsASchemaWithAllItsWireValues){
+#define TRUNK_TEST_ENUM_(Type)                                                                  \
+  {                                                                                             \
+    using D = trunk::schema::Enum<trunk::Type>;                                                 \
+    const Json& e = schema(std::string(D::name));                                               \
+    EXPECT_EQ(e.at("enum").size(), D::wire.size()) << D::name;                                  \
+    for (std::size_t i = 0; i < D::wire.size(); ++i) EXPECT_EQ(e.at("enum").at(i), D::wire[i]); \
+  }
+    TRUNK_ALL_ENUMS(TRUNK_TEST_ENUM_)
+#undef TRUNK_TEST_ENUM_
+}
+
+TEST(OpenApi, EveryReferenceResolvesInsideTheDocument) {
+  std::size_t references = 0;
+  walk(document(), "", [&](const Json& node, const std::string& path) {
+    if (!node.is_object() || !node.contains("$ref")) return;
+    ++references;
+    const auto target = node.at("$ref").get<std::string>();
+    ASSERT_EQ(target.rfind("#/", 0), 0U) << path << ": " << target;
+    EXPECT_TRUE(document().contains(Json::json_pointer(target.substr(1)))) << path << ": " << target;
+  });
+  EXPECT_GT(references, 30U);
+}
+
+// The client never sends null and the service promises none: absent is "not required", not "null".
+TEST(OpenApi, DeclaresNoNull) {
+  walk(document(), "", [&](const Json& node, const std::string& path) {
+    if (!node.is_object() || !node.contains("type")) return;
+    EXPECT_TRUE(node.at("type").is_string()) << path << " (a list of types would admit null)";
+    EXPECT_NE(node.at("type"), "null") << path;
+  });
+}
+
+}  // namespace
