@@ -9,7 +9,8 @@
 // value of the wrong type throws DecodeError naming the JSON path: "tests[3].failure_rate_last_7d: expected
 // number, got string".
 //
-// Decoding of requests (what the sandbox reads) is strict: malformed JSON or a wrong type throws DecodeError;
+// Decoding of requests (what the sandbox reads; instantiated in the trunk::sandbox library, link it to decode a
+// request) is strict: malformed JSON or a wrong type throws DecodeError;
 // a missing required field, an unknown key, an unknown enum value or a bad timestamp throws one
 // ValidationError naming every such field. Integers must be JSON integers there (5.0 is not). `null` reads
 // as absent in both directions. They do not check ranges: run validate() (validation.hpp).

@@ -5,7 +5,7 @@
 #include <optional>
 #include <utility>
 
-#include "json_decoder.hpp"
+#include "decode_entry_points.hpp"
 #include "json_encoder.hpp"
 #include "text.hpp"
 #include "trunk/error.hpp"
@@ -63,23 +63,12 @@ Json to_json(const T& value) {
   return detail::encode_model(value);
 }
 
-template <schema::Described T>
-T decode(std::string_view body) {
-  return detail::decode_document<T>(body);
-}
-
-template <schema::Described T>
-T from_json(const Json& json, std::string_view path) {
-  // One decoder: the parsed value goes back to text (compact, cheap next to any network call) and is read
-  // like an answer off the wire, with the same errors and tolerance.
-  return detail::decode_document<T>(dump_json(json), path);
-}
-
-#define TRUNK_INSTANTIATE_CODEC_(Type)               \
-  template Json to_json<Type>(const Type& value);   \
-  template Type decode<Type>(std::string_view body); \
-  template Type from_json<Type>(const Json& json, std::string_view path);
-TRUNK_ALL_MODELS(TRUNK_INSTANTIATE_CODEC_)
-#undef TRUNK_INSTANTIATE_CODEC_
+// Every model is encoded here (the client sends requests); only answers are decoded here: reading requests is
+// the server's job, instantiated by the sandbox target (cpp/sandbox/src/request_decoding.cpp).
+#define TRUNK_INSTANTIATE_ENCODER_(Type) template Json to_json<Type>(const Type& value);
+TRUNK_ALL_MODELS(TRUNK_INSTANTIATE_ENCODER_)
+#undef TRUNK_INSTANTIATE_ENCODER_
 
 }  // namespace trunk
+
+TRUNK_ANSWER_MODELS(TRUNK_INSTANTIATE_DECODER)
