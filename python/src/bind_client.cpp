@@ -128,7 +128,27 @@ std::shared_ptr<Client> make_client(ClientOptions&& options) {
 
 }  // namespace
 
+/// The defaults of ClientOptions as the Python keywords give them (seconds, not milliseconds): the one place
+/// they are written is ClientOptions (client_options.hpp, retry.hpp); the binding, the facade's signature and
+/// the command line read them from here.
+py::dict client_defaults() {
+  const ClientOptions defaults{};
+  auto seconds = [](std::chrono::milliseconds value) { return static_cast<double>(value.count()) / 1000.0; };
+  py::dict out;
+  out["timeout"] = seconds(defaults.timeout);
+  out["connect_timeout"] = seconds(defaults.connect_timeout);
+  out["max_retries"] = defaults.retry.max_retries;
+  out["overall_deadline"] = seconds(defaults.retry.overall_deadline);
+  out["verify_tls"] = defaults.verify_tls;
+  out["allow_insecure_http"] = defaults.allow_insecure_http;
+  out["max_requests_per_second"] = defaults.max_requests_per_second;
+  out["prefetch_pages"] = defaults.prefetch_pages;
+  return out;
+}
+
 void bind_client(py::module_& m) {
+  m.def("client_defaults", &client_defaults, "The default of every Client option (times in seconds).");
+  const py::dict defaults = client_defaults();
   py::class_<PyClient> cls(m, "Client", "Private: use trunk_api.Client.");
   cls
       .def(py::init([](const py::object& token, const py::object& base_url, py::handle timeout, py::handle max_retries,
@@ -141,11 +161,13 @@ void bind_client(py::module_& m) {
                                prefetch_pages);
              return PyClient{make_client(std::move(options))};
            }),
-           py::kw_only(), py::arg("token") = py::none(), py::arg("base_url") = py::none(), py::arg("timeout") = 30.0,
-           py::arg("max_retries") = 3, py::arg("user_agent") = py::none(), py::arg("connect_timeout") = 10.0,
-           py::arg("overall_deadline") = 120.0, py::arg("verify_tls") = true, py::arg("ca_bundle") = py::none(),
-           py::arg("allow_insecure_http") = false, py::arg("max_requests_per_second") = 0.0,
-           py::arg("log") = py::none(), py::arg("prefetch_pages") = true)
+           py::kw_only(), py::arg("token") = py::none(), py::arg("base_url") = py::none(),
+           py::arg("timeout") = defaults["timeout"], py::arg("max_retries") = defaults["max_retries"],
+           py::arg("user_agent") = py::none(), py::arg("connect_timeout") = defaults["connect_timeout"],
+           py::arg("overall_deadline") = defaults["overall_deadline"], py::arg("verify_tls") = defaults["verify_tls"],
+           py::arg("ca_bundle") = py::none(), py::arg("allow_insecure_http") = defaults["allow_insecure_http"],
+           py::arg("max_requests_per_second") = defaults["max_requests_per_second"], py::arg("log") = py::none(),
+           py::arg("prefetch_pages") = defaults["prefetch_pages"])
       .def_property_readonly("base_url", [](const PyClient& self) { return self.client->base_url(); });
 #define TRUNK_BIND_OPERATION_(Type, name, ...) \
   bind_operation<op::Type>(cls, [](Client& client, const op::Type::Request& request) { return client.name(request); });

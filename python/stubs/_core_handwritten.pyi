@@ -38,6 +38,7 @@ def test_columns(tests: Sequence[TestCase]) -> dict[str, tuple[str, Any, Any]]: 
 def column_names(item_type: type[TestCase] | type[QuarantinedTest]) -> list[str]: ...
 def flat_rows(item_type: type[TestCase] | type[QuarantinedTest], items: Iterable[Any]) -> list[tuple[Any, ...]]: ...
 def schema() -> dict[str, Any]: ...
+def client_defaults() -> dict[str, Any]: ...
 def openapi_document() -> str: ...
 def _connect_facade(errors: Any, frame_from_columns: Callable[[dict[str, Any]], Any]) -> None: ...
 
@@ -47,17 +48,17 @@ class Client:
         *,
         token: str | None = None,
         base_url: str | None = None,
-        timeout: float = 30.0,
-        max_retries: int = 3,
+        timeout: float = ...,  # the defaults are ClientOptions' (client_defaults())
+        max_retries: int = ...,
         user_agent: str | None = None,
-        connect_timeout: float = 10.0,
-        overall_deadline: float = 120.0,
-        verify_tls: bool = True,
+        connect_timeout: float = ...,
+        overall_deadline: float = ...,
+        verify_tls: bool = ...,
         ca_bundle: str | None = None,
-        allow_insecure_http: bool = False,
-        max_requests_per_second: float = 0.0,
+        allow_insecure_http: bool = ...,
+        max_requests_per_second: float = ...,
         log: Callable[[int, str], object] | None = None,
-        prefetch_pages: bool = True,
+        prefetch_pages: bool = ...,
     ) -> None: ...
     @property
     def base_url(self) -> str: ...

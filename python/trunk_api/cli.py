@@ -89,10 +89,11 @@ def _add_connection_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--token", metavar="TOKEN",
                        help="API token; discouraged, since command lines show up in ps and shell history: "
                             "set TRUNK_API_TOKEN (or TRUNK_API_KEY) instead")
-    group.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS",
-                       help="per-attempt timeout (default 30)")
-    group.add_argument("--max-retries", type=int, default=3, metavar="N",
-                       help="retries after a 429, 5xx or network failure (default 3; 0 = none)")
+    defaults = trunk_api._core.client_defaults()
+    group.add_argument("--timeout", type=float, default=defaults["timeout"], metavar="SECONDS",
+                       help="per-attempt timeout (default %(default)g)")
+    group.add_argument("--max-retries", type=int, default=defaults["max_retries"], metavar="N",
+                       help="retries after a 429, 5xx or network failure (default %(default)s; 0 = none)")
     group.add_argument("-v", "--verbose", action="count", default=0,
                        help="log retries (-v) and every attempt (-vv) on stderr; the token is redacted")
 

@@ -42,6 +42,9 @@ TimeLike = datetime | str
 
 _logger = logging.getLogger("trunk_api")
 
+#: The defaults of the options, as the C++ core declares them (ClientOptions): written once, there.
+_DEFAULTS: dict[str, Any] = _core.client_defaults()
+
 
 class Client:
     """A client of the Trunk v1 API (merge queue and flaky tests).
@@ -70,16 +73,16 @@ class Client:
         token: str | None = None,
         base_url: str | None = None,
         *,
-        timeout: float = 30.0,
-        max_retries: int = 3,
+        timeout: float = _DEFAULTS["timeout"],
+        max_retries: int = _DEFAULTS["max_retries"],
         user_agent: str | None = None,
-        connect_timeout: float = 10.0,
-        overall_deadline: float = 120.0,
-        verify_tls: bool = True,
+        connect_timeout: float = _DEFAULTS["connect_timeout"],
+        overall_deadline: float = _DEFAULTS["overall_deadline"],
+        verify_tls: bool = _DEFAULTS["verify_tls"],
         ca_bundle: str | None = None,
-        allow_insecure_http: bool = False,
-        max_requests_per_second: float = 0.0,
-        prefetch_pages: bool = True,
+        allow_insecure_http: bool = _DEFAULTS["allow_insecure_http"],
+        max_requests_per_second: float = _DEFAULTS["max_requests_per_second"],
+        prefetch_pages: bool = _DEFAULTS["prefetch_pages"],
     ) -> None:
         self._core = _core.Client(
             token=token,

@@ -66,3 +66,20 @@ def test_unknown_update_queue_keyword_is_a_type_error(client: trunk_api.Client, 
     with pytest.raises(TypeError):
         client._core.update_queue(box.repos[0], "main", concurency=3)
     assert box.requests == []
+
+
+def test_defaults_come_from_the_core_declaration() -> None:
+    """ClientOptions (C++) is the one place the defaults are written: the facade's signature, the core's and the
+    command line's options all show the same values."""
+    import inspect
+
+    from trunk_api import _core
+    from trunk_api.cli import build_parser
+
+    defaults = _core.client_defaults()
+    assert defaults["timeout"] == 30.0 and defaults["max_retries"] == 3 and defaults["overall_deadline"] == 120.0
+    signature = inspect.signature(trunk_api.Client)
+    for name, value in defaults.items():
+        assert signature.parameters[name].default == value, name
+    args = build_parser().parse_args(["test", "00000000-0000-0000-0000-000000000000", "--repo", "h/o/n", "--org", "o"])
+    assert args.timeout == defaults["timeout"] and args.max_retries == defaults["max_retries"]
