@@ -241,25 +241,25 @@ def build_parser() -> argparse.ArgumentParser:
     queue = commands.add_parser("queue", help="merge queue administration",
                                 description="Merge queue administration.")
     queue_commands = queue.add_subparsers(dest="queue_command", metavar="COMMAND", required=True)
-    update = queue_commands.add_parser(
-        "update", help="change the settings of a merge queue",
-        description="Change the settings of the merge queue of one target branch and print the settings that "
-                    "result. With no setting given it changes nothing and prints the current settings.")
-    _add_repo_options(update, org=False)
-    update.add_argument("--branch", required=True, metavar="BRANCH", help="target branch of the queue")
-    _add_queue_settings(update)
-    _add_output_options(update, listing=False)
-    _add_connection_options(update)
-    update.set_defaults(handler=_run_queue_update)
-    get = queue_commands.add_parser(
-        "get", help="show the settings of a merge queue and the pull requests in it",
-        description="Show the settings of the merge queue of one target branch and the pull requests queued in it "
-                    "(reading changes nothing).")
-    _add_repo_options(get, org=False)
-    get.add_argument("--branch", required=True, metavar="BRANCH", help="target branch of the queue")
-    _add_output_options(get, listing=False)
-    _add_connection_options(get)
-    get.set_defaults(handler=_run_queue_get)
+    def queue_command(name: str, summary: str, description: str, handler: Callable[[_Context], int],
+                      *, settings: bool = False) -> None:
+        """A command on the queue of one target branch: --repo, --branch, output and connection options."""
+        command = queue_commands.add_parser(name, help=summary, description=description)
+        _add_repo_options(command, org=False)
+        command.add_argument("--branch", required=True, metavar="BRANCH", help="target branch of the queue")
+        if settings:
+            _add_queue_settings(command)
+        _add_output_options(command, listing=False)
+        _add_connection_options(command)
+        command.set_defaults(handler=handler)
+
+    queue_command("update", "change the settings of a merge queue",
+                  "Change the settings of the merge queue of one target branch and print the settings that result. "
+                  "With no setting given it changes nothing and prints the current settings.",
+                  _run_queue_update, settings=True)
+    queue_command("get", "show the settings of a merge queue and the pull requests in it",
+                  "Show the settings of the merge queue of one target branch and the pull requests queued in it "
+                  "(reading changes nothing).", _run_queue_get)
 
     sandbox = commands.add_parser(
         "sandbox", help="run a local sandbox of the service (Ctrl-C stops)",
