@@ -7,6 +7,7 @@
 #include <string>
 
 #include "bindings.hpp"
+#include "listing_iterator.hpp"
 #include "trunk/models.hpp"
 #include "trunk/operations.hpp"
 
@@ -119,6 +120,10 @@ py::dict describe_api() {
     entry["response"] = std::string(schema::Model<typename Op::Response>::name);
     entry["safe_to_repeat"] = Op::repeat == Repeat::safe;
     entry["doc"] = std::string(Op::doc);
+    if constexpr (requires { PageTraits<typename Op::Response>::style; }) {
+      // The Python class of the listing's iterator (bind_pager.cpp names it).
+      entry["iterator"] = py::type::of<ListingIterator<typename Op::Response>>().attr("__name__");
+    }
     operations.append(entry);
   });
   py::dict api;

@@ -62,56 +62,10 @@ class Client:
     ) -> None: ...
     @property
     def base_url(self) -> str: ...
-    def list_failing_tests(
-        self,
-        repo: _RepoLike,
-        org_url_slug: str,
-        start_time: _TimeLike,
-        end_time: _TimeLike,
-        *,
-        page_size: int = 100,
-        page_token: str = "",
-    ) -> TestPage: ...
-    def list_unhealthy_tests(
-        self,
-        repo: _RepoLike,
-        org_url_slug: str,
-        status: HealthStatus | str,
-        *,
-        page_size: int = 100,
-        page_token: str = "",
-    ) -> TestPage: ...
-    def get_test_details(self, repo: _RepoLike, org_url_slug: str, test_id: str) -> TestDetails: ...
-    def list_quarantined_tests(
-        self, repo: _RepoLike, org_url_slug: str, *, page_size: int = 100, page_token: str = ""
-    ) -> QuarantinedTestPage: ...
-    def iter_quarantined_tests(
-        self, repo: _RepoLike, org_url_slug: str, *, page_size: int = 100, max_results: int | None = None
-    ) -> QuarantinedTestIterator: ...
-    def get_queue(self, repo: _RepoLike, target_branch: str) -> QueueSettings: ...
     def get_test_details_many(
         self, repo: _RepoLike, org_url_slug: str, test_ids: Iterable[str], *, concurrency: int = 8
     ) -> tuple[list[TestCase | None], dict[int, Exception]]: ...
-    def update_queue(self, repo: _RepoLike, target_branch: str, **fields: Any) -> QueueSettings: ...
-    def iter_failing_tests(
-        self,
-        repo: _RepoLike,
-        org_url_slug: str,
-        start_time: _TimeLike,
-        end_time: _TimeLike,
-        *,
-        page_size: int = 100,
-        max_results: int | None = None,
-    ) -> TestIterator: ...
-    def iter_unhealthy_tests(
-        self,
-        repo: _RepoLike,
-        org_url_slug: str,
-        status: HealthStatus | str,
-        *,
-        page_size: int = 100,
-        max_results: int | None = None,
-    ) -> TestIterator: ...
+    # @operations: scripts/generate-stubs puts one method per declared operation here (and iter_ for listings)
 
 class Sandbox:
     def __init__(

@@ -52,6 +52,11 @@ TRUNK_ENUM(QuarantinedTestStatus, "Health of a quarantined test (upper case on t
 TRUNK_ENUM(QuarantineSetting, "Why a test is quarantined: always (by a person) or automatically (by its health).",
            TRUNK_QUARANTINE_SETTING_VALUES)
 
+/// Every enumeration (a new one adds itself here).
+#define TRUNK_ALL_ENUMS(X)                                                                                     \
+  X(QueueState) X(QueueMode) X(DirectMergeMode) X(OptimizationMode) X(MergeMethod) X(HealthStatus)             \
+  X(PullRequestState) X(QuarantinedTestStatus) X(QuarantineSetting)
+
 /// The wire string of a value; "" for a value outside the enumeration (only reachable through a cast).
 template <schema::DescribedEnum E>
 constexpr std::string_view to_wire(E value) noexcept {

@@ -137,4 +137,9 @@ struct GetQueueRequest {
 TRUNK_DESCRIBE(GetQueueRequest, "The settings and pull requests of the merge queue of one target branch.",
                TRUNK_GET_QUEUE_FIELDS)
 
+/// Every request message and the parts requests hold (a new request adds itself here).
+#define TRUNK_REQUEST_MODELS(X)                                                                               \
+  X(Repo) X(PageQuery) X(ListFailingTestsRequest) X(ListUnhealthyTestsRequest) X(GetTestDetailsRequest)       \
+  X(ListQuarantinedTestsRequest) X(UpdateQueueRequest) X(GetQueueRequest)
+
 }  // namespace trunk

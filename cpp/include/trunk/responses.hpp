@@ -7,7 +7,9 @@
 #include "trunk/describe.hpp"
 #include "trunk/json_value.hpp"
 #include "trunk/page.hpp"
+#include "trunk/pull_request.hpp"
 #include "trunk/quarantined_test.hpp"
+#include "trunk/queue_settings.hpp"
 #include "trunk/test_case.hpp"
 
 namespace trunk {
@@ -46,5 +48,10 @@ struct QuarantinedTestPage {
   bool operator==(const QuarantinedTestPage&) const = default;
 };
 TRUNK_DESCRIBE(QuarantinedTestPage, "One page of quarantined tests.", TRUNK_QUARANTINED_TEST_PAGE_FIELDS)
+
+/// Every answer model, parts before the wholes that hold them (the order Python registers classes in).
+#define TRUNK_ANSWER_MODELS(X)                                                                                \
+  X(RepositoryRef) X(TicketRef) X(TestStatus) X(FailureSummary) X(TestCase) X(PageInfo) X(TestPage) X(TestDetails) \
+  X(QuarantinedTest) X(QuarantinedTestPage) X(PullRequest) X(QueueSettings)
 
 }  // namespace trunk

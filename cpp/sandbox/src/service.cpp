@@ -128,36 +128,6 @@ std::vector<std::string> Service::test_ids(const trunk::Repo& repo) const {
   return out;
 }
 
-Reply Service::handle(std::string_view method, std::string_view path, const std::optional<std::string>& token,
-                      std::string_view body) {
-  if (path == kOpenApiPath) return openapi_reply(method);
-  using Serve = Reply (Service::*)(std::string_view);
-  Serve operation = nullptr;
-  std::string_view operation_method;
-  trunk::for_each_operation([&](auto candidate) {
-    using Op = decltype(candidate);
-    if (path == Op::path) {
-      operation = &Service::serve<Op>;
-      operation_method = Op::method;
-    }
-  });
-  if (operation == nullptr) return text_reply(404, "not found: no operation at " + std::string(path));
-  if (method != operation_method) {
-    Reply reply = text_reply(405, "method not allowed: " + std::string(method) + " (use " +
-                                      std::string(operation_method) + ")");
-    reply.headers.emplace_back("Allow", std::string(operation_method));
-    return reply;
-  }
-  if (!token) return text_reply(401, "unauthorized: missing x-api-token header");
-  if (!constant_time_equal(*token, token_)) return text_reply(401, "unauthorized: invalid API token");
-  try {
-    return (this->*operation)(body);
-  } catch (const std::exception& e) {
-    // Never let an exception reach cpp-httplib, whose default answer would not be our one-line text.
-    return text_reply(500, std::string("internal error: ") + e.what());
-  }
-}
-
 std::optional<Reply> Service::find_repo(const trunk::Repo& repo, const RepoIndex** index) const {
   for (const auto& candidate : index_) {
     if (candidate.data->repo == repo) {
@@ -248,14 +218,7 @@ Reply Service::page_reply(const RepoIndex& repo, const std::vector<std::uint32_t
   return reply;
 }
 
-template <typename Op>
-Reply Service::serve(std::string_view body) {
-  Reply error;
-  auto request = read_request<typename Op::Request>(body, &error);
-  if (!request) return error;
-  return answer(*request);
-}
-
+template <>
 Reply Service::answer(const trunk::ListFailingTestsRequest& request) {
   const RepoIndex* repo = nullptr;
   if (auto reply = find_repo(request.repo, &repo)) return *reply;
@@ -269,6 +232,7 @@ Reply Service::answer(const trunk::ListFailingTestsRequest& request) {
   return page_reply(*repo, *rows, canonical, request.page_query, true);
 }
 
+template <>
 Reply Service::answer(const trunk::ListUnhealthyTestsRequest& request) {
   const RepoIndex* repo = nullptr;
   if (auto reply = find_repo(request.repo, &repo)) return *reply;
@@ -280,6 +244,7 @@ Reply Service::answer(const trunk::ListUnhealthyTestsRequest& request) {
   return page_reply(*repo, flaky ? repo->flaky : repo->broken, canonical, request.page_query, false);
 }
 
+template <>
 Reply Service::answer(const trunk::GetTestDetailsRequest& request) {
   const RepoIndex* repo = nullptr;
   if (auto reply = find_repo(request.repo, &repo)) return *reply;
@@ -298,6 +263,7 @@ Reply Service::answer(const trunk::GetTestDetailsRequest& request) {
   return reply;
 }
 
+template <>
 Reply Service::answer(const trunk::UpdateQueueRequest& request) {
   const RepoIndex* repo = nullptr;
   if (auto reply = find_repo(request.repo, &repo)) return *reply;
@@ -308,6 +274,7 @@ Reply Service::answer(const trunk::UpdateQueueRequest& request) {
   }
 }
 
+template <>
 Reply Service::answer(const trunk::GetQueueRequest& request) {
   const RepoIndex* repo = nullptr;
   if (auto reply = find_repo(request.repo, &repo)) return *reply;
@@ -316,6 +283,7 @@ Reply Service::answer(const trunk::GetQueueRequest& request) {
   return json_reply(trunk::to_json(settings));
 }
 
+template <>
 Reply Service::answer(const trunk::ListQuarantinedTestsRequest& request) {
   const RepoIndex* repo = nullptr;
   if (auto reply = find_repo(request.repo, &repo)) return *reply;
@@ -332,6 +300,46 @@ Reply Service::answer(const trunk::ListQuarantinedTestsRequest& request) {
     page.quarantined_tests.push_back(to_quarantined_test(repo->data->tests[t], repo->facts[t]));
   }
   return json_reply(trunk::to_json(page));
+}
+
+// ---- routing: after the answers, so that serve<Op> sees every specialisation of answer -----------------------
+
+template <typename Op>
+Reply Service::serve(std::string_view body) {
+  Reply error;
+  auto request = read_request<typename Op::Request>(body, &error);
+  if (!request) return error;
+  return answer(*request);
+}
+
+Reply Service::handle(std::string_view method, std::string_view path, const std::optional<std::string>& token,
+                      std::string_view body) {
+  if (path == kOpenApiPath) return openapi_reply(method);
+  using Serve = Reply (Service::*)(std::string_view);
+  Serve operation = nullptr;
+  std::string_view operation_method;
+  trunk::for_each_operation([&](auto candidate) {
+    using Op = decltype(candidate);
+    if (path == Op::path) {
+      operation = &Service::serve<Op>;
+      operation_method = Op::method;
+    }
+  });
+  if (operation == nullptr) return text_reply(404, "not found: no operation at " + std::string(path));
+  if (method != operation_method) {
+    Reply reply = text_reply(405, "method not allowed: " + std::string(method) + " (use " +
+                                      std::string(operation_method) + ")");
+    reply.headers.emplace_back("Allow", std::string(operation_method));
+    return reply;
+  }
+  if (!token) return text_reply(401, "unauthorized: missing x-api-token header");
+  if (!constant_time_equal(*token, token_)) return text_reply(401, "unauthorized: invalid API token");
+  try {
+    return (this->*operation)(body);
+  } catch (const std::exception& e) {
+    // Never let an exception reach cpp-httplib, whose default answer would not be our one-line text.
+    return text_reply(500, std::string("internal error: ") + e.what());
+  }
 }
 
 }  // namespace trunk::sandbox

@@ -66,12 +66,9 @@ class Service {
   template <typename Op>
   Reply serve(std::string_view body);
 
-  Reply answer(const trunk::ListFailingTestsRequest& request);
-  Reply answer(const trunk::ListUnhealthyTestsRequest& request);
-  Reply answer(const trunk::GetTestDetailsRequest& request);
-  Reply answer(const trunk::ListQuarantinedTestsRequest& request);
-  Reply answer(const trunk::UpdateQueueRequest& request);
-  Reply answer(const trunk::GetQueueRequest& request);
+  /// What the sandbox answers to a valid request: one specialisation per operation, in service.cpp.
+  template <typename Request>
+  Reply answer(const Request& request);
 
   /// 404 reply when the repository holds no data (or nullptr and fills *index).
   std::optional<Reply> find_repo(const trunk::Repo& repo, const RepoIndex** index) const;
