@@ -152,7 +152,25 @@ std::unique_ptr<Sandbox> make_sandbox(py::handle seed, py::handle tests, py::han
 
 }  // namespace
 
+/// The defaults of SandboxOptions as the Python keywords give them: written once, in SandboxOptions
+/// (sandbox.hpp); the binding, the facade's signature and the command line read them from here.
+py::dict sandbox_defaults() {
+  const SandboxOptions defaults{};
+  py::dict out;
+  out["seed"] = defaults.seed;
+  out["tests"] = defaults.tests;
+  out["org_url_slug"] = defaults.org_url_slug;
+  out["switching_modes_seconds"] = static_cast<double>(defaults.switching_modes_duration.count()) / 1000.0;
+  out["host"] = defaults.host;
+  out["port"] = defaults.port;
+  out["record_requests"] = defaults.record_requests;
+  out["fault_seed"] = defaults.faults.seed;
+  return out;
+}
+
 void bind_sandbox(py::module_& m) {
+  m.def("sandbox_defaults", &sandbox_defaults, "The default of every Sandbox option (durations in seconds).");
+  const py::dict defaults = sandbox_defaults();
   py::class_<Sandbox>(m, "Sandbox", "Private: use trunk_api.Sandbox.")
       .def(py::init([](py::handle seed, py::handle tests, py::handle token, py::handle org_url_slug, py::handle now,
                        py::handle switching_modes_seconds, py::handle state_file, py::handle data_file,
@@ -161,11 +179,12 @@ void bind_sandbox(py::module_& m) {
              return make_sandbox(seed, tests, token, org_url_slug, now, switching_modes_seconds, state_file, data_file,
                                  threads, host, port, record_requests, faults);
            }),
-           py::kw_only(), py::arg("seed") = 42, py::arg("tests") = 2000, py::arg("token") = py::none(),
-           py::arg("org_url_slug") = "trunk-sandbox", py::arg("now") = py::none(),
-           py::arg("switching_modes_seconds") = 2.0, py::arg("state_file") = py::none(),
-           py::arg("data_file") = py::none(), py::arg("threads") = py::none(), py::arg("host") = "127.0.0.1",
-           py::arg("port") = 0, py::arg("record_requests") = true)
+           py::kw_only(), py::arg("seed") = defaults["seed"], py::arg("tests") = defaults["tests"],
+           py::arg("token") = py::none(), py::arg("org_url_slug") = defaults["org_url_slug"],
+           py::arg("now") = py::none(), py::arg("switching_modes_seconds") = defaults["switching_modes_seconds"],
+           py::arg("state_file") = py::none(), py::arg("data_file") = py::none(), py::arg("threads") = py::none(),
+           py::arg("host") = defaults["host"], py::arg("port") = defaults["port"],
+           py::arg("record_requests") = defaults["record_requests"])
       .def("start", &Sandbox::start, py::call_guard<py::gil_scoped_release>())
       .def("stop", &Sandbox::stop, py::call_guard<py::gil_scoped_release>())
       .def_property_readonly("running", &Sandbox::running)

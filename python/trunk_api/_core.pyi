@@ -447,6 +447,7 @@ def column_names(item_type: type[TestCase] | type[QuarantinedTest]) -> list[str]
 def flat_rows(item_type: type[TestCase] | type[QuarantinedTest], items: Iterable[Any]) -> list[tuple[Any, ...]]: ...
 def schema() -> dict[str, Any]: ...
 def client_defaults() -> dict[str, Any]: ...
+def sandbox_defaults() -> dict[str, Any]: ...
 def openapi_document() -> str: ...
 def _connect_facade(errors: Any, frame_from_columns: Callable[[dict[str, Any]], Any]) -> None: ...
 
@@ -487,18 +488,18 @@ class Sandbox:
     def __init__(
         self,
         *,
-        seed: int = 42,
-        tests: int = 2000,
+        seed: int = ...,  # the defaults are SandboxOptions' (sandbox_defaults())
+        tests: int = ...,
         token: str | None = None,
-        org_url_slug: str = "trunk-sandbox",
+        org_url_slug: str = ...,
         now: _TimeLike | None = None,
-        switching_modes_seconds: float = 2.0,
+        switching_modes_seconds: float = ...,
         state_file: str | None = None,
         data_file: str | None = None,
         threads: int | None = None,
-        host: str = "127.0.0.1",
-        port: int = 0,
-        record_requests: bool = True,
+        host: str = ...,
+        port: int = ...,
+        record_requests: bool = ...,
         **faults: float | None,
     ) -> None: ...
     def start(self) -> None: ...

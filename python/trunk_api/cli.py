@@ -265,17 +265,20 @@ def build_parser() -> argparse.ArgumentParser:
         "sandbox", help="run a local sandbox of the service (Ctrl-C stops)",
         description="Run the local sandbox of the service in the foreground on 127.0.0.1 and print its address "
                     "and throwaway token. Ctrl-C (or SIGTERM) stops it.")
-    sandbox.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default 0: any free port)")
-    sandbox.add_argument("--seed", type=int, default=42, help="seed of the generated data (default 42)")
-    sandbox.add_argument("--tests", type=int, default=2000, help="test cases generated (default 2000)")
+    defaults = trunk_api._core.sandbox_defaults()
+    sandbox.add_argument("--port", type=int, default=defaults["port"],
+                         help="port on 127.0.0.1 (default %(default)s: any free port)")
+    sandbox.add_argument("--seed", type=int, default=defaults["seed"],
+                         help="seed of the generated data (default %(default)s)")
+    sandbox.add_argument("--tests", type=int, default=defaults["tests"], help="test cases generated (default %(default)s)")
     sandbox.add_argument("--token", dest="sandbox_token", metavar="TOKEN", default=None,
                          help="token the sandbox accepts (default: a random one, printed)")
     sandbox.add_argument("--org", dest="sandbox_org", metavar="SLUG", default=None,
-                         help="organization URL slug it serves (default trunk-sandbox)")
+                         help=f"organization URL slug it serves (default {defaults['org_url_slug']})")
     sandbox.add_argument("--now", metavar="RFC3339", default=None,
                          help="end of the generated history (default: now)")
-    sandbox.add_argument("--switching-modes-seconds", type=float, default=2.0, metavar="SECONDS",
-                         help="how long a mode change reports switching_modes (default 2)")
+    sandbox.add_argument("--switching-modes-seconds", type=float, default=defaults["switching_modes_seconds"],
+                         metavar="SECONDS", help="how long a mode change reports switching_modes (default %(default)g)")
     sandbox.add_argument("--state-file", metavar="PATH", help="keep merge queue settings in PATH across restarts")
     faults = sandbox.add_argument_group("fault injection")
     faults.add_argument("--latency-ms", type=int, help="added to every response")

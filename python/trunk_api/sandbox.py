@@ -39,6 +39,10 @@ _FAULT_NAMES = (
 )
 
 
+#: The defaults of the options, as the C++ core declares them (SandboxOptions): written once, there.
+_DEFAULTS: dict[str, Any] = _core.sandbox_defaults()
+
+
 @dataclasses.dataclass(frozen=True)
 class RecordedRequest:
     """A request the sandbox received. The ``x-api-token`` header value is ``"<redacted>"``."""
@@ -77,8 +81,8 @@ class Sandbox:
     def __init__(
         self,
         *,
-        seed: int = 42,
-        tests: int = 2000,
+        seed: int = _DEFAULTS["seed"],
+        tests: int = _DEFAULTS["tests"],
         latency_ms: int = 0,
         jitter_ms: int = 0,
         error_rate: float = 0.0,
@@ -87,16 +91,16 @@ class Sandbox:
         truncate_rate: float = 0.0,
         rate_limited_rate: float | None = None,
         rate_limited_retry_after_seconds: int | None = None,
-        fault_seed: int = 1,
+        fault_seed: int = _DEFAULTS["fault_seed"],
         now: TimeLike | None = None,
-        switching_modes_seconds: float = 2.0,
+        switching_modes_seconds: float = _DEFAULTS["switching_modes_seconds"],
         state_file: str | os.PathLike[str] | None = None,
         data_file: str | os.PathLike[str] | None = None,
         token: str | None = None,
-        org_url_slug: str = "trunk-sandbox",
+        org_url_slug: str = _DEFAULTS["org_url_slug"],
         threads: int | None = None,
-        port: int = 0,
-        record_requests: bool = True,
+        port: int = _DEFAULTS["port"],
+        record_requests: bool = _DEFAULTS["record_requests"],
     ) -> None:
         self._core = _core.Sandbox(
             seed=seed,

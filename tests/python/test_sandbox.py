@@ -174,3 +174,21 @@ def test_the_core_imports_nothing_from_the_package() -> None:
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False)
     assert result.returncode == 0 and result.stdout.strip() == "ok", result.stderr
+
+
+def test_sandbox_defaults_come_from_the_core_declaration() -> None:
+    """SandboxOptions (C++) is the one place the defaults are written: the facade, the core and the command line
+    show the same values."""
+    import inspect
+
+    from trunk_api import _core
+    from trunk_api.cli import build_parser
+
+    defaults = _core.sandbox_defaults()
+    assert defaults["seed"] == 42 and defaults["tests"] == 2000 and defaults["org_url_slug"] == "trunk-sandbox"
+    signature = inspect.signature(trunk_api.Sandbox)
+    for name in ("seed", "tests", "org_url_slug", "switching_modes_seconds", "port", "record_requests", "fault_seed"):
+        assert signature.parameters[name].default == defaults[name], name
+    args = build_parser().parse_args(["sandbox"])
+    assert (args.seed, args.tests, args.port) == (defaults["seed"], defaults["tests"], defaults["port"])
+    assert args.switching_modes_seconds == defaults["switching_modes_seconds"] == 2.0

@@ -35,9 +35,6 @@ constexpr std::string_view kSchemasPrefix = "#/components/schemas/";
 constexpr std::string_view kResponsesPrefix = "#/components/responses/";
 constexpr std::string_view kSecurityScheme = "x-api-token";  // also the header's name, as interface.md says
 
-template <typename>
-inline constexpr bool kAlwaysFalse = false;
-
 /// Which side of the exchange a schema describes: requests are strict, answers tolerant (as the decoders).
 enum class Side { request, answer };
 
@@ -118,7 +115,7 @@ Doc value_schema(const schema::Rules& rules) {
   } else if constexpr (schema::Described<T>) {
     return ref(kSchemasPrefix, schema::Model<T>::name);
   } else {
-    static_assert(kAlwaysFalse<T>, "a field type the OpenAPI document does not know how to describe");
+    static_assert(sizeof(T) == 0, "a field type the OpenAPI document does not know how to describe");
   }
 }
 
