@@ -18,18 +18,19 @@ constexpr const char* kStateFormat = "trunk-sandbox-queues";
 /// the settings' own names): the store spells no setting, so a new one needs nothing here.
 void apply_set_fields(const trunk::UpdateQueueRequest& request, trunk::QueueSettings& settings) {
   trunk::schema::for_each_field<trunk::UpdateQueueRequest>([&](const auto& from) {
-    trunk::schema::for_each_field<trunk::QueueSettings>([&](const auto& to) {
-      using From = typename std::remove_cvref_t<decltype(from)>::member_type;
-      using To = typename std::remove_cvref_t<decltype(to)>::member_type;
-      if constexpr (trunk::schema::IsOptional<From>::value && std::is_assignable_v<To&, const From&>) {
-        const From& value = request.*(from.member);
-        if (value && from.wire == to.wire) settings.*(to.member) = *value;
-      } else if constexpr (trunk::schema::IsOptional<From>::value &&
-                           requires(To& out, const typename From::value_type& v) { out.emplace(v); }) {
-        const From& value = request.*(from.member);
-        if (value && from.wire == to.wire) (settings.*(to.member)).emplace(*value);
-      }
-    });
+    using From = typename std::remove_cvref_t<decltype(from)>::member_type;
+    if constexpr (trunk::schema::IsOptional<From>::value) {  // repo and targetBranch name the queue
+      const From& value = request.*(from.member);
+      if (!value) return;
+      trunk::schema::for_each_field<trunk::QueueSettings>([&](const auto& to) {
+        using To = typename std::remove_cvref_t<decltype(to)>::member_type;
+        if constexpr (std::is_assignable_v<To&, const typename From::value_type&>) {
+          if (from.wire == to.wire) settings.*(to.member) = *value;
+        } else if constexpr (requires(To& out) { out.emplace(*value); }) {
+          if (from.wire == to.wire) (settings.*(to.member)).emplace(*value);
+        }
+      });
+    }
   });
 }
 

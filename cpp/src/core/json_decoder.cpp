@@ -175,6 +175,25 @@ void read_value(od::value& value, const JsonPath& path, DecodeContext& context, 
       {path.str(), detail::quoted(text), "must be an RFC 3339 date-time, e.g. 2024-05-01T12:00:00Z"});
 }
 
+void validate_syntax(const simdjson::padded_string& padded, std::string_view body) {
+  thread_local simdjson::dom::parser validator;
+  simdjson::dom::element root;
+  const auto error = validator.parse(padded).get(root);
+  if (!error) return;
+  if (error == simdjson::NUMBER_ERROR) {
+    // A number no 64-bit integer or double holds (1e400, 30 digits): valid JSON syntax, which the decoder
+    // reports with its path when it reads the field; anything else wrong is still malformed.
+    if (Json::accept(body.begin(), body.end())) return;
+    try {
+      (void)Json::parse(body.begin(), body.end());
+    } catch (const Json::out_of_range&) {
+      return;  // 1e400: the field's reader says "malformed JSON" too, where it meets it
+    } catch (const Json::exception&) {
+    }
+  }
+  throw_malformed(error);
+}
+
 void check_nesting_depth(std::string_view text) {
   // A linear scan for brackets outside strings, much cheaper than parsing: the kept raw JSON of unknown keys
   // is later dumped and compared recursively, so hostile nesting must not get that far.

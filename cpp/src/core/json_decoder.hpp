@@ -218,6 +218,11 @@ void read_value(od::value& value, const JsonPath& path, DecodeContext& context, 
 /// Throws DecodeError("", ...) when the text nests deeper than the decoder allows (before any parsing).
 void check_nesting_depth(std::string_view text);
 
+/// Throws DecodeError("", "malformed JSON: ...") unless the whole text is JSON. On-Demand checks only what it
+/// reads, and skipping an unknown key's value does not check the structure after it (fuzz finding:
+/// {"a":"b":1} read as an object), so the document's syntax is checked first by simdjson's validating parser.
+void validate_syntax(const simdjson::padded_string& padded, std::string_view body);
+
 /// The document as T (see the top of this file).
 template <schema::Described T>
 T decode_document(std::string_view body, std::string_view root_path = "") {
@@ -225,6 +230,7 @@ T decode_document(std::string_view body, std::string_view root_path = "") {
   check_nesting_depth(body);
   thread_local od::parser parser;
   const simdjson::padded_string padded(body);
+  validate_syntax(padded, body);
   od::document document;
   if (auto error = parser.iterate(padded).get(document)) throw_malformed(error);
   DecodeContext context{schema::HasExtras<T> ? DecodeMode::tolerant : DecodeMode::strict, {}};

@@ -279,7 +279,9 @@ TEST(ResponseDecodeError, FromJsonPrefixesTheGivenPath) {
 // ---- malformed JSON -------------------------------------------------------------------------------------
 TEST(MalformedJson, IsADecodeErrorAtTheRoot) {
   for (const char* body : {"", "{", "{\"tests\": [}", "not json", "{\"a\": 1,}", "{\"a\" 1}", "[1, 2",
-                           "{\"a\": \"unterminated}", "{} trailing", "\"\\uD800\""}) {
+                           "{\"a\": \"unterminated}", "{} trailing", "\"\\uD800\"",
+                           // fuzz finding: On-Demand skipped the structure after an unknown key's value
+                           "{\"a\":\"b\":1}", "{\"tests\":[],\"x\":\"y\":1,\"page\":{}}", "{\"x\":[1,]}"}) {
     const auto error = decode_error([&] { decode<TestPage>(body); });
     EXPECT_EQ(error.path(), "") << body;
     EXPECT_EQ(std::string(error.what()).rfind("malformed JSON: ", 0), 0U) << error.what();
