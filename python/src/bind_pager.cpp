@@ -65,7 +65,10 @@ void bind_listing(py::module_& m, const char* name, const char* page_view_name, 
 
   m.attr(name).attr("__test__") = false;  // names like TestIterator would otherwise be collected by pytest
 
-  py::class_<PageView<Page>>(m, page_view_name, ("Iterator of " + page + " over a " + name + ".").c_str())
+  py::class_<PageView<Page>> page_view(m, page_view_name, ("Iterator of " + page + " over a " + name + ".").c_str());
+  // scripts/generate-stubs finds the page iterator of a listing iterator here.
+  m.attr(name).attr("_page_view") = page_view;
+  page_view
       .def("__iter__", [](py::handle self) { return py::reinterpret_borrow<py::object>(self); })
       .def("__next__", [](PageView<Page>& self) {
         std::optional<Page> next = self.iterator->next_page();

@@ -407,7 +407,7 @@ class Repo:
     def __deepcopy__(self, memo: dict[int, Any]) -> Repo: ...
 
 # The hand-written part of trunk_api/_core.pyi: what is not derived from the API's declarations (the engines
-# behind Client, Sandbox and the iterators). scripts/generate-stubs appends it to the generated part.
+# behind Client and Sandbox). scripts/generate-stubs appends it to the generated part, filling its marked places.
 
 _RepoLike = Repo | str
 _TimeLike = datetime | str
