@@ -264,20 +264,16 @@ std::vector<std::string> column_names() {
   return names;
 }
 
-/// One row of flat values per item (the CSV rows): the cells' Python values, in column order.
+/// One item's flat values, in column order (a CSV row): read from the item where it lives, no copy.
 template <schema::Described T>
-py::list flat_rows(const std::vector<T>& items) {
-  py::list rows(items.size());
-  for (std::size_t i = 0; i < items.size(); ++i) {
-    py::list row;
-    auto cell = [&](const std::string&, auto get) {
-      const auto* value = leaf(get(items[i]));
-      row.append(value ? to_python(*value) : py::none());
-    };
-    for_each_leaf<T, T>("", [](const T& item) -> const T* { return &item; }, cell);
-    rows[i] = py::tuple(row);
-  }
-  return rows;
+py::tuple flat_row(const T& item) {
+  py::list row;
+  auto cell = [&](const std::string&, auto get) {
+    const auto* value = leaf(get(item));
+    row.append(value ? to_python(*value) : py::none());
+  };
+  for_each_leaf<T, T>("", [](const T& whole) -> const T* { return &whole; }, cell);
+  return py::tuple(row);
 }
 
 }  // namespace
@@ -294,11 +290,11 @@ void bind_columns(py::module_& m) {
     if (type.is(py::type::of<QuarantinedTest>())) return column_names<QuarantinedTest>();
     throw py::type_error("column_names: not a listing item type");
   }, py::arg("item_type"), "The flat column names of a listing's items, in order (to_pandas() and CSV).");
-  m.def("flat_rows", [](py::handle type, py::handle items) -> py::list {
-    if (type.is(py::type::of<TestCase>())) return flat_rows(items.cast<std::vector<TestCase>>());
-    if (type.is(py::type::of<QuarantinedTest>())) return flat_rows(items.cast<std::vector<QuarantinedTest>>());
-    throw py::type_error("flat_rows: not a listing item type");
-  }, py::arg("item_type"), py::arg("items"), "One tuple of flat cell values per item, in column order (CSV).");
+  m.def("flat_row", [](py::handle item) -> py::tuple {
+    if (py::isinstance<TestCase>(item)) return flat_row(item.cast<const TestCase&>());
+    if (py::isinstance<QuarantinedTest>(item)) return flat_row(item.cast<const QuarantinedTest&>());
+    throw py::type_error("flat_row: not a listing item");
+  }, py::arg("item"), "The item's flat cell values, in column order (a CSV row).");
 }
 
 }  // namespace trunk::python

@@ -58,7 +58,7 @@ def write_csv(out: IO[str], items: Iterable[Any], item_type: Any = None) -> None
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(_core.column_names(item_type))
     for item in items:
-        writer.writerow([csv_cell(value) for value in _core.flat_rows(item_type, [item])[0]])
+        writer.writerow([csv_cell(value) for value in _core.flat_row(item)])
 
 
 def csv_cell(value: Any) -> Any:
@@ -105,15 +105,13 @@ def write_test_details(out: IO[str], test: Any) -> None:
 
 
 def queue_rows(settings: Any) -> list[tuple[str, str]]:
-    """Every setting of the declaration, in its order; pull requests in the queue as a count."""
+    """Every setting of the declaration, in its order; a list of models (the queued pull requests) as a count."""
     rows = []
     for name in settings.__match_args__:
         value = getattr(settings, name)
-        if name == "enqueued_pull_requests":
-            if value is not None:
-                rows.append((name, str(len(value))))
-            continue
-        if isinstance(value, bool):
+        if isinstance(value, list) and value and not isinstance(value[0], str):
+            text = f"{len(value)} queued"
+        elif isinstance(value, bool):
             text = "yes" if value else "no"
         elif isinstance(value, list):
             text = ", ".join(value) if value else "(none)"

@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import csv
 import datetime as dt
+import functools
 import json
 import logging
 import os
@@ -89,7 +90,7 @@ def _add_connection_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--token", metavar="TOKEN",
                        help="API token; discouraged, since command lines show up in ps and shell history: "
                             "set TRUNK_API_TOKEN (or TRUNK_API_KEY) instead")
-    defaults = trunk_api._core.client_defaults()
+    defaults = _core.client_defaults()
     group.add_argument("--timeout", type=float, default=defaults["timeout"], metavar="SECONDS",
                        help="per-attempt timeout (default %(default)g)")
     group.add_argument("--max-retries", type=int, default=defaults["max_retries"], metavar="N",
@@ -117,17 +118,23 @@ def _add_output_options(parser: argparse.ArgumentParser, *, listing: bool) -> No
                             help="tests per request, 1..100 (default 100)")
 
 
+@functools.cache
+def _schema() -> dict[str, Any]:
+    """The core's declarations, built once per process (the option builders below read them often)."""
+    return _core.schema()
+
+
 def _declared_fields(model: str) -> list[dict[str, Any]]:
     """The fields of a request as the C++ core declares them (name, type, doc, bounds): the options below are
     derived from them, so a new setting of the service needs no change here."""
-    for entry in trunk_api._core.schema()["models"]:
+    for entry in _schema()["models"]:
         if entry["name"] == model:
             return list(entry["fields"])
     raise LookupError(model)  # pragma: no cover - the core declares every request
 
 
 def _requestable_values(enum_name: str) -> list[str]:
-    for entry in trunk_api._core.schema()["enums"]:
+    for entry in _schema()["enums"]:
         if entry["name"] == enum_name:
             return list(entry["requestable"])
     raise LookupError(enum_name)  # pragma: no cover
@@ -265,7 +272,7 @@ def build_parser() -> argparse.ArgumentParser:
         "sandbox", help="run a local sandbox of the service (Ctrl-C stops)",
         description="Run the local sandbox of the service in the foreground on 127.0.0.1 and print its address "
                     "and throwaway token. Ctrl-C (or SIGTERM) stops it.")
-    defaults = trunk_api._core.sandbox_defaults()
+    defaults = _core.sandbox_defaults()
     sandbox.add_argument("--port", type=int, default=defaults["port"],
                          help="port on 127.0.0.1 (default %(default)s: any free port)")
     sandbox.add_argument("--seed", type=int, default=defaults["seed"],
