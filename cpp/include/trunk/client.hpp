@@ -1,5 +1,5 @@
 #pragma once
-// trunk::Client: the four operations of interface.md over HTTPS (libcurl), with validation before sending,
+// trunk::Client: every operation of operations.hpp over HTTPS (libcurl), with validation before sending,
 // retries with backoff, typed errors, lazy pagination and connection reuse.
 //
 // Thread safety: one Client may be used from many threads at once. It keeps a pool of connections: a call
@@ -51,6 +51,8 @@ class Client {
   //   TestPage list_failing_tests(const ListFailingTestsRequest&);    TestDetails get_test_details(...);
   //   TestPage list_unhealthy_tests(const ListUnhealthyTestsRequest&); QueueSettings update_queue(...);
   //   QuarantinedTestPage list_quarantined_tests(...);                 QueueSettings get_queue(const GetQueueRequest&);
+  //   Acknowledgement submit_pull_request(const SubmitPullRequestRequest&); PullRequestPage list_pull_requests(...);
+  //   MergeQueueMetrics get_merge_queue_metrics(...) (GET, Prometheus text) ... one per row of TRUNK_OPERATIONS.
   // Each validates the request (ValidationError; nothing sent), sends it with its operation's retry rule
   // (trunk/repeat.hpp: only the fields that are set) and decodes the answer. A listing method reads the one
   // page its request's page_query names; the pagers below walk them all.
@@ -73,6 +75,7 @@ class Client {
   TestPager failing_tests(ListFailingTestsRequest request);
   TestPager unhealthy_tests(ListUnhealthyTestsRequest request);
   Pager<QuarantinedTestPage> quarantined_tests(ListQuarantinedTestsRequest request);
+  Pager<PullRequestPage> pull_requests(ListPullRequestsRequest request);
   /// The same for any listing operation of operations.hpp, named by its declaration (the bindings use it).
   template <typename Op>
     requires requires { PageTraits<typename Op::Response>::style; }

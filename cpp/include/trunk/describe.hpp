@@ -10,7 +10,9 @@
 //
 // A field row is  X(type, member, "wireName", init, rules, "doc"):
 //   type     the C++ type: std::string, std::int64_t, double, bool, Timestamp, an enum, OpenEnum<E>, another
-//            described model, std::vector<...> of those, or std::optional<...> of any of them ("absent");
+//            described model, Json (a value the service's description gives no shape), std::vector<...> of
+//            those, std::variant<...> of alternatives with different JSON kinds (an integer or a name; a list
+//            or "ALL"), or std::optional<...> of any of them ("absent");
 //   member   the C++ member name, which is also the Python attribute and the CLI option (snake_case);
 //   init     the member's default initializer, usually {};
 //   rules    a schema::Rules constant (kNone, kRequired, ...), in parentheses when written inline;
@@ -27,6 +29,7 @@
 #include <string_view>
 #include <tuple>
 #include <type_traits>
+#include <variant>
 #include <vector>
 
 namespace trunk::schema {
@@ -121,6 +124,11 @@ template <typename T>
 struct IsVector : std::false_type {};
 template <typename T>
 struct IsVector<std::vector<T>> : std::true_type {};
+
+template <typename T>
+struct IsVariant : std::false_type {};
+template <typename... T>
+struct IsVariant<std::variant<T...>> : std::true_type {};
 
 template <typename T>
 struct Unwrapped {

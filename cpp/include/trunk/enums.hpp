@@ -52,10 +52,31 @@ TRUNK_ENUM(QuarantinedTestStatus, "Health of a quarantined test (upper case on t
 TRUNK_ENUM(QuarantineSetting, "Why a test is quarantined: always (by a person) or automatically (by its health).",
            TRUNK_QUARANTINE_SETTING_VALUES)
 
+#define TRUNK_GITHUB_MERGEABILITY_VALUES(X)                                                         \
+  X(unspecified, "unspecified") X(in_progress, "in_progress") X(mergeable, "mergeable")              \
+  X(not_mergeable, "not_mergeable")
+TRUNK_ENUM(GitHubMergeability, "Whether the code host reports the pull request mergeable.",
+           TRUNK_GITHUB_MERGEABILITY_VALUES)
+
+#define TRUNK_TESTING_STATUS_VALUES(X) \
+  X(in_progress, "in_progress") X(failed, "failed") X(cancelled, "cancelled") X(succeeded, "succeeded")
+TRUNK_ENUM(TestingStatus, "Where one merge queue test run stands.", TRUNK_TESTING_STATUS_VALUES)
+
+#define TRUNK_REQUIRED_STATUSES_SOURCE_VALUES(X)                                                          \
+  X(trunk_config, "trunk_config") X(repo_provider_branch_protection, "repo_provider_branch_protection")   \
+  X(merge_instance, "merge_instance")
+TRUNK_ENUM(RequiredStatusesSource, "Where a test run's required statuses came from.",
+           TRUNK_REQUIRED_STATUSES_SOURCE_VALUES)
+
+#define TRUNK_ALL_TARGETS_VALUES(X) X(all, "ALL")
+TRUNK_ENUM(AllTargets, "Every target of the repository is impacted (setImpactedTargets' \"ALL\").",
+           TRUNK_ALL_TARGETS_VALUES, .case_insensitive_input = true)
+
 /// Every enumeration (a new one adds itself here).
 #define TRUNK_ALL_ENUMS(X)                                                                                     \
   X(QueueState) X(QueueMode) X(DirectMergeMode) X(OptimizationMode) X(MergeMethod) X(HealthStatus)             \
-  X(PullRequestState) X(QuarantinedTestStatus) X(QuarantineSetting)
+  X(PullRequestState) X(QuarantinedTestStatus) X(QuarantineSetting) X(GitHubMergeability) X(TestingStatus)      \
+  X(RequiredStatusesSource) X(AllTargets)
 
 /// The wire string of a value; "" for a value outside the enumeration (only reachable through a cast).
 template <schema::DescribedEnum E>

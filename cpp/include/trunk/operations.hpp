@@ -24,7 +24,32 @@ namespace trunk {
   X(UpdateQueue, update_queue, "POST", "/v1/updateQueue", UpdateQueueRequest, QueueSettings, Repeat::safe,    \
     "Changes the settings of a merge queue and returns the settings after the change.")                          \
   X(GetQueue, get_queue, "POST", "/v1/getQueue", GetQueueRequest, QueueSettings, Repeat::safe,                \
-    "The settings of a merge queue and the pull requests in it.")
+    "The settings of a merge queue and the pull requests in it.")                                                \
+  X(CreateQueue, create_queue, "POST", "/v1/createQueue", CreateQueueRequest, Acknowledgement, Repeat::not_safe, \
+    "Creates the merge queue of a target branch (409 when it exists).")                                         \
+  X(DeleteQueue, delete_queue, "POST", "/v1/deleteQueue", DeleteQueueRequest, Acknowledgement, Repeat::safe,     \
+    "Deletes an empty merge queue (400 while it holds pull requests).")                                         \
+  X(SubmitPullRequest, submit_pull_request, "POST", "/v1/submitPullRequest", SubmitPullRequestRequest,          \
+    Acknowledgement, Repeat::not_safe, "Submits a pull request to a merge queue.")                               \
+  X(CancelPullRequest, cancel_pull_request, "POST", "/v1/cancelPullRequest", CancelPullRequestRequest,          \
+    Acknowledgement, Repeat::safe, "Takes a pull request out of its merge queue.")                              \
+  X(RestartTestsOnPullRequest, restart_tests_on_pull_request, "POST", "/v1/restartTestsOnPullRequest",          \
+    RestartTestsOnPullRequestRequest, Acknowledgement, Repeat::not_safe,                                       \
+    "Restarts the tests of a pull request in its merge queue.")                                                 \
+  X(GetSubmittedPullRequest, get_submitted_pull_request, "POST", "/v1/getSubmittedPullRequest",                 \
+    GetSubmittedPullRequestRequest, SubmittedPullRequest, Repeat::safe,                                         \
+    "Where one submitted pull request stands, and what it waits for.")                                          \
+  X(ListPullRequests, list_pull_requests, "POST", "/v1/listPullRequests", ListPullRequestsRequest,              \
+    PullRequestPage, Repeat::safe, "One page of the pull requests of a merge queue.")                           \
+  X(SetImpactedTargets, set_impacted_targets, "POST", "/v1/setImpactedTargets", SetImpactedTargetsRequest,      \
+    Acknowledgement, Repeat::not_safe, "Reports the build targets a pull request changes (or ALL).")            \
+  X(GetMergeQueueTestingDetails, get_merge_queue_testing_details, "POST", "/v1/getMergeQueueTestingDetails",    \
+    GetMergeQueueTestingDetailsRequest, TestRunDetails, Repeat::safe, "The details of one merge queue test run.") \
+  X(GetMergeQueueMetrics, get_merge_queue_metrics, "GET", "/v1/getMergeQueueMetrics",                           \
+    GetMergeQueueMetricsRequest, MergeQueueMetrics, Repeat::safe,                                               \
+    "The merge queue metrics of a repository (Prometheus text and its samples).")                               \
+  X(LinkTicketToTestCase, link_ticket_to_test_case, "POST", "/v1/flaky-tests/link-ticket-to-test-case",         \
+    LinkTicketToTestCaseRequest, Acknowledgement, Repeat::safe, "Links an issue-tracker ticket to a test case.")
 
 namespace op {
 #define TRUNK_DECLARE_OPERATION_(Type, op_name, op_method, op_path, RequestType, ResponseType, op_repeat, op_doc) \

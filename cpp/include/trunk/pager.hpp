@@ -43,6 +43,7 @@
 #include <vector>
 
 #include "trunk/error.hpp"
+#include "trunk/merge_queue_requests.hpp"
 #include "trunk/page.hpp"
 #include "trunk/responses.hpp"
 #include "trunk/test_case.hpp"
@@ -59,6 +60,8 @@ enum class PagingStyle {
 ///   static constexpr PagingStyle style = ...;
 ///   static std::vector<Item>& items(Page& page);               the page's items
 ///   static std::optional<std::string> next(const Page& page);  the next page's token or cursor
+///   static std::string cursor_of(const Request&);              where a request starts ("" = first page)
+///   static void set_cursor(Request&, const std::string&);      makes a request read the page a cursor names
 template <class Page>
 struct PageTraits;
 
@@ -69,6 +72,8 @@ struct PageTraits<TestPage> {
   static constexpr PagingStyle style = PagingStyle::token;
   static std::vector<TestCase>& items(TestPage& page) noexcept { return page.tests; }
   static std::optional<std::string> next(const TestPage& page) { return page.page.next_page_token; }
+  static std::string cursor_of(const auto& request) { return request.page_query.page_token; }
+  static void set_cursor(auto& request, const std::string& token) { request.page_query.page_token = token; }
 };
 
 /// Token style: the quarantined listing's page.next_page_token.
@@ -78,6 +83,26 @@ struct PageTraits<QuarantinedTestPage> {
   static constexpr PagingStyle style = PagingStyle::token;
   static std::vector<QuarantinedTest>& items(QuarantinedTestPage& page) noexcept { return page.quarantined_tests; }
   static std::optional<std::string> next(const QuarantinedTestPage& page) { return page.page.next_page_token; }
+  static std::string cursor_of(const auto& request) { return request.page_query.page_token; }
+  static void set_cursor(auto& request, const std::string& token) { request.page_query.page_token = token; }
+};
+
+/// Cursor style: listPullRequests' nextCursor, absent on the last page; the request's cursor is not sent for
+/// the first page.
+template <>
+struct PageTraits<PullRequestPage> {
+  using Item = PullRequest;
+  static constexpr PagingStyle style = PagingStyle::cursor;
+  static std::vector<PullRequest>& items(PullRequestPage& page) noexcept { return page.pull_requests; }
+  static std::optional<std::string> next(const PullRequestPage& page) { return page.next_cursor; }
+  static std::string cursor_of(const ListPullRequestsRequest& request) { return request.cursor.value_or(""); }
+  static void set_cursor(ListPullRequestsRequest& request, const std::string& cursor) {
+    if (cursor.empty()) {
+      request.cursor.reset();
+    } else {
+      request.cursor = cursor;
+    }
+  }
 };
 
 /// How a pager fetches ahead (see "Prefetching" above).

@@ -6,6 +6,7 @@
 
 #include "trunk/describe.hpp"
 #include "trunk/json_value.hpp"
+#include "trunk/merge_queue_answers.hpp"
 #include "trunk/page.hpp"
 #include "trunk/pull_request.hpp"
 #include "trunk/quarantined_test.hpp"
@@ -52,6 +53,7 @@ TRUNK_DESCRIBE(QuarantinedTestPage, "One page of quarantined tests.", TRUNK_QUAR
 /// Every answer model, parts before the wholes that hold them (the order Python registers classes in).
 #define TRUNK_ANSWER_MODELS(X)                                                                                \
   X(RepositoryRef) X(TicketRef) X(TestStatus) X(FailureSummary) X(TestCase) X(PageInfo) X(TestPage) X(TestDetails) \
-  X(QuarantinedTest) X(QuarantinedTestPage) X(PullRequest) X(QueueSettings)
+  X(QuarantinedTest) X(QuarantinedTestPage) X(PullRequest) X(QueueSettings) X(Readiness) X(SubmittedPullRequest)      \
+  X(Acknowledgement) X(PullRequestPage) X(TestRunDetails) X(MetricSample) X(MergeQueueMetrics)
 
 }  // namespace trunk

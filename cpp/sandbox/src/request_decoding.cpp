@@ -3,4 +3,4 @@
 #include "decode_entry_points.hpp"
 #include "trunk/models.hpp"
 
-TRUNK_REQUEST_MODELS(TRUNK_INSTANTIATE_DECODER)
+TRUNK_ALL_REQUEST_MODELS(TRUNK_INSTANTIATE_DECODER)

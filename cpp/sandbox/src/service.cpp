@@ -302,6 +302,12 @@ Reply Service::answer(const trunk::ListQuarantinedTestsRequest& request) {
   return json_reply(trunk::to_json(page));
 }
 
+// TEMPORARY (replaced by the merge queue simulation): operations the sandbox does not answer yet.
+template <typename Request>
+Reply Service::answer(const Request&) {
+  return text_reply(501, "not implemented by the sandbox yet");
+}
+
 // ---- routing: after the answers, so that serve<Op> sees every specialisation of answer -----------------------
 
 template <typename Op>

@@ -132,25 +132,6 @@ struct Client::Impl {
     return detail::Cancellation(&options.interrupt_check, std::move(stop));
   }
 
-  /// POSTs `body` to `path` through the engine (retries and all); returns the body of the 2xx answer or throws.
-  std::string post(std::string_view operation, std::string_view path, std::string body, detail::Repeat repeat,
-                   std::stop_token stop) {
-    detail::HttpRequest request;
-    request.operation = operation;
-    request.method = detail::HttpMethod::post;
-    request.url = base_url + std::string(path);
-    request.body = std::move(body);
-    request.repeat = repeat;
-    return engine.send(request, cancellation(std::move(stop)));
-  }
-
-  /// post() then decode; a decode error never quotes the token either.
-  template <typename Response>
-  Response call(std::string_view operation, std::string_view path, std::string body,
-                detail::Repeat repeat = detail::Repeat::safe, std::stop_token stop = {}) {
-    return decode_redacted<Response>(post(operation, path, std::move(body), repeat, std::move(stop)));
-  }
-
   /// decode(), with the token redacted from any DecodeError (a body may echo it). The raw body is wiped
   /// afterwards, whatever happens: if it echoed the token, no unwiped copy is freed.
   template <typename Response>
@@ -160,7 +141,11 @@ struct Client::Impl {
       ~WipeOnExit() { detail::wipe(text); }
     } wipe_on_exit{response};
     try {
-      return decode<Response>(response);
+      if constexpr (kTextAnswer<Response>) {
+        return Response::parse(response);
+      } else {
+        return decode<Response>(response);
+      }
     } catch (const DecodeError& error) {
       const std::string message = error.what();
       if (message.find(token()) == std::string::npos) throw;
@@ -168,11 +153,25 @@ struct Client::Impl {
     }
   }
 
-  /// Operation Op of operations.hpp: validate, send with its retry rule, decode.
+  /// Operation Op of operations.hpp: validate, send with its method and retry rule, decode. A GET carries its
+  /// request as the query string; a text answer (metrics) is parsed by its own reader.
   template <typename Op>
   typename Op::Response perform(const typename Op::Request& request, std::stop_token stop = {}) {
+    using Response = typename Op::Response;
     validate(request);
-    return call<typename Op::Response>(Op::name, Op::path, encode(request), Op::repeat, std::move(stop));
+    detail::HttpRequest http;
+    http.operation = Op::name;
+    http.repeat = Op::repeat;
+    if constexpr (Op::method == std::string_view("GET")) {
+      http.method = detail::HttpMethod::get;
+      http.url = base_url + std::string(Op::path) + "?" + to_query(request);
+    } else {
+      http.method = detail::HttpMethod::post;
+      http.url = base_url + std::string(Op::path);
+      http.body = encode(request);
+    }
+    if constexpr (kTextAnswer<Response>) http.answer = detail::BodyKind::text;
+    return decode_redacted<Response>(engine.send(http, cancellation(std::move(stop))));
   }
 
   std::vector<BulkResult<TestDetails>> get_test_details_many(const Repo& repo, const std::string& org_url_slug,
@@ -237,11 +236,12 @@ std::vector<BulkResult<TestDetails>> Client::get_test_details_many(const Repo& r
 // that is moved keeps the same Impl, so its pagers stay valid.
 template <typename Op, typename ClientImpl>
 Pager<typename Op::Response> make_pager(ClientImpl* impl, typename Op::Request request) {
+  using Traits = PageTraits<typename Op::Response>;
   validate(request);
-  std::string first = request.page_query.page_token;
+  std::string first = Traits::cursor_of(request);
   return Pager<typename Op::Response>(
       [impl, request = std::move(request)](const std::string& token, std::stop_token stop) mutable {
-        request.page_query.page_token = token;
+        Traits::set_cursor(request, token);
         return impl->template perform<Op>(request, std::move(stop));
       },
       std::move(first), PrefetchOptions{impl->options.prefetch_pages, impl->options.interrupt_check});
@@ -259,6 +259,7 @@ Pager<typename Op::Response> Client::pager(typename Op::Request request) {
 TRUNK_INSTANTIATE_PAGER_(ListFailingTests)
 TRUNK_INSTANTIATE_PAGER_(ListUnhealthyTests)
 TRUNK_INSTANTIATE_PAGER_(ListQuarantinedTests)
+TRUNK_INSTANTIATE_PAGER_(ListPullRequests)
 #undef TRUNK_INSTANTIATE_PAGER_
 
 TestPager Client::failing_tests(ListFailingTestsRequest request) { return pager<op::ListFailingTests>(std::move(request)); }
@@ -267,6 +268,9 @@ TestPager Client::unhealthy_tests(ListUnhealthyTestsRequest request) {
 }
 Pager<QuarantinedTestPage> Client::quarantined_tests(ListQuarantinedTestsRequest request) {
   return pager<op::ListQuarantinedTests>(std::move(request));
+}
+Pager<PullRequestPage> Client::pull_requests(ListPullRequestsRequest request) {
+  return pager<op::ListPullRequests>(std::move(request));
 }
 
 const std::string& Client::base_url() const noexcept { return impl_->base_url; }

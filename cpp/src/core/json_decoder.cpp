@@ -20,7 +20,9 @@ std::string_view trim_right(std::string_view text) {
   return text;
 }
 
-std::string_view type_name(od::json_type type) {
+}  // namespace
+
+std::string_view json_kind_name(od::json_type type) {
   switch (type) {
     case od::json_type::array: return "array";
     case od::json_type::object: return "object";
@@ -31,6 +33,8 @@ std::string_view type_name(od::json_type type) {
   }
   return "unknown";
 }
+
+namespace {
 
 void append_path(std::string& out, const JsonPath* path) {
   if (path == nullptr || (path->parent == nullptr && !path->is_index && path->key.empty())) return;
@@ -58,7 +62,7 @@ void throw_malformed(simdjson::error_code error) {
 }
 
 void throw_wrong_type(const JsonPath& path, std::string_view expected, od::json_type actual) {
-  throw DecodeError(path.str(), "expected " + std::string(expected) + ", got " + std::string(type_name(actual)));
+  throw DecodeError(path.str(), "expected " + std::string(expected) + ", got " + std::string(json_kind_name(actual)));
 }
 
 std::string_view raw_json_of(od::value& value) {
@@ -114,6 +118,8 @@ void record_unknown_key(DecodeContext& context, const JsonPath& path, od::value&
   if (extras.is_null()) extras = Json::object();
   extras[std::string(path.key)] = std::move(parsed);
 }
+
+void read_value(od::value& value, const JsonPath&, DecodeContext&, Json& out) { out = parse_extra(raw_json_of(value)); }
 
 void read_value(od::value& value, const JsonPath& path, DecodeContext&, std::string& out) {
   const od::json_type type = type_of(value);

@@ -23,6 +23,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "text.hpp"
@@ -81,6 +82,8 @@ void read_value(od::value& value, const JsonPath& path, DecodeContext& context, 
 void read_value(od::value& value, const JsonPath& path, DecodeContext& context, double& out);
 void read_value(od::value& value, const JsonPath& path, DecodeContext& context, bool& out);
 void read_value(od::value& value, const JsonPath& path, DecodeContext& context, Timestamp& out);
+/// A value the description gives no shape: kept as it came.
+void read_value(od::value& value, const JsonPath& path, DecodeContext& context, Json& out);
 
 /// A closed enumeration (requests): an unknown value is a violation.
 template <schema::DescribedEnum E>
@@ -119,6 +122,45 @@ void read_value(od::value& value, const JsonPath& path, DecodeContext& context, 
     read_value(element, path.element(index), context, item);
     out.push_back(std::move(item));
     ++index;
+  }
+}
+
+/// The JSON kind a value of type X is written as (the alternatives of a variant differ in it).
+template <typename X>
+constexpr od::json_type json_kind() {
+  if constexpr (std::is_same_v<X, std::string> || std::is_same_v<X, Timestamp> || schema::DescribedEnum<X>) {
+    return od::json_type::string;
+  } else if constexpr (std::is_same_v<X, std::int64_t> || std::is_same_v<X, double>) {
+    return od::json_type::number;
+  } else if constexpr (std::is_same_v<X, bool>) {
+    return od::json_type::boolean;
+  } else if constexpr (schema::IsVector<X>::value) {
+    return od::json_type::array;
+  } else {
+    static_assert(schema::Described<X>, "a variant alternative the decoder cannot tell apart");
+    return od::json_type::object;
+  }
+}
+
+std::string_view json_kind_name(od::json_type type);
+
+/// One of several alternatives, told apart by the JSON kind of the value (a number or a name; a list or "ALL").
+template <typename... A>
+void read_value(od::value& value, const JsonPath& path, DecodeContext& context, std::variant<A...>& out) {
+  const od::json_type type = type_of(value);
+  bool matched = false;
+  auto try_alternative = [&]<typename X>(std::type_identity<X>) {
+    if (matched || json_kind<X>() != type) return;
+    matched = true;
+    X alternative{};
+    read_value(value, path, context, alternative);
+    out = std::move(alternative);
+  };
+  (try_alternative(std::type_identity<A>{}), ...);
+  if (!matched) {
+    std::string expected;
+    ((expected += (expected.empty() ? "" : " or ") + std::string(json_kind_name(json_kind<A>()))), ...);
+    throw_wrong_type(path, expected, type);
   }
 }
 

@@ -4,6 +4,7 @@
 
 #include <string>
 #include <type_traits>
+#include <variant>
 
 #include "trunk/describe.hpp"
 #include "trunk/enums.hpp"
@@ -35,8 +36,10 @@ Json encode_value(const V& value) {
     Json array = Json::array();
     for (const auto& item : value) array.push_back(encode_value(item));
     return array;
+  } else if constexpr (schema::IsVariant<V>::value) {
+    return std::visit([](const auto& alternative) { return encode_value(alternative); }, value);
   } else {
-    return Json(value);  // string, integer, number, boolean
+    return Json(value);  // string, integer, number, boolean, or a Json value kept as it came
   }
 }
 

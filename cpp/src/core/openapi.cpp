@@ -72,6 +72,17 @@ std::string joined(std::span<const std::string_view> values) {
   return text;
 }
 
+template <typename T, Side side>
+Doc value_schema(const schema::Rules& rules);
+
+/// A value that is one of several alternatives (told apart by their JSON kinds).
+template <typename T, Side side, std::size_t... I>
+Doc variant_schema(const schema::Rules& rules, std::index_sequence<I...>) {
+  Doc alternatives = Doc::array();
+  (alternatives.push_back(value_schema<std::variant_alternative_t<I, T>, side>(rules)), ...);
+  return Doc{{"oneOf", std::move(alternatives)}};
+}
+
 /// The schema of one value of type T (a field's type, or an element of a list). May carry a "description"
 /// of its own (open enumerations), which the field's description then precedes.
 template <typename T, Side side>
@@ -114,6 +125,10 @@ Doc value_schema(const schema::Rules& rules) {
                {"examples", wire_values(schema::Enum<E>::wire)}};
   } else if constexpr (schema::Described<T>) {
     return ref(kSchemasPrefix, schema::Model<T>::name);
+  } else if constexpr (schema::IsVariant<T>::value) {
+    return variant_schema<T, side>(rules, std::make_index_sequence<std::variant_size_v<T>>{});
+  } else if constexpr (std::is_same_v<T, Json>) {
+    return Doc::object();  // any JSON value: the description gives no shape
   } else {
     static_assert(sizeof(T) == 0, "a field type the OpenAPI document does not know how to describe");
   }
@@ -209,11 +224,28 @@ Doc operation_object(const Doc& errors) {
                            {{"application/json",
                              {{"schema", ref(kSchemasPrefix, schema::Model<typename Op::Request>::name)}}}}}};
   }
-  Doc responses{
-      {"200",
-       {{"description", std::string(schema::Model<Response>::doc)},
-        {"content",
-         {{"application/json", {{"schema", ref(kSchemasPrefix, schema::Model<Response>::name)}}}}}}}};
+  if constexpr (Op::method == std::string_view("GET")) {
+    // The one GET (getMergeQueueMetrics) carries its repository as the metrics guide queries it.
+    out["parameters"] = Doc::array(
+        {{{"name", "repo"}, {"in", "query"}, {"required", true}, {"description", "owner/name"},
+          {"schema", {{"type", "string"}, {"pattern", "^.+/[^/]+$"}}}},
+         {{"name", "repoHost"}, {"in", "query"}, {"required", false},
+          {"description", "the repository's host (github.com when not given)"},
+          {"schema", {{"type", "string"}, {"minLength", 1}}}}});
+  }
+  Doc answer;
+  if constexpr (kTextAnswer<Response>) {
+    answer = text_answer(std::string(schema::Model<Response>::doc) +
+                         " On the wire: the Prometheus text exposition format, version 0.0.4.");
+  } else {
+    answer = Doc{{"description", std::string(schema::Model<Response>::doc)},
+                 {"content", {{"application/json", {{"schema", ref(kSchemasPrefix, schema::Model<Response>::name)}}}}}};
+  }
+  Doc responses{{"200", std::move(answer)}};
+  if constexpr (std::is_same_v<Op, op::CreateQueue>) {
+    // Not in the service's description, but in its guides: a second createQueue of a branch is a conflict.
+    responses["409"] = text_answer("The queue already exists.");
+  }
   const std::pair<const char*, const char*> codes[] = {{"400", "BadRequest"},
                                                        {"401", "Unauthorized"},
                                                        {"404", "NotFound"},

@@ -2,6 +2,7 @@
 
 #include <span>
 #include <string>
+#include <variant>
 
 #include "text.hpp"
 #include "trunk/models.hpp"
@@ -69,6 +70,13 @@ class FieldChecker {
 
   void value(const std::string&, const schema::Rules&, double) {}
   void value(const std::string&, const schema::Rules&, bool) {}
+  void value(const std::string&, const schema::Rules&, const Json&) {}
+
+  /// The rules apply to whichever alternative is held (a priority's range to its number, non-empty to its name).
+  template <typename... A>
+  void value(const std::string& path, const schema::Rules& rules, const std::variant<A...>& held) {
+    std::visit([&](const auto& alternative) { value(path, rules, alternative); }, held);
+  }
 
   void value(const std::string& path, const schema::Rules&, Timestamp time) {
     if (!representable(time)) {

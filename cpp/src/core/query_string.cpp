@@ -1,0 +1,108 @@
+// The query string of the one GET operation, getMergeQueueMetrics: ?repo=owner/name&repoHost=host, as the
+// service's metrics guide queries it. The repository is the request's Repo, spelled the way the guide does.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "text.hpp"
+#include "trunk/codec.hpp"
+#include "trunk/error.hpp"
+#include "trunk/validation.hpp"
+
+namespace trunk {
+
+namespace {
+
+bool is_unreserved(unsigned char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '.' ||
+         c == '_' || c == '~';
+}
+
+std::string percent_encode(std::string_view text, bool keep_slash) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  for (const unsigned char c : text) {
+    if (is_unreserved(c) || (keep_slash && c == '/')) {
+      out += static_cast<char>(c);
+    } else {
+      out += '%';
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    }
+  }
+  return out;
+}
+
+int hex_value(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+std::optional<std::string> percent_decode(std::string_view text) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '+') {
+      out += ' ';
+    } else if (text[i] == '%') {
+      if (i + 2 >= text.size()) return std::nullopt;
+      const int high = hex_value(text[i + 1]);
+      const int low = hex_value(text[i + 2]);
+      if (high < 0 || low < 0) return std::nullopt;
+      out += static_cast<char>(high * 16 + low);
+      i += 2;
+    } else {
+      out += text[i];
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string to_query(const GetMergeQueueMetricsRequest& request) {
+  return "repo=" + percent_encode(request.repo.owner + "/" + request.repo.name, true) +
+         "&repoHost=" + percent_encode(request.repo.host, false);
+}
+
+GetMergeQueueMetricsRequest metrics_request_from_query(std::string_view query) {
+  std::vector<Violation> violations;
+  std::optional<std::string> repo, host;
+  while (!query.empty()) {
+    const std::size_t amp = query.find('&');
+    const std::string_view pair = query.substr(0, amp);
+    query.remove_prefix(amp == std::string_view::npos ? query.size() : amp + 1);
+    if (pair.empty()) continue;
+    const std::size_t eq = pair.find('=');
+    const auto key = percent_decode(pair.substr(0, eq));
+    const auto value = percent_decode(eq == std::string_view::npos ? std::string_view{} : pair.substr(eq + 1));
+    if (!key || !value) {
+      violations.push_back({"query", detail::quoted(pair), "must be percent-encoded"});
+    } else if (*key == "repo") {
+      repo = *value;
+    } else if (*key == "repoHost") {
+      host = *value;
+    } else {
+      violations.push_back({*key, detail::quoted(*value), "is not a parameter of this operation"});
+    }
+  }
+  GetMergeQueueMetricsRequest request;
+  if (!repo) {
+    violations.push_back({"repo", "<missing>", "is required"});
+  } else {
+    const std::size_t slash = repo->rfind('/');
+    if (slash == std::string::npos || slash == 0 || slash + 1 == repo->size()) {
+      violations.push_back({"repo", detail::quoted(*repo), "must be owner/name"});
+    } else {
+      request.repo.owner = repo->substr(0, slash);
+      request.repo.name = repo->substr(slash + 1);
+    }
+  }
+  // The guide always names the host; github.com is what it names, and the service's default.
+  request.repo.host = host.value_or("github.com");
+  if (!violations.empty()) throw ValidationError(std::move(violations));
+  return request;
+}
+
+}  // namespace trunk
