@@ -67,6 +67,8 @@ void translate(std::exception_ptr pointer) {
     raise_api_error(error, "PermissionDeniedError");
   } catch (const NotFoundError& error) {
     raise_api_error(error, "NotFoundError");
+  } catch (const ConflictError& error) {
+    raise_api_error(error, "ConflictError");
   } catch (const ServerError& error) {
     raise_api_error(error, "ServerError");
   } catch (const ApiError& error) {

@@ -83,6 +83,7 @@ void bind_pager(py::module_& m) {
   bind_listing<TestPage>(m, "TestIterator", "PageIterator", "TestCase", "TestPage");
   bind_listing<QuarantinedTestPage>(m, "QuarantinedTestIterator", "QuarantinedTestPageIterator", "QuarantinedTest",
                                     "QuarantinedTestPage");
+  bind_listing<PullRequestPage>(m, "PullRequestIterator", "PullRequestPageIterator", "PullRequest", "PullRequestPage");
 }
 
 }  // namespace trunk::python

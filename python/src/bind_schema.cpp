@@ -5,9 +5,13 @@
 #include <pybind11/stl.h>
 
 #include <string>
+#include <type_traits>
+#include <utility>
+#include <variant>
 
 #include "bindings.hpp"
 #include "listing_iterator.hpp"
+#include "model_values.hpp"
 #include "trunk/models.hpp"
 #include "trunk/operations.hpp"
 
@@ -16,6 +20,21 @@ namespace py = pybind11;
 namespace trunk::python {
 
 namespace {
+
+template <typename V>
+std::string python_type();
+
+/// "A | B" for a variant (an enum alternative also accepts its wire string).
+template <typename V, std::size_t... I>
+std::string variant_type(std::index_sequence<I...>) {
+  std::string out;
+  auto add = [&]<typename X>(std::type_identity<X>) {
+    out += (out.empty() ? "" : " | ") + python_type<X>();
+    if constexpr (schema::DescribedEnum<X>) out += " | str";
+  };
+  (add(std::type_identity<std::variant_alternative_t<I, V>>{}), ...);
+  return out;
+}
 
 /// The Python type annotation of a field's value.
 template <typename V>
@@ -30,6 +49,10 @@ std::string python_type() {
     return std::string(schema::Model<V>::name);
   } else if constexpr (schema::IsVector<V>::value) {
     return "list[" + python_type<typename V::value_type>() + "]";
+  } else if constexpr (schema::IsVariant<V>::value) {
+    return variant_type<V>(std::make_index_sequence<std::variant_size_v<V>>{});
+  } else if constexpr (std::is_same_v<V, Json>) {
+    return "Any";
   } else if constexpr (std::is_same_v<V, Timestamp>) {
     return "datetime";
   } else if constexpr (std::is_same_v<V, std::string>) {
@@ -70,6 +93,14 @@ py::dict describe_model() {
     entry["enum"] = enum_of<Member>();
     entry["doc"] = std::string(field.doc);
     entry["required"] = field.rules.required;
+    entry["page_position"] = field.rules.page_position;
+    // The declared default of a field that is neither optional nor required (take = 50): what is sent when the
+    // caller does not say.
+    if constexpr (!schema::IsOptional<Member>::value && !schema::Described<Member>) {
+      entry["default"] = to_python(T{}.*(field.member));
+    } else {
+      entry["default"] = py::none();
+    }
     entry["min"] = field.rules.has_range() ? py::object(py::int_(field.rules.min)) : py::object(py::none());
     entry["max"] = field.rules.has_range() ? py::object(py::int_(field.rules.max)) : py::object(py::none());
     fields.append(entry);

@@ -1,10 +1,13 @@
 #pragma once
 // The Python call of an operation, derived from its request's declaration (describe.hpp), so that a new
 // operation is bound without code here:
-//   - the request's non-optional fields are the positional (or keyword) parameters, in declaration order
+//   - the request's required fields are the positional (or keyword) parameters, in declaration order
 //     (repo, org_url_slug, start_time, ...); a page_query field is flattened into the keywords page_size
-//     (default 100) and page_token (default "");
-//   - its optional fields are keyword-only, None meaning "not sent";
+//     (default 100) and page_token (default ""); another described part is flattened into its own fields
+//     (pr -> number, sha), reported by their wire paths (pr.number);
+//   - its optional fields are keyword-only, None meaning "not sent"; a field with a declared default (take)
+//     is keyword-only too, and is sent with that default when not given;
+//   - a variant takes whichever alternative the Python type fits (priority: int or str; targets: list or "ALL");
 //   - each value is converted by its declared type (a Repo or "host/owner/name", str, int, bool, datetime or
 //     RFC 3339, enum member or wire string, list of str), every problem named by its wire path, then
 //     validate()'s rules add theirs: one ValidationError lists everything, and nothing is sent.
@@ -15,14 +18,53 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <type_traits>
+#include <variant>
 #include <vector>
 
 #include "convert_args.hpp"
 #include "trunk/describe.hpp"
+#include "trunk/merge_queue_requests.hpp"
 #include "trunk/page.hpp"
 #include "trunk/repo.hpp"
 
 namespace trunk::python {
+
+template <typename V>
+void convert_value(ArgCollector& args, pybind11::handle value, const std::string& path, V& out);
+
+/// Whether a Python value can be the alternative X of a variant (told apart by Python type, as on the wire by
+/// JSON kind): str for text and enums, int (not bool) for integers, list/tuple for lists.
+template <typename X>
+bool python_value_fits(pybind11::handle value) {
+  namespace py = pybind11;
+  if constexpr (std::is_same_v<X, std::string> || schema::DescribedEnum<X>) {
+    return py::isinstance<py::str>(value) || (schema::DescribedEnum<X> && py::hasattr(value, "value") &&
+                                              py::isinstance<py::str>(value.attr("value")));
+  } else if constexpr (std::is_same_v<X, std::int64_t>) {
+    return py::isinstance<py::int_>(value) && !py::isinstance<py::bool_>(value);
+  } else if constexpr (schema::IsVector<X>::value) {
+    return py::isinstance<py::list>(value) || py::isinstance<py::tuple>(value);
+  } else {
+    static_assert(sizeof(X) == 0, "a variant alternative Python cannot tell apart");
+    return false;
+  }
+}
+
+template <typename... A>
+void convert_variant(ArgCollector& args, pybind11::handle value, const std::string& path, std::variant<A...>& out,
+                     std::string_view accepted) {
+  bool matched = false;
+  auto try_alternative = [&]<typename X>(std::type_identity<X>) {
+    if (matched || !python_value_fits<X>(value)) return;
+    matched = true;
+    X alternative{};
+    convert_value(args, value, path, alternative);
+    out = std::move(alternative);
+  };
+  (try_alternative(std::type_identity<A>{}), ...);
+  if (!matched) args.reject_type(value, path, "must be " + std::string(accepted));
+}
 
 template <typename V>
 void convert_value(ArgCollector& args, pybind11::handle value, const std::string& path, V& out) {
@@ -44,10 +86,27 @@ void convert_value(ArgCollector& args, pybind11::handle value, const std::string
     out = args.integer(value, path);
   } else if constexpr (std::is_same_v<V, double>) {
     out = args.number(value, path);
+  } else if constexpr (std::is_same_v<V, Priority>) {
+    convert_variant(args, value, path, out, "an int (0..4294967295) or a priority name (str)");
+  } else if constexpr (std::is_same_v<V, ImpactedTargets>) {
+    convert_variant(args, value, path, out, "a list of target names or \"ALL\"");
   } else {
     static_assert(std::is_same_v<V, std::vector<std::string>>, "a request field type Python cannot pass yet");
     out = args.text_list(value, path);
   }
+}
+
+/// A part of a request whose fields Python takes as parameters of their own (pr -> number, sha): any described
+/// part except the repository (one parameter: a Repo or "host/owner/name") and page_query (keywords with
+/// defaults).
+template <typename Member>
+constexpr bool kFlattened = schema::Described<Member> && !std::is_same_v<Member, Repo> && !std::is_same_v<Member, PageQuery>;
+
+/// A parameter the caller must give (positional or by keyword): a required field that is not optional.
+template <typename Field>
+constexpr bool is_positional(const Field& field) {
+  using Member = typename Field::member_type;
+  return !schema::IsOptional<Member>::value && !std::is_same_v<Member, PageQuery> && field.rules.required;
 }
 
 /// The names a caller may pass, in order: positional parameters first.
@@ -56,15 +115,50 @@ std::vector<std::string> positional_parameters() {
   std::vector<std::string> names;
   schema::for_each_field<R>([&](const auto& field) {
     using Member = typename std::remove_cvref_t<decltype(field)>::member_type;
-    if constexpr (!schema::IsOptional<Member>::value && !std::is_same_v<Member, PageQuery>) {
+    if constexpr (kFlattened<Member>) {
+      for (std::string& inner : positional_parameters<Member>()) names.push_back(std::move(inner));
+    } else if (is_positional(field)) {
       names.emplace_back(field.name);
     }
   });
   return names;
 }
 
+/// Reads R's fields from `given` (parameter name -> value); `prefix` is the wire path of R inside the request.
+template <schema::Described R>
+void read_fields(ArgCollector& args, const pybind11::dict& given, const std::string& call, const std::string& prefix,
+                 bool allow_page_position, std::vector<std::string>& known, R& request) {
+  namespace py = pybind11;
+  schema::for_each_field<R>([&](const auto& field) {
+    using Member = typename std::remove_cvref_t<decltype(field)>::member_type;
+    auto& out = request.*(field.member);
+    const std::string name(field.name);
+    const std::string wire = prefix + std::string(field.wire);
+    if constexpr (std::is_same_v<Member, PageQuery>) {
+      known.emplace_back("page_size");
+      if (given.contains("page_size")) out.page_size = args.integer(given["page_size"], wire + ".page_size");
+      if (allow_page_position) {
+        known.emplace_back("page_token");
+        if (given.contains("page_token")) out.page_token = args.text(given["page_token"], wire + ".page_token");
+      }
+    } else if constexpr (kFlattened<Member>) {
+      read_fields(args, given, call, wire + ".", allow_page_position, known, out);
+    } else {
+      if (field.rules.page_position && !allow_page_position) return;
+      known.push_back(name);
+      const bool present = given.contains(name.c_str()) && !given[name.c_str()].is_none();
+      if (is_positional(field)) {
+        if (!given.contains(name.c_str())) throw py::type_error(call + " missing required argument: '" + name + "'");
+        convert_value(args, given[name.c_str()], wire, out);
+      } else if (present) {
+        convert_value(args, given[name.c_str()], wire, out);  // optional, or a keyword with a default (take)
+      }
+    }
+  });
+}
+
 /// Builds R from a Python call of `operation`. `allow_page_token`: false for the iter_ calls (they start at
-/// the first page).
+/// the first page, so they take no page_token or cursor).
 template <schema::Described R>
 R build_request(std::string_view operation, const pybind11::args& positional, const pybind11::kwargs& keywords,
                 bool allow_page_token = true) {
@@ -86,32 +180,7 @@ R build_request(std::string_view operation, const pybind11::args& positional, co
   std::vector<std::string> known;
   ArgCollector args;
   R request{};
-  schema::for_each_field<R>([&](const auto& field) {
-    using Member = typename std::remove_cvref_t<decltype(field)>::member_type;
-    auto& out = request.*(field.member);
-    const std::string name(field.name);
-    if constexpr (std::is_same_v<Member, PageQuery>) {
-      known.emplace_back("page_size");
-      if (given.contains("page_size")) {
-        out.page_size = args.integer(given["page_size"], std::string(field.wire) + ".page_size");
-      }
-      if (allow_page_token) {
-        known.emplace_back("page_token");
-        if (given.contains("page_token")) {
-          out.page_token = args.text(given["page_token"], std::string(field.wire) + ".page_token");
-        }
-      }
-    } else {
-      known.push_back(name);
-      const bool present = given.contains(name.c_str()) && !given[name.c_str()].is_none();
-      if constexpr (schema::IsOptional<Member>::value) {
-        if (present) convert_value(args, given[name.c_str()], std::string(field.wire), out);
-      } else {
-        if (!given.contains(name.c_str())) throw py::type_error(call + " missing required argument: '" + name + "'");
-        convert_value(args, given[name.c_str()], std::string(field.wire), out);
-      }
-    }
-  });
+  read_fields(args, given, call, "", allow_page_token, known, request);
   for (auto item : given) {
     const std::string key = py::str(item.first).cast<std::string>();
     if (std::find(known.begin(), known.end(), key) == known.end()) {

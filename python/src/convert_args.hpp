@@ -43,8 +43,9 @@ class ArgCollector {
   /// (HealthStatus). The rule names the values a request may carry.
   template <schema::DescribedEnum E>
   E enumeration(pybind11::handle value, std::string_view field) {
-    std::string wire = text(value, field);
+    const std::string given = text(value, field);
     if (failed(field)) return E{};
+    std::string wire = given;
     if constexpr (schema::Enum<E>::options.case_insensitive_input) {
       for (char& c : wire) c = static_cast<char>(c >= 'a' && c <= 'z' ? c - 'a' + 'A' : c);
     }
@@ -54,7 +55,7 @@ class ArgCollector {
       allowed += allowed.empty() ? "" : ", ";
       allowed += option;
     }
-    add(field, wire, "must be one of " + allowed);
+    add(field, given, "must be one of " + allowed);
     return E{};
   }
 
@@ -85,9 +86,11 @@ class ArgCollector {
 
   bool ok() const noexcept { return violations_.empty(); }
 
+  /// Records that `value` has none of the types `field` accepts (`rule` says which).
+  void reject_type(pybind11::handle value, std::string_view field, std::string rule);
+
  private:
   void add(std::string_view field, std::string value, std::string rule);
-  void reject_type(pybind11::handle value, std::string_view field, std::string rule);
   bool failed(std::string_view field) const;
 
   std::vector<Violation> violations_;

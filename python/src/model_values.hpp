@@ -8,8 +8,10 @@
 
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
+#include "convert_json.hpp"
 #include "convert_time.hpp"
 #include "py_enums.hpp"
 #include "trunk/describe.hpp"
@@ -36,6 +38,10 @@ pybind11::object to_python(const V& value) {
     py::list list(value.size());
     for (std::size_t i = 0; i < value.size(); ++i) list[i] = to_python(value[i]);
     return list;
+  } else if constexpr (schema::IsVariant<V>::value) {
+    return std::visit([](const auto& alternative) { return to_python(alternative); }, value);
+  } else if constexpr (std::is_same_v<V, Json>) {
+    return json_to_python(value);  // lists, dicts, str, int, float, bool, None as the service sent them
   } else {
     return py::cast(value);  // str, int, float, bool, or a bound model (copied into its Python object)
   }

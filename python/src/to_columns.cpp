@@ -9,11 +9,14 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <unordered_map>
 
 #include "bindings.hpp"
 #include "convert_time.hpp"
 #include "model_values.hpp"
+#include "trunk/operations.hpp"
+#include "trunk/pager.hpp"
 
 namespace py = pybind11;
 
@@ -278,22 +281,50 @@ py::tuple flat_row(const T& item) {
 
 }  // namespace
 
-py::dict columns_of(const std::vector<TestCase>& items) { return build_columns(items); }
-py::dict columns_of(const std::vector<QuarantinedTest>& items) { return build_columns(items); }
+template <typename Item>
+py::dict columns_of(const std::vector<Item>& items) {
+  return build_columns(items);
+}
+
+namespace {
+
+/// Calls f(std::type_identity<Item>{}) for the item type of every listing of operations.hpp.
+template <typename F>
+void for_each_listing_item(F&& f) {
+  for_each_operation([&](auto operation) {
+    using Op = decltype(operation);
+    if constexpr (requires { typename PageTraits<typename Op::Response>::Item; }) {
+      f(std::type_identity<typename PageTraits<typename Op::Response>::Item>{});
+    }
+  });
+}
+
+}  // namespace
+
+// Instantiated for every listing's items (a listing added to operations.hpp needs a line here).
+template py::dict columns_of(const std::vector<TestCase>&);
+template py::dict columns_of(const std::vector<QuarantinedTest>&);
+template py::dict columns_of(const std::vector<PullRequest>&);
 
 void bind_columns(py::module_& m) {
   m.def("test_columns", [](const std::vector<TestCase>& items) { return columns_of(items); }, py::arg("tests"),
         "Flat columns of a list of TestCase (kind, data, mask) for trunk_api._pandas.frame_from_columns.");
   // Per listing item type: the flat column names (CSV header) and rows (CSV body), from the same walk.
   m.def("column_names", [](py::handle type) -> std::vector<std::string> {
-    if (type.is(py::type::of<TestCase>())) return column_names<TestCase>();
-    if (type.is(py::type::of<QuarantinedTest>())) return column_names<QuarantinedTest>();
-    throw py::type_error("column_names: not a listing item type");
+    std::optional<std::vector<std::string>> names;
+    for_each_listing_item([&]<typename Item>(std::type_identity<Item>) {
+      if (!names && type.is(py::type::of<Item>())) names = column_names<Item>();
+    });
+    if (!names) throw py::type_error("column_names: not a listing item type");
+    return *names;
   }, py::arg("item_type"), "The flat column names of a listing's items, in order (to_pandas() and CSV).");
   m.def("flat_row", [](py::handle item) -> py::tuple {
-    if (py::isinstance<TestCase>(item)) return flat_row(item.cast<const TestCase&>());
-    if (py::isinstance<QuarantinedTest>(item)) return flat_row(item.cast<const QuarantinedTest&>());
-    throw py::type_error("flat_row: not a listing item");
+    std::optional<py::tuple> row;
+    for_each_listing_item([&]<typename Item>(std::type_identity<Item>) {
+      if (!row && py::isinstance<Item>(item)) row = flat_row(item.cast<const Item&>());
+    });
+    if (!row) throw py::type_error("flat_row: not a listing item");
+    return *row;
   }, py::arg("item"), "The item's flat cell values, in column order (a CSV row).");
 }
 

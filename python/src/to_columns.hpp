@@ -10,7 +10,6 @@
 #include <string>
 #include <vector>
 
-#include "trunk/quarantined_test.hpp"
 #include "trunk/test_case.hpp"
 
 namespace trunk::python {
@@ -22,8 +21,9 @@ namespace trunk::python {
 ///   "bool"      data: bool ndarray, mask: bool ndarray                    -> pandas boolean
 ///   "time"      data: int64 ndarray of microseconds since the epoch (UTC), mask -> datetime64[us, UTC]
 ///   "object"    data: list of Python objects (lists, dicts) or None
-pybind11::dict columns_of(const std::vector<TestCase>& items);
-pybind11::dict columns_of(const std::vector<QuarantinedTest>& items);
+/// Defined for the item type of every listing (PageTraits<Page>::Item of an operation's answer).
+template <typename Item>
+pybind11::dict columns_of(const std::vector<Item>& items);
 
 /// Kept for callers of the first version: columns_of for tests.
 inline pybind11::dict test_columns(const std::vector<TestCase>& tests) { return columns_of(tests); }

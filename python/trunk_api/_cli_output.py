@@ -25,7 +25,7 @@ class Progress:
     def update(self, added: int, total: int | None) -> None:
         self.count += added
         of_total = f" of {total}" if total is not None else ""
-        self.stream.write(f"\rfetched {self.count}{of_total} {self.what} tests")
+        self.stream.write(f"\rfetched {self.count}{of_total} {self.what}s")
         self.stream.flush()
         self.shown = True
 

@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import csv
 import datetime as dt
-import functools
 import json
 import logging
 import os
@@ -37,6 +36,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import IO, Any, NoReturn
 
 import trunk_api
+from trunk_api import _cli_operations as declared
 from trunk_api import _cli_output as render
 from trunk_api import _core
 from trunk_api import errors
@@ -107,84 +107,16 @@ def _add_repo_options(parser: argparse.ArgumentParser, *, org: bool = True) -> N
                             help="organization URL slug (from the organization settings of the web app)")
 
 
-def _add_output_options(parser: argparse.ArgumentParser, *, listing: bool) -> None:
+def _add_output_options(parser: argparse.ArgumentParser, *, listing: bool, page_size: bool = True) -> None:
     default = "ndjson" if listing else "json"
     parser.add_argument("--format", choices=FORMATS, default=None,
                         help=f"output format (default: table on a terminal, else {default})")
     if listing:
         parser.add_argument("--max-results", type=int, default=None, metavar="N",
-                            help="stop after N tests (pages beyond are not fetched)")
+                            help="stop after N items (pages beyond are not fetched)")
+    if listing and page_size:
         parser.add_argument("--page-size", type=int, default=100, metavar="N",
                             help="tests per request, 1..100 (default 100)")
-
-
-@functools.cache
-def _schema() -> dict[str, Any]:
-    """The core's declarations, built once per process (the option builders below read them often)."""
-    return _core.schema()
-
-
-def _declared_fields(model: str) -> list[dict[str, Any]]:
-    """The fields of a request as the C++ core declares them (name, type, doc, bounds): the options below are
-    derived from them, so a new setting of the service needs no change here."""
-    for entry in _schema()["models"]:
-        if entry["name"] == model:
-            return list(entry["fields"])
-    raise LookupError(model)  # pragma: no cover - the core declares every request
-
-
-def _requestable_values(enum_name: str) -> list[str]:
-    for entry in _schema()["enums"]:
-        if entry["name"] == enum_name:
-            return list(entry["requestable"])
-    raise LookupError(enum_name)  # pragma: no cover
-
-
-def _singular(name: str) -> str:
-    return name[:-2] if name.endswith("ses") else name[:-1] if name.endswith("s") else name
-
-
-def _queue_settings() -> list[dict[str, Any]]:
-    """updateQueue's optional fields: the settings a caller may change."""
-    return [field for field in _declared_fields("UpdateQueueRequest") if field["optional"]]
-
-
-def _add_queue_settings(parser: argparse.ArgumentParser) -> None:
-    """One option per optional field of updateQueue; an option not given is not sent (the setting stays as it
-    is). Integers show their bounds, enumerations the values a request may carry, booleans get --x/--no-x,
-    lists are given one item per repeated option (and --clear-... sets the empty list)."""
-    group = parser.add_argument_group("settings (each one optional; what is not given is left unchanged)")
-    for field in _queue_settings():
-        name, doc = field["name"], field["doc"]
-        flag = "--" + name.replace("_", "-")
-        if field["enum"]:
-            values = ",".join(_requestable_values(field["enum"]))
-            group.add_argument(flag, metavar=f"{{{values}}}", help=doc)
-        elif field["type"] == "bool | None":
-            group.add_argument(flag, action=argparse.BooleanOptionalAction, default=None, help=doc)
-        elif field["type"] == "int | None":
-            bounds = f" ({field['min']}..{field['max']})" if field["min"] is not None else ""
-            group.add_argument(flag, type=int, metavar="N", help=doc + bounds)
-        elif field["type"] == "list[str] | None":
-            exclusive = group.add_mutually_exclusive_group()
-            exclusive.add_argument("--" + _singular(name).replace("_", "-"), action="append", metavar="NAME",
-                                   dest=name, help=doc + " (repeat the option for several)")
-            exclusive.add_argument("--clear-" + name.replace("_", "-"), action="store_true",
-                                   dest="clear_" + name, help=f"set {name} to the empty list")
-        else:  # pragma: no cover - a field type the command line does not offer yet
-            raise TypeError(f"no option for {name}: {field['type']}")
-
-
-def _queue_setting_arguments(args: argparse.Namespace) -> dict[str, Any]:
-    """The keyword arguments of Client.update_queue from the parsed options (None = not sent)."""
-    settings: dict[str, Any] = {}
-    for field in _queue_settings():
-        name = field["name"]
-        value = getattr(args, name)
-        if field["type"] == "list[str] | None" and getattr(args, "clear_" + name):
-            value = []
-        settings[name] = value
-    return settings
 
 
 _EPILOG = """\
@@ -248,25 +180,55 @@ def build_parser() -> argparse.ArgumentParser:
     queue = commands.add_parser("queue", help="merge queue administration",
                                 description="Merge queue administration.")
     queue_commands = queue.add_subparsers(dest="queue_command", metavar="COMMAND", required=True)
-    def queue_command(name: str, summary: str, description: str, handler: Callable[[_Context], int],
-                      *, settings: bool = False) -> None:
-        """A command on the queue of one target branch: --repo, --branch, output and connection options."""
-        command = queue_commands.add_parser(name, help=summary, description=description)
-        _add_repo_options(command, org=False)
-        command.add_argument("--branch", required=True, metavar="BRANCH", help="target branch of the queue")
-        if settings:
-            _add_queue_settings(command)
-        _add_output_options(command, listing=False)
-        _add_connection_options(command)
-        command.set_defaults(handler=handler)
+    pr = commands.add_parser("pr", help="pull requests in a merge queue",
+                             description="Submit, cancel, restart and follow pull requests in a merge queue.")
+    pr_commands = pr.add_subparsers(dest="pr_command", metavar="COMMAND", required=True)
+    ticket = commands.add_parser("ticket", help="tickets of the issue tracker",
+                                 description="Link tickets of the issue tracker to test cases.")
+    ticket_commands = ticket.add_subparsers(dest="ticket_command", metavar="COMMAND", required=True)
 
-    queue_command("update", "change the settings of a merge queue",
-                  "Change the settings of the merge queue of one target branch and print the settings that result. "
-                  "With no setting given it changes nothing and prints the current settings.",
-                  _run_queue_update, settings=True)
-    queue_command("get", "show the settings of a merge queue and the pull requests in it",
-                  "Show the settings of the merge queue of one target branch and the pull requests queued in it "
-                  "(reading changes nothing).", _run_queue_get)
+    def operation_command(group: Any, name: str, operation: str, summary: str, description: str,
+                          handler: Callable[[_Context], int], *, listing: bool = False,
+                          title: str | None = None) -> None:
+        """A command that runs one operation: an option per field of its request (_cli_operations.py)."""
+        command = group.add_parser(name, help=summary, description=description)
+        command.set_defaults(handler=handler, operation=operation)
+        declared.add_request_options(command, operation, listing=listing, title=title)
+        _add_output_options(command, listing=listing, page_size=False)
+        _add_connection_options(command)
+
+    operation_command(queue_commands, "get", "get_queue", "show the settings of a merge queue and its pull requests",
+                      "Show the settings of the merge queue of one target branch and the pull requests queued in it "
+                      "(reading changes nothing).", _run_queue_get)
+    operation_command(queue_commands, "update", "update_queue", "change the settings of a merge queue",
+                      "Change the settings of the merge queue of one target branch and print the settings that "
+                      "result. With no setting given it changes nothing and prints the current settings.",
+                      _run_queue_get, title="settings (each one optional; what is not given is left unchanged)")
+    operation_command(queue_commands, "create", "create_queue", "create the merge queue of a branch",
+                      "Create the merge queue of one target branch (exit code 2 when it exists: 409).", _run_write)
+    operation_command(queue_commands, "delete", "delete_queue", "delete an empty merge queue",
+                      "Delete the merge queue of one target branch; only an empty queue may be deleted.", _run_write)
+    operation_command(queue_commands, "metrics", "get_merge_queue_metrics", "merge queue metrics of a repository",
+                      "Print the merge queue metrics of a repository: the Prometheus text as the service sends it "
+                      "(--format table or none), or its samples (json, ndjson, csv).", _run_metrics)
+    operation_command(queue_commands, "testing-details", "get_merge_queue_testing_details",
+                      "details of one test run", "Show what one merge queue test run tests and how it stands.",
+                      _run_object)
+    operation_command(pr_commands, "submit", "submit_pull_request", "submit a pull request to a merge queue",
+                      "Submit a pull request. Not repeated by retries unless the first attempt provably never "
+                      "reached the service; after a failure, check with `trunk-api pr status`.", _run_write)
+    operation_command(pr_commands, "cancel", "cancel_pull_request", "take a pull request out of its queue",
+                      "Cancel a pull request in a merge queue.", _run_write)
+    operation_command(pr_commands, "restart", "restart_tests_on_pull_request", "restart a pull request's tests",
+                      "Restart the tests of a pull request in a merge queue.", _run_write)
+    operation_command(pr_commands, "status", "get_submitted_pull_request", "where a pull request stands",
+                      "Show where a submitted pull request stands and what it waits for.", _run_object)
+    operation_command(pr_commands, "list", "iter_pull_requests", "the pull requests of a merge queue",
+                      "List the pull requests of a merge queue, every page.", _run_pr_list, listing=True)
+    operation_command(pr_commands, "impacted-targets", "set_impacted_targets", "report a pull request's targets",
+                      "Report the build targets a pull request changes (--target, repeated) or --all.", _run_write)
+    operation_command(ticket_commands, "link", "link_ticket_to_test_case", "link a ticket to a test case",
+                      "Link a ticket of the issue tracker (e.g. KAN-123) to a test case.", _run_write)
 
     sandbox = commands.add_parser(
         "sandbox", help="run a local sandbox of the service (Ctrl-C stops)",
@@ -356,7 +318,7 @@ def _run_failing(ctx: _Context) -> int:
     columns = [("NAME", render.name), ("STATUS", render.status_value),
                ("FAIL 24H", render.rate("failure_rate_last_24h")), ("FAIL 7D", render.rate("failure_rate_last_7d")),
                ("PRS 7D", render.prs), ("QUAR", render.quarantined), ("ID", render.field("id"))]
-    return _write_listing(ctx, tests, columns, what="failing")
+    return _write_listing(ctx, tests, columns, what="failing test")
 
 
 def _run_unhealthy(ctx: _Context) -> int:
@@ -366,7 +328,7 @@ def _run_unhealthy(ctx: _Context) -> int:
                                         max_results=args.max_results)
     columns = [("NAME", render.name), ("STATUS", render.status_value), ("PRS 7D", render.prs),
                ("QUAR", render.quarantined), ("CODEOWNERS", render.codeowners), ("ID", render.field("id"))]
-    return _write_listing(ctx, tests, columns, what="unhealthy")
+    return _write_listing(ctx, tests, columns, what="unhealthy test")
 
 
 def _run_quarantined(ctx: _Context) -> int:
@@ -377,7 +339,7 @@ def _run_quarantined(ctx: _Context) -> int:
                ("SETTING", lambda test: str(test.quarantine_setting or "-")),
                ("SINCE", lambda test: render.iso(test.quarantined_at) if test.quarantined_at else "-"),
                ("TEST CASE ID", render.field("test_case_id"))]
-    return _write_listing(ctx, tests, columns, what="quarantined", item_type=trunk_api.QuarantinedTest)
+    return _write_listing(ctx, tests, columns, what="quarantined test", item_type=trunk_api.QuarantinedTest)
 
 
 def _run_test(ctx: _Context) -> int:
@@ -393,14 +355,65 @@ def _run_test(ctx: _Context) -> int:
     return EXIT_OK
 
 
-def _run_queue_update(ctx: _Context) -> int:
-    args = ctx.args
-    settings = ctx.client().update_queue(args.repo, args.branch, **_queue_setting_arguments(args))
-    return _write_queue(ctx, settings)
+def _call(ctx: _Context) -> Any:
+    """Runs the command's operation with the options as its keyword arguments."""
+    operation = ctx.args.operation
+    listing = operation.startswith("iter_")
+    arguments = declared.request_arguments(ctx.args, operation.replace("iter_", "list_", 1), listing=listing)
+    if listing:
+        arguments["max_results"] = ctx.args.max_results
+    return getattr(ctx.client(), operation)(**arguments)
 
 
 def _run_queue_get(ctx: _Context) -> int:
-    return _write_queue(ctx, ctx.client().get_queue(ctx.args.repo, ctx.args.branch))
+    return _write_queue(ctx, _call(ctx))
+
+
+def _run_write(ctx: _Context) -> int:
+    """A write whose answer has no documented fields: a confirmation on a terminal, else the answer's JSON."""
+    answer = _call(ctx)
+    fmt = ctx.output_format(listing=False)
+    if fmt == "table":
+        print(f"ok: {ctx.args.operation.replace('_', ' ')}", file=ctx.stdout)
+    else:
+        render.write_json_object(ctx.stdout, answer.to_dict(), pretty=fmt == "json")
+    return EXIT_OK
+
+
+def _run_object(ctx: _Context) -> int:
+    """One answer model: key/values on a terminal, else its JSON."""
+    answer = _call(ctx)
+    fmt = ctx.output_format(listing=False)
+    if fmt == "table":
+        render.write_key_values(ctx.stdout, render.queue_rows(answer))
+    else:
+        render.write_json_object(ctx.stdout, answer.to_dict(), pretty=fmt != "ndjson")
+    return EXIT_OK
+
+
+def _run_metrics(ctx: _Context) -> int:
+    metrics = _call(ctx)
+    fmt = ctx.args.format or "table"
+    if fmt == "table":
+        ctx.stdout.write(metrics.text)
+    elif fmt == "csv":
+        writer = csv.writer(ctx.stdout, lineterminator="\n")
+        writer.writerow(["name", "labels", "value"])
+        for sample in metrics.samples:
+            writer.writerow([sample.name, json.dumps(sample.labels, sort_keys=True), repr(sample.value)])
+    elif fmt == "ndjson":
+        for sample in metrics.samples:
+            ctx.stdout.write(json.dumps(sample.to_dict(), ensure_ascii=False) + "\n")
+    else:
+        render.write_json_object(ctx.stdout, [sample.to_dict() for sample in metrics.samples], pretty=True)
+    return EXIT_OK
+
+
+def _run_pr_list(ctx: _Context) -> int:
+    columns = [("NUMBER", render.field("pr_number")), ("STATE", lambda pr: str(pr.state or "-")),
+               ("PRIORITY", render.field("priority_name")), ("SINCE", render.field("state_changed_at")),
+               ("TITLE", render.field("pr_title"))]
+    return _write_listing(ctx, _call(ctx), columns, what="pull request", item_type=trunk_api.PullRequest)
 
 
 def _write_queue(ctx: _Context, settings: Any) -> int:
@@ -482,7 +495,7 @@ def _write_listing(ctx: _Context, tests: Any, columns: list[Column], *, what: st
             if progress:
                 progress.clear()
             render.write_table(ctx.stdout, [header for header, _ in columns], rows)
-            print(f"{len(rows)} {what} test{'s' if len(rows) != 1 else ''}", file=ctx.stdout)
+            print(f"{len(rows)} {what}{'s' if len(rows) != 1 else ''}", file=ctx.stdout)
         elif fmt == "csv":
             render.write_csv(ctx.stdout, stream, item_type)
         elif fmt == "ndjson":
@@ -505,7 +518,7 @@ def _tests_with_progress(tests: Any, progress: render.Progress | None) -> Iterat
     for page in tests.pages:
         items = getattr(page, page.__match_args__[0])
         if progress:
-            progress.update(len(items), page.page.total_rows)
+            progress.update(len(items), getattr(getattr(page, "page", None), "total_rows", None))
         yield from items
 
 

@@ -15,19 +15,27 @@ from typing import Any
 
 from trunk_api import _core
 from trunk_api._core import (
+    Acknowledgement,
+    MergeQueueMetrics,
+    PullRequestIterator,
+    PullRequestPage,
     QuarantinedTestIterator,
     QuarantinedTestPage,
     QueueSettings,
     Repo,
+    SubmittedPullRequest,
     TestCase,
     TestIterator,
     TestPage,
+    TestRunDetails,
 )
 from trunk_api.enums import (
+    AllTargets,
     DirectMergeMode,
     HealthStatus,
     MergeMethod,
     OptimizationMode,
+    PullRequestState,
     QueueMode,
     QueueState,
 )
@@ -268,6 +276,101 @@ class Client:
         # Every keyword above is a setting of the declaration; None means "not sent" (the core skips it).
         settings = {name: value for name, value in locals().items() if name not in ("self", "repo", "target_branch")}
         return self._core.update_queue(repo, target_branch, **settings)
+
+
+    def create_queue(
+        self, repo: RepoLike, target_branch: str, *, mode: QueueMode | str | None = None, concurrency: int | None = None
+    ) -> Acknowledgement:
+        """Creates the merge queue of ``target_branch`` (ConflictError when it exists). Not repeated by retries
+        unless the first attempt provably never reached the service."""
+        return self._core.create_queue(repo, target_branch, mode=mode, concurrency=concurrency)
+
+    def delete_queue(self, repo: RepoLike, target_branch: str) -> Acknowledgement:
+        """Deletes the merge queue of ``target_branch``; only an empty queue may be deleted (400 otherwise)."""
+        return self._core.delete_queue(repo, target_branch)
+
+    def submit_pull_request(
+        self,
+        repo: RepoLike,
+        number: int,
+        target_branch: str,
+        *,
+        priority: int | str | None = None,
+        no_batch: bool | None = None,
+    ) -> Acknowledgement:
+        """Submits pull request ``number`` to the merge queue of ``target_branch``.
+
+        ``priority``: 0..4294967295 (higher first) or a priority name; None: the queue's default. Not safe to
+        repeat: a retry happens only when the first attempt provably never reached the service (connection
+        refused, 429, 503). After any other failure, read back with :meth:`get_submitted_pull_request`.
+        """
+        return self._core.submit_pull_request(repo, number, target_branch, priority=priority, no_batch=no_batch)
+
+    def cancel_pull_request(self, repo: RepoLike, number: int, target_branch: str) -> Acknowledgement:
+        """Takes pull request ``number`` out of the merge queue (safe to repeat)."""
+        return self._core.cancel_pull_request(repo, number, target_branch)
+
+    def restart_tests_on_pull_request(self, repo: RepoLike, number: int, target_branch: str) -> Acknowledgement:
+        """Restarts the tests of pull request ``number`` in the merge queue (not safe to repeat)."""
+        return self._core.restart_tests_on_pull_request(repo, number, target_branch)
+
+    def get_submitted_pull_request(self, repo: RepoLike, number: int, target_branch: str) -> SubmittedPullRequest:
+        """Where pull request ``number`` stands in the merge queue, and what it still waits for (``readiness``)."""
+        return self._core.get_submitted_pull_request(repo, number, target_branch)
+
+    def list_pull_requests(
+        self,
+        repo: RepoLike,
+        target_branch: str,
+        *,
+        state: PullRequestState | str | None = None,
+        since: TimeLike | None = None,
+        cursor: str | None = None,
+        take: int = 50,
+    ) -> PullRequestPage:
+        """One page of the pull requests of the merge queue (``next_cursor`` is None on the last page).
+        ``since`` keeps the pull requests concluded after it; ``take`` is 1..100."""
+        return self._core.list_pull_requests(repo, target_branch, state=state, since=since, cursor=cursor, take=take)
+
+    def iter_pull_requests(
+        self,
+        repo: RepoLike,
+        target_branch: str,
+        *,
+        state: PullRequestState | str | None = None,
+        since: TimeLike | None = None,
+        take: int = 50,
+        max_results: int | None = None,
+    ) -> PullRequestIterator:
+        """Every pull request of the merge queue across all pages, fetched lazily (``.to_pandas()``)."""
+        return self._core.iter_pull_requests(
+            repo, target_branch, state=state, since=since, take=take, max_results=max_results
+        )
+
+    def set_impacted_targets(
+        self,
+        repo: RepoLike,
+        number: int,
+        sha: str,
+        target_branch: str,
+        targets: Sequence[str] | AllTargets | str,
+    ) -> Acknowledgement:
+        """Reports the build targets pull request ``number`` at commit ``sha`` changes: a list of target names,
+        or ``"ALL"``. Not safe to repeat (see :meth:`submit_pull_request`)."""
+        return self._core.set_impacted_targets(repo, number, sha, target_branch, targets)
+
+    def get_merge_queue_testing_details(self, repo: RepoLike, target_branch: str, test_run_id: str) -> TestRunDetails:
+        """The details of one merge queue test run: what it tests, its checks and how it stands."""
+        return self._core.get_merge_queue_testing_details(repo, target_branch, test_run_id)
+
+    def get_merge_queue_metrics(self, repo: RepoLike) -> MergeQueueMetrics:
+        """The merge queue metrics of ``repo``: the Prometheus text (``.text``) and its parsed ``.samples``."""
+        return self._core.get_merge_queue_metrics(repo)
+
+    # ---- flaky tests: tickets -----------------------------------------------------------------------------
+    def link_ticket_to_test_case(self, repo: RepoLike, test_case_id: str, external_ticket_id: str) -> Acknowledgement:
+        """Links ticket ``external_ticket_id`` (e.g. ``"KAN-123"``) of the issue tracker to a test case."""
+        return self._core.link_ticket_to_test_case(repo, test_case_id, external_ticket_id)
 
 
 def _restore_client(settings: dict[str, Any]) -> Client:

@@ -12,7 +12,9 @@ enumeration); this module is where they live for users, type checkers and pickle
 from __future__ import annotations
 
 from trunk_api._core import (
+    AllTargets,
     DirectMergeMode,
+    GitHubMergeability,
     HealthStatus,
     MergeMethod,
     OptimizationMode,
@@ -21,10 +23,14 @@ from trunk_api._core import (
     QuarantineSetting,
     QueueMode,
     QueueState,
+    RequiredStatusesSource,
+    TestingStatus,
 )
 
 __all__ = [
+    "AllTargets",
     "DirectMergeMode",
+    "GitHubMergeability",
     "HealthStatus",
     "MergeMethod",
     "OptimizationMode",
@@ -33,4 +39,6 @@ __all__ = [
     "QuarantinedTestStatus",
     "QueueMode",
     "QueueState",
+    "RequiredStatusesSource",
+    "TestingStatus",
 ]

@@ -13,6 +13,7 @@ raises them through an exception translator, with messages built in C++ that nev
         ├── AuthenticationError    401
         ├── PermissionDeniedError  403
         ├── NotFoundError          404
+        ├── ConflictError          409
         ├── RateLimitError         429 (.retry_after)
         └── ServerError            5xx
 """
@@ -27,6 +28,7 @@ __all__ = [
     "AuthenticationError",
     "BadRequestError",
     "BulkError",
+    "ConflictError",
     "DecodeError",
     "NotFoundError",
     "PaginationError",
@@ -118,6 +120,10 @@ class PermissionDeniedError(ApiError):
 
 class NotFoundError(ApiError):
     """404: unknown repository, organization or test id."""
+
+
+class ConflictError(ApiError):
+    """409: what the request creates exists already (``create_queue`` of a branch that has a queue)."""
 
 
 class RateLimitError(ApiError):

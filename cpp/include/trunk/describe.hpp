@@ -43,6 +43,8 @@ struct Rules {
   bool non_empty = false;  ///< text (or each text of a list): must not be ""
   bool uuid = false;       ///< text: 8-4-4-4-12 hexadecimal digits, either case
   bool omit_if_empty = false;  ///< text: "" is the default and is not sent (page_token)
+  /// The position of a listing's page (listPullRequests' cursor): pagers set it, so iter_ calls do not take it.
+  bool page_position = false;
   std::int64_t min = std::numeric_limits<std::int64_t>::min();  ///< integers: inclusive bounds
   std::int64_t max = std::numeric_limits<std::int64_t>::max();
 

@@ -13,6 +13,7 @@
 //       ├── AuthenticationError    401
 //       ├── PermissionDeniedError  403
 //       ├── NotFoundError          404
+//       ├── ConflictError          409
 //       ├── RateLimitError         429 (retry_after)
 //       └── ServerError            5xx
 //
@@ -106,6 +107,11 @@ class PermissionDeniedError : public ApiError {
   using ApiError::ApiError;
 };
 class NotFoundError : public ApiError {
+ public:
+  using ApiError::ApiError;
+};
+/// 409: the thing to create exists already (a second createQueue of a branch).
+class ConflictError : public ApiError {
  public:
   using ApiError::ApiError;
 };

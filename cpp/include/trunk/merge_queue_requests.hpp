@@ -123,7 +123,7 @@ inline constexpr schema::Rules kTakeRules{.min = 1, .max = 100};
   TRUNK_TARGET_BRANCH_FIELD(X)                                                                                \
   X(std::optional<PullRequestState>, state, "state", {}, schema::kNone, "only pull requests in this state")   \
   X(std::optional<Timestamp>, since, "since", {}, schema::kNone, "only pull requests concluded after this")    \
-  X(std::optional<std::string>, cursor, "cursor", {}, (schema::Rules{.uuid = true}),                          \
+  X(std::optional<std::string>, cursor, "cursor", {}, (schema::Rules{.uuid = true, .page_position = true}),    \
     "the page to read: not sent for the first, else the nextCursor the previous page gave")                \
   X(std::int64_t, take, "take", {50}, kTakeRules, "pull requests per page, 1..100")
 

@@ -90,6 +90,8 @@ void throw_api_error(int status_code, std::string body, const std::string& opera
       throw PermissionDeniedError(403, std::move(body), operation);
     case 404:
       throw NotFoundError(404, std::move(body), operation);
+    case 409:
+      throw ConflictError(409, std::move(body), operation);
     case 429:
       throw RateLimitError(std::move(body), operation, retry_after_seconds);
     default:

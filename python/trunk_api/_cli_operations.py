@@ -1,0 +1,134 @@
+"""Command-line options derived from a request's declaration (``_core.schema()``).
+
+A command that runs one operation gets one option per field of the operation's request, with the field's
+doc as help, its bounds, its enumeration's values, ``--x/--no-x`` for booleans, one repeated option per item
+for lists; a nested part (``pr``) gives its own fields (``--number``, ``--sha``). The parsed options go back
+to :class:`trunk_api.Client` as keyword arguments under the declared names, so validation stays the core's
+and a new field of the service needs no change here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+from typing import Any
+
+from trunk_api import _core
+
+#: Option names that read better than the field's own (the queue commands have always said --branch).
+_OPTION_NAMES = {"target_branch": "branch"}
+#: Parts given as one option (a repository is HOST/OWNER/NAME) or handled by the listing commands.
+_WHOLE_PARTS = {"Repo", "PageQuery"}
+
+
+@functools.cache
+def schema() -> dict[str, Any]:
+    """The core's declarations, built once per process."""
+    return _core.schema()  # type: ignore[no-any-return]
+
+
+def declared_fields(model: str) -> list[dict[str, Any]]:
+    """The fields of a model as the C++ core declares them (name, type, doc, bounds)."""
+    for entry in schema()["models"]:
+        if entry["name"] == model:
+            return list(entry["fields"])
+    raise LookupError(model)  # pragma: no cover - the core declares every request
+
+
+def requestable_values(enum_name: str) -> list[str]:
+    for entry in schema()["enums"]:
+        if entry["name"] == enum_name:
+            return list(entry["requestable"])
+    raise LookupError(enum_name)  # pragma: no cover
+
+
+def request_of(operation: str) -> str:
+    for entry in schema()["operations"]:
+        if entry["name"] == operation:
+            return str(entry["request"])
+    raise LookupError(operation)  # pragma: no cover
+
+
+def _is_part(field: dict[str, Any]) -> bool:
+    models = {entry["name"] for entry in schema()["models"]}
+    return field["type"] in models and field["type"] not in _WHOLE_PARTS
+
+
+def _flat_fields(model: str) -> list[dict[str, Any]]:
+    """The request's fields with nested parts replaced by their own fields (the Python parameters)."""
+    fields: list[dict[str, Any]] = []
+    for field in declared_fields(model):
+        fields.extend(_flat_fields(field["type"]) if _is_part(field) else [field])
+    return fields
+
+
+def _singular(name: str) -> str:
+    return name[:-2] if name.endswith("ses") else name[:-1] if name.endswith("s") else name
+
+
+def option_fields(operation: str, *, listing: bool = False) -> list[dict[str, Any]]:
+    """The fields of ``operation``'s request that become options (a listing command pages by itself)."""
+    fields = [field for field in _flat_fields(request_of(operation)) if field["type"] != "PageQuery"]
+    if listing:
+        fields = [field for field in fields if not field["page_position"]]
+    return fields
+
+
+def add_request_options(parser: argparse.ArgumentParser, operation: str, *, listing: bool = False,
+                        title: str | None = None, only_optional: bool = False) -> None:
+    """One option per field of the request (see the module's doc). Required fields are required options; an
+    optional one not given is not sent."""
+    group = parser.add_argument_group(title) if title else parser
+    for field in option_fields(operation, listing=listing):
+        name, doc, kind = field["name"], field["doc"], field["type"]
+        if only_optional and not field["optional"]:
+            continue
+        flag = "--" + _OPTION_NAMES.get(name, name).replace("_", "-")
+        required = field["required"] and not field["optional"]
+        if kind == "Repo":
+            group.add_argument(flag, required=True, dest=name, metavar="HOST/OWNER/NAME",
+                               help="repository, e.g. github.com/acme/widgets (GitLab owners may hold '/')")
+        elif field["enum"] and "list[" not in kind:
+            values = ",".join(requestable_values(field["enum"]))
+            group.add_argument(flag, dest=name, required=required, metavar=f"{{{values}}}", help=doc)
+        elif kind == "bool | None":
+            group.add_argument(flag, dest=name, action=argparse.BooleanOptionalAction, default=None, help=doc)
+        elif kind in ("int", "int | None"):
+            bounds = f" ({field['min']}..{field['max']})" if field["min"] is not None else ""
+            group.add_argument(flag, dest=name, type=int, required=required, metavar="N", help=doc + bounds)
+        elif kind == "int | str | None":  # a number or a name (priority)
+            group.add_argument(flag, dest=name, type=_int_or_text, metavar="N|NAME", help=doc)
+        elif kind.startswith("list[str]"):
+            exclusive = group.add_mutually_exclusive_group(required=required)
+            exclusive.add_argument("--" + _singular(name).replace("_", "-"), action="append", metavar="NAME",
+                                   dest=name, help=doc + " (repeat the option for several)")
+            if "AllTargets" in kind:
+                exclusive.add_argument("--all", action="store_const", const="ALL", dest=name,
+                                       help="every target is impacted (ALL)")
+            else:
+                exclusive.add_argument("--clear-" + name.replace("_", "-"), action="store_true",
+                                       dest="clear_" + name, help=f"set {name} to the empty list")
+        else:  # str, datetime, and their optional forms
+            metavar = "RFC3339" if "datetime" in kind else name.upper()
+            group.add_argument(flag, dest=name, required=required, metavar=metavar, help=doc)
+
+
+def _int_or_text(text: str) -> int | str:
+    return int(text) if text.strip().lstrip("+-").isdigit() else text
+
+
+def request_arguments(args: argparse.Namespace, operation: str, *, listing: bool = False,
+                      only_optional: bool = False) -> dict[str, Any]:
+    """The keyword arguments of the Client method from the parsed options (None = not sent)."""
+    arguments: dict[str, Any] = {}
+    for field in option_fields(operation, listing=listing):
+        name = field["name"]
+        if only_optional and not field["optional"]:
+            continue
+        value = getattr(args, name, None)
+        if value is None and getattr(args, "clear_" + name, False):
+            value = []
+        if value is None and not field["optional"] and not field["required"]:
+            continue  # a keyword with a declared default (take): the core's default applies
+        arguments[name] = value
+    return arguments
