@@ -1,4 +1,4 @@
-"""Writes the three notebooks of this directory from the cell sources below (outputs stripped).
+"""Writes the notebooks of this directory from the cell sources below (outputs stripped).
 
     python3 notebooks/make_notebooks.py     # after editing a cell here; commit the .ipynb files
 
@@ -212,10 +212,105 @@ except ValidationError as error:
     ("code", """sandbox.stop()"""),
 ]
 
+WHAT_IF = [
+    ("md", """# Merge queue what-if: single vs parallel with batching
+
+Which queue configuration would merge our pull requests faster, and how many test runs would our **own flaky
+tests** fail? This notebook submits the same 50 pull requests to two sandbox queues configured differently and
+runs a day of queue in a few seconds on the sandbox's **virtual clock**.
+
+The sandbox's queues fail test runs with the probability implied by the repository's flaky and broken tests in
+its history (the same history the flaky-test operations return), so the two halves of the API tell one story."""),
+    ("code", """from datetime import timedelta
+
+import matplotlib
+
+matplotlib.use("Agg")  # headless-friendly; Jupyter still shows the figure inline
+import matplotlib.pyplot as plt
+import pandas as pd
+
+from trunk_api import HealthStatus, Sandbox
+
+sandbox = Sandbox(seed=4, tests=800, clock="virtual").start()
+client = sandbox.client()
+repo = sandbox.repos[0]
+flaky = client.iter_unhealthy_tests(repo, sandbox.org_url_slug, HealthStatus.FLAKY).to_pandas()
+print(f"{repo.owner}/{repo.name}: {len(flaky)} flaky tests, median 7-day failure rate "
+      f"{flaky['failure_rate_last_7d'].median():.0%}")"""),
+    ("md", """## Two queues, one workload
+
+`single` tests one pull request at a time. `parallel-batch` tests up to four units at once, batches at least
+three pull requests (or whatever has waited five minutes), bisects a failed batch two runs at a time, and merges
+optimistically."""),
+    ("code", """CONFIGS = {
+    "single": dict(mode="single"),
+    "parallel-batch": dict(mode="parallel", concurrency=4),
+}
+client.create_queue(repo, "single", **CONFIGS["single"])
+client.create_queue(repo, "parallel-batch", **CONFIGS["parallel-batch"])
+client.update_queue(repo, "parallel-batch", batch=True, batching_min_size=3, batching_max_wait_time_minutes=5,
+                    bisection_concurrency=2, can_optimistically_merge=True)
+
+start = sandbox.clock_now
+for number in range(1, 51):
+    for branch in CONFIGS:
+        client.submit_pull_request(repo, number, branch)
+pd.DataFrame([client.get_queue(repo, branch).to_dict() for branch in CONFIGS])[
+    ["branch", "mode", "concurrency", "batch", "batching_min_size", "can_optimistically_merge"]]"""),
+    ("md", """## Run the clock
+
+Advance ten minutes at a time and count what each queue has merged, until both are done (at most two days)."""),
+    ("code", """progress = []
+for step in range(1, 6 * 48 + 1):
+    now = sandbox.advance(minutes=10)
+    counts = {branch: sum(pr.state == "merged" for pr in client.iter_pull_requests(repo, branch, take=100))
+              for branch in CONFIGS}
+    progress.append({"hours": step / 6, **counts})
+    if all(client.get_queue(repo, branch).enqueued_pull_requests == [] for branch in CONFIGS):
+        break
+progress = pd.DataFrame(progress).set_index("hours")
+progress.tail(3)"""),
+    ("md", """## Time to merge, and failures caused by flaky tests
+
+Time to merge comes from each pull request's last state change; the failed test runs by cause come from the
+queue's Prometheus metrics (`get_merge_queue_metrics`), which report what the simulation did."""),
+    ("code", """frames = []
+for branch in CONFIGS:
+    prs = client.iter_pull_requests(repo, branch, take=100).to_pandas()
+    prs["queue"] = branch
+    frames.append(prs)
+prs = pd.concat(frames)
+merged = prs[prs["state"] == "merged"].copy()
+merged["hours_to_merge"] = (pd.to_datetime(merged["state_changed_at"]) - start).dt.total_seconds() / 3600
+
+metrics = client.get_merge_queue_metrics(repo)
+failed_runs = pd.DataFrame([
+    {"queue": s.labels["target_branch"], "cause": s.labels["cause"], "runs": s.value}
+    for s in metrics.samples if s.name == "mq_test_runs_failed_total" and s.labels.get("target_branch") in CONFIGS
+]).pivot_table(index="queue", columns="cause", values="runs", aggfunc="sum", fill_value=0)
+
+summary = merged.groupby("queue")["hours_to_merge"].describe()[["count", "50%", "max"]]
+summary.columns = ["merged", "median hours", "last merge (hours)"]
+summary.join(failed_runs.add_prefix("failed runs: "))"""),
+    ("code", """fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4))
+progress.plot(ax=left, drawstyle="steps-post")
+left.set(title="Pull requests merged", xlabel="hours since submission", ylabel="merged")
+failed_runs.reindex(columns=["flaky", "broken", "timeout"], fill_value=0).plot.bar(ax=right, stacked=True, rot=0)
+right.set(title="Failed test runs by cause", xlabel="", ylabel="runs")
+fig.tight_layout()
+plt.show()"""),
+    ("md", """Each flaky failure costs a whole test run; in single mode it also holds up everything behind it. With
+batching and optimistic merging, a flake in one batch is often absorbed by the next passing run. Change
+`CONFIGS`, the batching settings or the seed and run the notebook again: the virtual clock makes each run take
+seconds and the same seed gives the same outcome."""),
+    ("code", """sandbox.stop()"""),
+]
+
 NOTEBOOKS = {
     "01-quick-start.ipynb": QUICK_START,
     "02-flaky-test-triage.ipynb": FLAKY_TRIAGE,
     "03-merge-queue-automation.ipynb": MERGE_QUEUE,
+    "04-merge-queue-what-if.ipynb": WHAT_IF,
 }
 
 

@@ -100,6 +100,7 @@ void apply_faults(FaultOptions& target, const py::dict& faults) {
     else if (key == "rate_limit") target.rate_limit_rps = non_negative_real(args, value, "rate_limit");
     else if (key == "drop_rate") target.drop_rate = fraction(args, value, "drop_rate");
     else if (key == "truncate_rate") target.truncate_rate = fraction(args, value, "truncate_rate");
+    else if (key == "drop_after_rate") target.drop_after_rate = fraction(args, value, "drop_after_rate");
     else if (key == "fault_seed")
       target.seed = static_cast<std::uint64_t>(non_negative(args, value, "fault_seed", std::numeric_limits<std::int64_t>::max()));
     else if (!apply_rate_limited(target, args, key, value))
@@ -116,6 +117,7 @@ py::dict faults_to_python(const FaultOptions& faults) {
   result["rate_limit"] = faults.rate_limit_rps;
   result["drop_rate"] = faults.drop_rate;
   result["truncate_rate"] = faults.truncate_rate;
+  result["drop_after_rate"] = faults.drop_after_rate;
   result["fault_seed"] = faults.seed;
   rate_limited_to_python(faults, result);
   return result;
@@ -130,7 +132,8 @@ py::str lenient_text(const std::string& text) {
 std::unique_ptr<Sandbox> make_sandbox(py::handle seed, py::handle tests, py::handle token, py::handle org_url_slug,
                                       py::handle now, py::handle switching_modes_seconds, py::handle state_file,
                                       py::handle data_file, py::handle threads, py::handle host, py::handle port,
-                                      py::handle record_requests, const py::dict& faults) {
+                                      py::handle record_requests, py::handle clock, py::handle flaky_failure_rate,
+                                      py::handle broken_pull_request_rate, const py::dict& faults) {
   ArgCollector args;
   SandboxOptions options;
   options.seed = static_cast<std::uint64_t>(non_negative(args, seed, "seed", std::numeric_limits<std::int64_t>::max()));
@@ -145,6 +148,16 @@ std::unique_ptr<Sandbox> make_sandbox(py::handle seed, py::handle tests, py::han
   options.host = args.text(host, "host");
   options.port = static_cast<int>(non_negative(args, port, "port", 65535));
   options.record_requests = args.boolean(record_requests, "record_requests");
+  const std::string clock_name = args.text(clock, "clock");
+  if (clock_name == "virtual") {
+    options.clock = ClockMode::virtual_time;
+  } else if (clock_name != "real" && args.ok()) {
+    throw ValidationError({Violation{"clock", describe(clock), "must be \"real\" or \"virtual\""}});
+  }
+  if (!flaky_failure_rate.is_none()) options.flaky_failure_rate = fraction(args, flaky_failure_rate, "flaky_failure_rate");
+  if (!broken_pull_request_rate.is_none()) {
+    options.broken_pull_request_rate = fraction(args, broken_pull_request_rate, "broken_pull_request_rate");
+  }
   args.throw_if_failed();
   apply_faults(options.faults, faults);
   return std::make_unique<Sandbox>(std::move(options));
@@ -165,6 +178,7 @@ py::dict sandbox_defaults() {
   out["port"] = defaults.port;
   out["record_requests"] = defaults.record_requests;
   out["fault_seed"] = defaults.faults.seed;
+  out["clock"] = defaults.clock == ClockMode::virtual_time ? "virtual" : "real";
   return out;
 }
 
@@ -175,16 +189,19 @@ void bind_sandbox(py::module_& m) {
       .def(py::init([](py::handle seed, py::handle tests, py::handle token, py::handle org_url_slug, py::handle now,
                        py::handle switching_modes_seconds, py::handle state_file, py::handle data_file,
                        py::handle threads, py::handle host, py::handle port, py::handle record_requests,
+                       py::handle clock, py::handle flaky_failure_rate, py::handle broken_pull_request_rate,
                        const py::kwargs& faults) {
              return make_sandbox(seed, tests, token, org_url_slug, now, switching_modes_seconds, state_file, data_file,
-                                 threads, host, port, record_requests, faults);
+                                 threads, host, port, record_requests, clock, flaky_failure_rate,
+                                 broken_pull_request_rate, faults);
            }),
            py::kw_only(), py::arg("seed") = defaults["seed"], py::arg("tests") = defaults["tests"],
            py::arg("token") = py::none(), py::arg("org_url_slug") = defaults["org_url_slug"],
            py::arg("now") = py::none(), py::arg("switching_modes_seconds") = defaults["switching_modes_seconds"],
            py::arg("state_file") = py::none(), py::arg("data_file") = py::none(), py::arg("threads") = py::none(),
            py::arg("host") = defaults["host"], py::arg("port") = defaults["port"],
-           py::arg("record_requests") = defaults["record_requests"])
+           py::arg("record_requests") = defaults["record_requests"], py::arg("clock") = defaults["clock"],
+           py::arg("flaky_failure_rate") = py::none(), py::arg("broken_pull_request_rate") = py::none())
       .def("start", &Sandbox::start, py::call_guard<py::gil_scoped_release>())
       .def("stop", &Sandbox::stop, py::call_guard<py::gil_scoped_release>())
       .def_property_readonly("running", &Sandbox::running)
@@ -193,6 +210,14 @@ void bind_sandbox(py::module_& m) {
       .def_property_readonly("token", &Sandbox::token)
       .def_property_readonly("org_url_slug", &Sandbox::org_url_slug)
       .def_property_readonly("now", &Sandbox::now)
+      .def_property_readonly("clock_now", &Sandbox::clock_now)
+      .def("advance", [](Sandbox& self, py::handle seconds) {
+        ArgCollector args;
+        const std::chrono::milliseconds by = args.seconds(seconds, "seconds", 0, true);
+        args.throw_if_failed();
+        py::gil_scoped_release release;  // runs the queues up to the new time
+        return self.advance(by);
+      }, py::arg("seconds"), "Moves the sandbox clock forward and runs the merge queues up to it; the new time.")
       .def_property_readonly("repos", &Sandbox::repos)
       .def("test_ids", [](const Sandbox& self, py::handle repo) {
         ArgCollector args;

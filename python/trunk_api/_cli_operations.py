@@ -24,7 +24,7 @@ _WHOLE_PARTS = {"Repo", "PageQuery"}
 @functools.cache
 def schema() -> dict[str, Any]:
     """The core's declarations, built once per process."""
-    return _core.schema()  # type: ignore[no-any-return]
+    return _core.schema()
 
 
 def declared_fields(model: str) -> list[dict[str, Any]]:

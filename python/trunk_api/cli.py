@@ -193,7 +193,7 @@ def build_parser() -> argparse.ArgumentParser:
         """A command that runs one operation: an option per field of its request (_cli_operations.py)."""
         command = group.add_parser(name, help=summary, description=description)
         command.set_defaults(handler=handler, operation=operation)
-        declared.add_request_options(command, operation, listing=listing, title=title)
+        declared.add_request_options(command, operation.replace("iter_", "list_", 1), listing=listing, title=title)
         _add_output_options(command, listing=listing, page_size=False)
         _add_connection_options(command)
 
@@ -248,7 +248,10 @@ def build_parser() -> argparse.ArgumentParser:
                          help="end of the generated history (default: now)")
     sandbox.add_argument("--switching-modes-seconds", type=float, default=defaults["switching_modes_seconds"],
                          metavar="SECONDS", help="how long a mode change reports switching_modes (default %(default)g)")
-    sandbox.add_argument("--state-file", metavar="PATH", help="keep merge queue settings in PATH across restarts")
+    sandbox.add_argument("--state-file", metavar="PATH", help="keep merge queues in PATH across restarts")
+    sandbox.add_argument("--clock", choices=("real", "virtual"), default=defaults["clock"],
+                         help="clock of the merge queues: real time, or virtual (moves only with POST "
+                              "/sandbox/advance {\"minutes\": N}) (default %(default)s)")
     faults = sandbox.add_argument_group("fault injection")
     faults.add_argument("--latency-ms", type=int, help="added to every response")
     faults.add_argument("--jitter-ms", type=int, help="plus a uniform random 0..N ms")
@@ -256,6 +259,8 @@ def build_parser() -> argparse.ArgumentParser:
     faults.add_argument("--rate-limit", type=float, metavar="RPS", help="requests per second, then 429")
     faults.add_argument("--drop-rate", type=float, help="fraction of connections closed without an answer")
     faults.add_argument("--truncate-rate", type=float, help="fraction of responses cut short")
+    faults.add_argument("--drop-after-rate", type=float,
+                        help="fraction of requests processed, then closed without an answer")
     faults.add_argument("--rate-limited-rate", type=float,
                         help="fraction of requests answered 429, whatever the load")
     faults.add_argument("--rate-limited-retry-after", type=int, dest="rate_limited_retry_after_seconds",
@@ -432,9 +437,9 @@ def _write_queue(ctx: _Context, settings: Any) -> int:
 
 def _run_sandbox(ctx: _Context) -> int:
     args = ctx.args
-    options: dict[str, Any] = {"seed": args.seed, "tests": args.tests,
+    options: dict[str, Any] = {"seed": args.seed, "tests": args.tests, "clock": args.clock,
                                "switching_modes_seconds": args.switching_modes_seconds}
-    for name in ("latency_ms", "jitter_ms", "error_rate", "rate_limit", "drop_rate", "truncate_rate",
+    for name in ("latency_ms", "jitter_ms", "error_rate", "rate_limit", "drop_rate", "truncate_rate", "drop_after_rate",
                  "rate_limited_rate", "rate_limited_retry_after_seconds", "state_file"):
         if getattr(args, name) is not None:
             options[name] = getattr(args, name)

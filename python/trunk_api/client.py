@@ -300,9 +300,10 @@ class Client:
     ) -> Acknowledgement:
         """Submits pull request ``number`` to the merge queue of ``target_branch``.
 
-        ``priority``: 0..4294967295 (higher first) or a priority name; None: the queue's default. Not safe to
-        repeat: a retry happens only when the first attempt provably never reached the service (connection
-        refused, 429, 503). After any other failure, read back with :meth:`get_submitted_pull_request`.
+        ``priority``: 0..4294967295 (lower first; 0 is urgent) or a name ("urgent", "high", "medium",
+        "low"); None: the queue's default. Not safe to repeat: a retry happens only when the first attempt
+        provably never reached the service (connection refused, 429, 503). After any other failure, read back
+        with :meth:`get_submitted_pull_request` before submitting again.
         """
         return self._core.submit_pull_request(repo, number, target_branch, priority=priority, no_batch=no_batch)
 

@@ -33,6 +33,7 @@ _FAULT_NAMES = (
     "rate_limit",
     "drop_rate",
     "truncate_rate",
+    "drop_after_rate",
     "rate_limited_rate",
     "rate_limited_retry_after_seconds",
     "fault_seed",
@@ -53,7 +54,8 @@ class RecordedRequest:
     body: Any  #: the parsed JSON body, or the text when it is not JSON
     status: int  #: status answered; 0 when the connection was dropped without an answer
     raw_body: bytes = dataclasses.field(repr=False, default=b"")
-    #: the fault injected into the answer: "" (none), "drop", "rate_limit", "error" (503) or "truncate"
+    #: the fault injected into the answer: "" (none), "drop", "rate_limit", "error" (503), "drop_after"
+    #: (processed, then the connection closed) or "truncate"
     fault: str = ""
 
 
@@ -75,7 +77,14 @@ class Sandbox:
     (requests/s per organization, over it 429 with Retry-After), ``drop_rate`` (connections closed without an
     answer), ``truncate_rate`` (bodies cut short), ``rate_limited_rate`` (fraction answered 429 with
     ``Retry-After: rate_limited_retry_after_seconds`` whatever the load, where the sandbox supports it);
-    ``fault_seed`` makes the fault dice reproducible.
+    ``drop_after_rate`` (requests processed, then the connection closed without an answer: the change
+    happened, the client cannot know); ``fault_seed`` makes the fault dice reproducible.
+
+    Merge queues move on the sandbox clock (:attr:`clock_now`): ``clock="real"`` follows the wall clock,
+    ``clock="virtual"`` stands still until :meth:`advance` moves it, so an hour of queue runs in milliseconds
+    and the same seed and calls give the same outcomes. Test runs fail because of flaky tests, and pull
+    requests are genuinely broken, with the probabilities implied by each repository's own history, unless
+    ``flaky_failure_rate`` / ``broken_pull_request_rate`` set them.
     """
 
     def __init__(
@@ -89,6 +98,7 @@ class Sandbox:
         rate_limit: float = 0.0,
         drop_rate: float = 0.0,
         truncate_rate: float = 0.0,
+        drop_after_rate: float = 0.0,
         rate_limited_rate: float | None = None,
         rate_limited_retry_after_seconds: int | None = None,
         fault_seed: int = _DEFAULTS["fault_seed"],
@@ -101,6 +111,9 @@ class Sandbox:
         threads: int | None = None,
         port: int = _DEFAULTS["port"],
         record_requests: bool = _DEFAULTS["record_requests"],
+        clock: str = _DEFAULTS["clock"],
+        flaky_failure_rate: float | None = None,
+        broken_pull_request_rate: float | None = None,
     ) -> None:
         self._core = _core.Sandbox(
             seed=seed,
@@ -120,9 +133,13 @@ class Sandbox:
             rate_limit=rate_limit,
             drop_rate=drop_rate,
             truncate_rate=truncate_rate,
+            drop_after_rate=drop_after_rate,
             rate_limited_rate=rate_limited_rate,
             rate_limited_retry_after_seconds=rate_limited_retry_after_seconds,
             fault_seed=fault_seed,
+            clock=clock,
+            flaky_failure_rate=flaky_failure_rate,
+            broken_pull_request_rate=broken_pull_request_rate,
         )
         self._tests = tests
         self._seed = seed
@@ -184,6 +201,16 @@ class Sandbox:
         return self._core.now
 
     @property
+    def clock_now(self) -> datetime:
+        """The sandbox clock, on which the merge queues move (see :meth:`advance`)."""
+        return self._core.clock_now
+
+    def advance(self, *, minutes: float = 0, seconds: float = 0, hours: float = 0) -> datetime:
+        """Moves the sandbox clock forward and runs the merge queues up to the new time, which it returns:
+        ``sandbox.advance(minutes=30)`` runs half an hour of queue at once (any clock mode)."""
+        return self._core.advance(hours * 3600 + minutes * 60 + seconds)
+
+    @property
     def repos(self) -> list[Repo]:
         """The repositories that hold data (any other answers 404)."""
         return self._core.repos
@@ -243,4 +270,7 @@ class Sandbox:
     drop_rate = property(lambda self: self._fault("drop_rate"), lambda self, v: self.set_faults(drop_rate=v))
     truncate_rate = property(
         lambda self: self._fault("truncate_rate"), lambda self, v: self.set_faults(truncate_rate=v)
+    )
+    drop_after_rate = property(
+        lambda self: self._fault("drop_after_rate"), lambda self, v: self.set_faults(drop_after_rate=v)
     )

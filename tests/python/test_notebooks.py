@@ -18,7 +18,8 @@ from nbclient import NotebookClient
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOK_DIR = ROOT / "notebooks"
-NAMES = ["01-quick-start.ipynb", "02-flaky-test-triage.ipynb", "03-merge-queue-automation.ipynb"]
+NAMES = ["01-quick-start.ipynb", "02-flaky-test-triage.ipynb", "03-merge-queue-automation.ipynb",
+         "04-merge-queue-what-if.ipynb"]
 
 
 def _generator():
@@ -41,7 +42,7 @@ def python3_kernel() -> str:
     return "python3"
 
 
-def test_the_three_notebooks_are_there():
+def test_the_notebooks_are_there():
     assert sorted(p.name for p in NOTEBOOK_DIR.glob("*.ipynb")) == NAMES
 
 
@@ -86,9 +87,13 @@ def test_notebook_executes_without_errors(name, python3_kernel, tmp_path):
     assert all(cell.execution_count is not None for cell in code_cells)
     # Every notebook shows results (tables, text); the triage notebook also draws its chart.
     assert _outputs(notebook, "execute_result") or _outputs(notebook, "display_data")
-    if name.startswith("02"):
+    if name[:2] in ("02", "04"):
         images = [out for out in _outputs(notebook, "display_data") if "image/png" in out.get("data", {})]
         assert len(images) == 1
+    if name.startswith("04"):
+        # The what-if compares the two queues: both merged all 50 pull requests.
+        text = "".join(str(out.get("data", {}).get("text/plain", "")) for out in _outputs(notebook, "execute_result"))
+        assert "parallel-batch" in text and "single" in text
     if name.startswith("03"):
         text = "".join(str(out.get("data", {}).get("text/plain", "")) for out in _outputs(notebook, "execute_result"))
         assert "switching_modes" in text

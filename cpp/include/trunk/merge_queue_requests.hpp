@@ -65,7 +65,8 @@ struct DeleteQueueRequest {
 TRUNK_DESCRIBE(DeleteQueueRequest, "Deletes an empty merge queue (400 while it holds pull requests).",
                TRUNK_GET_QUEUE_FIELDS)
 
-/// A priority: a number 0..4294967295 (higher first) or a priority name ("urgent", "high", ...).
+/// A priority: a number 0..4294967295 (lower first; 0 is urgent and skips the line) or a priority name
+/// ("urgent", "high", "medium", "low", "lowest" in the service's documentation).
 using Priority = std::variant<std::int64_t, std::string>;
 inline constexpr schema::Rules kPriorityRules{.non_empty = true, .min = 0, .max = 4294967295};
 

@@ -18,7 +18,7 @@ namespace trunk {
   X(std::optional<OpenEnum<PullRequestState>>, state, "state", {}, schema::kNone, "where it stands in the queue") \
   X(std::optional<std::string>, state_changed_at, "stateChangedAt", {}, schema::kRequired,                      \
     "when the state last changed")                                                                            \
-  X(std::optional<std::int64_t>, priority_value, "priorityValue", {}, schema::kRequired, "priority (higher first)") \
+  X(std::optional<std::int64_t>, priority_value, "priorityValue", {}, schema::kRequired, "priority (lower first; 0 is urgent)") \
   X(std::optional<std::string>, priority_name, "priorityName", {}, schema::kRequired, "name of the priority")    \
   X(std::optional<bool>, skip_the_line, "skipTheLine", {}, schema::kRequired, "whether it skipped the line")     \
   X(std::optional<std::int64_t>, pr_number, "prNumber", {}, schema::kRequired, "pull request number")            \
