@@ -39,6 +39,7 @@ FaultDecision Faults::roll() {
   decision.server_error = options.error_rate > 0 && die(3) < options.error_rate;
   decision.truncate = options.truncate_rate > 0 && die(4) < options.truncate_rate;
   decision.rate_limited = options.rate_limited_rate > 0 && die(5) < options.rate_limited_rate;
+  decision.drop_after = options.drop_after_rate > 0 && die(6) < options.drop_after_rate;
   return decision;
 }
 

@@ -19,6 +19,7 @@ struct FaultDecision {
   bool drop = false;
   bool server_error = false;
   bool truncate = false;
+  bool drop_after = false;    ///< process the request, then close the connection without an answer
   bool rate_limited = false;  ///< the rate_limited_rate die came up: answer 429
 };
 

@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 
 #include "data_file.hpp"
+#include "queue_metrics.hpp"
 #include "trunk/codec.hpp"
 #include "trunk/error.hpp"
 #include "trunk/json_value.hpp"
@@ -13,6 +14,8 @@ namespace trunk::sandbox {
 namespace {
 
 constexpr const char* kStateFormat = "trunk-sandbox-queues";
+/// 2: the file lists every queue that exists (1: only the configured ones; `main` existed implicitly).
+constexpr int kStateVersion = 2;
 
 /// Copies every field the request sets onto the setting with the same wire name (updateQueue's fields are
 /// the settings' own names): the store spells no setting, so a new one needs nothing here.
@@ -93,45 +96,169 @@ QueueStore::Queue QueueStore::default_queue() {
   return queue;
 }
 
-QueueStore::QueueStore(std::string state_file, std::chrono::milliseconds switching_duration, Clock clock)
-    : state_file_(std::move(state_file)), switching_duration_(switching_duration), clock_(std::move(clock)) {
-  if (!clock_) clock_ = [] { return std::chrono::steady_clock::now(); };
+QueueStore::QueueStore(std::string state_file, std::chrono::milliseconds switching_duration, Clock clock,
+                       SimulationOptions simulation)
+    : state_file_(std::move(state_file)),
+      switching_duration_(switching_duration),
+      clock_(std::move(clock)),
+      simulation_(simulation) {
+  if (!clock_) {
+    clock_ = [] { return std::chrono::time_point_cast<std::chrono::microseconds>(std::chrono::system_clock::now()); };
+  }
 }
 
-trunk::QueueSettings QueueStore::settings_of(const Queue& q, const std::string& branch) const {
+FailureModel QueueStore::model_of(const std::string& repo_key) const {
+  auto it = models_.find(repo_key);
+  FailureModel model = it == models_.end() ? FailureModel{} : it->second;
+  model.seed = simulation_.seed;
+  if (simulation_.flaky_failure_rate) model.flaky_run_failure = *simulation_.flaky_failure_rate;
+  if (simulation_.broken_pull_request_rate) model.broken_pull_request = *simulation_.broken_pull_request_rate;
+  return model;
+}
+
+std::shared_ptr<MergeQueue> QueueStore::new_simulation(const std::string& repo_key, const std::string& branch) const {
+  return std::make_shared<MergeQueue>(repo_key, branch, model_of(repo_key), clock_());
+}
+
+void QueueStore::adopt_repositories(const std::vector<std::pair<trunk::Repo, FailureModel>>& repositories) {
+  std::lock_guard lock(mutex_);
+  for (const auto& [repo, model] : repositories) models_[repo.to_string()] = model;
+  for (auto& [key, q] : queues_) q.sim->set_failure_model(model_of(key.first));
+  if (queues_listed_) return;
+  for (const auto& [repo, model] : repositories) {
+    const Key key{repo.to_string(), kDefaultBranch};
+    if (queues_.count(key) != 0) continue;
+    Queue q = default_queue();
+    q.sim = new_simulation(key.first, key.second);
+    queues_.emplace(key, std::move(q));
+  }
+}
+
+QueueStore::Queue* QueueStore::find(const trunk::Repo& repo, const std::string& branch) {
+  auto it = queues_.find({repo.to_string(), branch});
+  return it == queues_.end() ? nullptr : &it->second;
+}
+
+Refusal QueueStore::no_queue(const trunk::Repo& repo, const std::string& branch) {
+  return Refusal{404, "not found: no merge queue for branch " + branch + " of repository " + repo.to_string()};
+}
+
+trunk::QueueSettings QueueStore::settings_of(const Queue& q, const std::string& branch, trunk::Timestamp now) const {
   trunk::QueueSettings s = q.settings;
-  if (clock_() < q.switching_until) s.state = trunk::QueueState::switching_modes;
+  if (now < q.switching_until) s.state = trunk::QueueState::switching_modes;
   s.branch = branch;
   s.required_statuses = q.manual_required_statuses ? *q.manual_required_statuses : kBranchProtectionStatuses;
   return s;
 }
 
-trunk::QueueSettings QueueStore::get(const trunk::Repo& repo, const std::string& branch) const {
-  std::lock_guard lock(mutex_);
-  auto it = queues_.find({repo.to_string(), branch});
-  return settings_of(it == queues_.end() ? default_queue() : it->second, branch);
+trunk::QueueSettings QueueStore::run_to_now(Queue& q, const std::string& branch) {
+  const trunk::Timestamp now = clock_();
+  if (q.sim->now() < q.switching_until && q.switching_until < now) {
+    // The switch ends between the simulation's last step and now: nothing starts before its end.
+    q.sim->advance_to(q.switching_until, settings_of(q, branch, q.sim->now()));
+  }
+  const trunk::QueueSettings settings = settings_of(q, branch, now);
+  q.sim->advance_to(now, settings);
+  return settings;
 }
 
-trunk::QueueSettings QueueStore::update(const trunk::UpdateQueueRequest& r) {
+void QueueStore::run_all_to_now() {
   std::lock_guard lock(mutex_);
-  auto [it, inserted] = queues_.try_emplace({r.repo.to_string(), r.target_branch}, default_queue());
-  Queue& q = it->second;
+  for (auto& [key, q] : queues_) run_to_now(q, key.second);
+}
+
+std::variant<trunk::QueueSettings, Refusal> QueueStore::get(const trunk::Repo& repo, const std::string& branch) {
+  std::lock_guard lock(mutex_);
+  Queue* q = find(repo, branch);
+  if (q == nullptr) return no_queue(repo, branch);
+  trunk::QueueSettings settings = run_to_now(*q, branch);
+  settings.enqueued_pull_requests = q->sim->enqueued();
+  return settings;
+}
+
+std::variant<trunk::QueueSettings, Refusal> QueueStore::update(const trunk::UpdateQueueRequest& r) {
+  std::lock_guard lock(mutex_);
+  Queue* found = find(r.repo, r.target_branch);
+  if (found == nullptr) return no_queue(r.repo, r.target_branch);
+  Queue& q = *found;
+  run_to_now(q, r.target_branch);  // the past ran on the settings of the past
   const Queue before = q;
   apply_set_fields(r, q.settings);
-  if (q.settings.mode != before.settings.mode) q.switching_until = clock_() + switching_duration_;
+  const trunk::Timestamp now = clock_();
+  if (q.settings.mode != before.settings.mode) q.switching_until = now + switching_duration_;
   if (r.required_statuses) q.manual_required_statuses = *r.required_statuses;
   if (r.delete_required_statuses.value_or(false)) q.manual_required_statuses.reset();
   try {
     persist();
   } catch (...) {
-    if (inserted) {
-      queues_.erase(it);
-    } else {
-      q = before;  // the answer must describe what is stored: a failed write changes nothing
-    }
+    q = before;  // the answer must describe what is stored: a failed write changes nothing
     throw;
   }
-  return settings_of(q, r.target_branch);
+  // A change (resume, more concurrency...) may start runs at once.
+  return run_to_now(q, r.target_branch);
+}
+
+std::optional<Refusal> QueueStore::create(const trunk::CreateQueueRequest& r) {
+  std::lock_guard lock(mutex_);
+  const Key key{r.repo.to_string(), r.target_branch};
+  if (queues_.count(key) != 0) {
+    return Refusal{409, "conflict: a merge queue for branch " + r.target_branch + " of repository " + key.first +
+                            " exists already"};
+  }
+  Queue q = default_queue();
+  if (r.mode) q.settings.mode = *r.mode;
+  if (r.concurrency) q.settings.concurrency = *r.concurrency;
+  q.sim = new_simulation(key.first, key.second);
+  queues_.emplace(key, std::move(q));
+  try {
+    persist();
+  } catch (...) {
+    queues_.erase(key);
+    throw;
+  }
+  return std::nullopt;
+}
+
+std::optional<Refusal> QueueStore::remove(const trunk::DeleteQueueRequest& r) {
+  std::lock_guard lock(mutex_);
+  auto it = queues_.find({r.repo.to_string(), r.target_branch});
+  if (it == queues_.end()) return no_queue(r.repo, r.target_branch);
+  run_to_now(it->second, r.target_branch);
+  if (const std::size_t held = it->second.sim->unconcluded(); held > 0) {
+    return Refusal{400, "the merge queue for branch " + r.target_branch + " of repository " + r.repo.to_string() +
+                            " holds " + std::to_string(held) + " pull request" + (held == 1 ? "" : "s") +
+                            " not yet merged, failed or cancelled: only an empty queue may be deleted"};
+  }
+  Queue removed = std::move(it->second);
+  const Key key = it->first;
+  queues_.erase(it);
+  try {
+    persist();
+  } catch (...) {
+    queues_.emplace(key, std::move(removed));
+    throw;
+  }
+  return std::nullopt;
+}
+
+trunk::RequiredStatusesSource QueueStore::statuses_source(const trunk::Repo& repo, const std::string& branch) const {
+  std::lock_guard lock(mutex_);
+  auto it = queues_.find({repo.to_string(), branch});
+  const bool manual = it != queues_.end() && it->second.manual_required_statuses.has_value();
+  return manual ? trunk::RequiredStatusesSource::merge_instance
+                : trunk::RequiredStatusesSource::repo_provider_branch_protection;
+}
+
+std::string QueueStore::metrics(const trunk::Repo& repo) {
+  std::lock_guard lock(mutex_);
+  std::vector<QueueView> views;
+  const std::string key = repo.to_string();
+  for (auto& [queue_key, q] : queues_) {
+    if (queue_key.first != key) continue;
+    run_to_now(q, queue_key.second);
+    views.push_back({repo.owner + "/" + repo.name, queue_key.second, q.sim.get()});
+  }
+  return prometheus_metrics(views);
 }
 
 void QueueStore::persist() const {
@@ -147,7 +274,7 @@ void QueueStore::persist() const {
     entry["requiredStatuses"] = q.manual_required_statuses ? Json(*q.manual_required_statuses) : Json(nullptr);
     queues.push_back(std::move(entry));
   }
-  const Json document = {{"format", kStateFormat}, {"version", 1}, {"queues", std::move(queues)}};
+  const Json document = {{"format", kStateFormat}, {"version", kStateVersion}, {"queues", std::move(queues)}};
   write_file_atomically(state_file_, document.dump(2) + "\n");
 }
 
@@ -167,6 +294,7 @@ void QueueStore::load() {
     throw trunk::Error(where + ": not a trunk-sandbox queue state file (expected {\"format\": \"" +
                        std::string(kStateFormat) + "\", \"queues\": [...]})");
   }
+  const int version = document.value("version", 1);
   std::map<Key, Queue> loaded;
   const Json& queues = document["queues"];
   for (std::size_t i = 0; i < queues.size(); ++i) {
@@ -210,7 +338,9 @@ void QueueStore::load() {
     loaded[key] = std::move(q);
   }
   std::lock_guard lock(mutex_);
+  for (auto& [key, q] : loaded) q.sim = new_simulation(key.first, key.second);
   queues_ = std::move(loaded);
+  queues_listed_ = version >= 2;
 }
 
 }  // namespace trunk::sandbox

@@ -1,24 +1,36 @@
 #pragma once
-// Merge queue settings per (repository, target branch), as updateQueue changes them.
+// The merge queues of the sandbox: which (repository, target branch) queues exist, their settings, and the
+// simulation of each (merge_queue.hpp), all behind one mutex. Every operation first runs the simulations
+// up to the sandbox clock's now.
 //
 // Semantics (service-facts.md decisions):
-//  - a queue never configured starts from the defaults of Queue below; omitted request fields leave a setting
-//    unchanged;
+//  - a sandbox without a state file, or whose state file does not exist yet, starts with a queue on `main`
+//    for every repository (adopt_repositories); any other branch has no queue until createQueue, and every
+//    queue operation on a queue that does not exist answers 404;
+//  - a queue starts from the defaults of default_queue(); omitted updateQueue fields leave a setting
+//    unchanged; createQueue sets mode and concurrency on those defaults (409 when the queue exists);
+//    deleteQueue refuses (400) while the queue holds pull requests not concluded;
 //  - requiredStatuses: [...] sets a manual list (possibly empty); deleteRequiredStatuses: true drops the
 //    manual list, after which the statuses come from branch protection (kBranchProtectionStatuses here);
-//  - a change of mode reports switching_modes for `switching_duration`, then the requested state. The clock
-//    is injectable so the state machine can be tested without sleeping.
-//  - with a state file, every change is written atomically before the answer is sent; load() reads it back.
-//    An ongoing switch is not persisted: after a restart the switch is complete.
+//  - a change of mode reports switching_modes for `switching_duration` of the sandbox clock, then the
+//    requested state; the simulation starts no run meanwhile.
+//  - with a state file, the queues and their settings are written atomically before the answer is sent;
+//    load() reads them back. Pull requests are not persisted (a restart empties the queues), nor is an ongoing
+//    switch (after a restart the switch is complete). Version 1 files (before queues could be created and
+//    deleted) listed only configured queues: loading one still adds `main` for every repository.
 
 #include <chrono>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
+#include "failure_model.hpp"
+#include "merge_queue.hpp"
 #include "trunk/enums.hpp"
 #include "trunk/queue_settings.hpp"
 #include "trunk/requests.hpp"
@@ -26,39 +38,85 @@
 namespace trunk::sandbox {
 
 inline const std::vector<std::string> kBranchProtectionStatuses = {"ci/build", "ci/test"};
+inline constexpr const char* kDefaultBranch = "main";
+
+/// How the simulations fail: nullopt rates come from each repository's history (failure_model.hpp).
+struct SimulationOptions {
+  std::uint64_t seed = 42;
+  std::optional<double> flaky_failure_rate;
+  std::optional<double> broken_pull_request_rate;
+};
 
 class QueueStore {
  public:
-  using Clock = std::function<std::chrono::steady_clock::time_point()>;
+  using Clock = std::function<trunk::Timestamp()>;
 
-  QueueStore(std::string state_file, std::chrono::milliseconds switching_duration, Clock clock = {});
+  /// `clock`: the sandbox clock (default: the wall clock).
+  QueueStore(std::string state_file, std::chrono::milliseconds switching_duration, Clock clock = {},
+             SimulationOptions simulation = {});
 
   /// Reads the state file when there is one and it exists; throws trunk::Error naming the file and problem.
   void load();
+  /// The repositories the sandbox serves and the failure model of each; creates their `main` queues unless a
+  /// current state file listed the queues.
+  void adopt_repositories(const std::vector<std::pair<trunk::Repo, FailureModel>>& repositories);
+
   /// Applies a validated request and returns the settings after it (persisted first when there is a file).
-  trunk::QueueSettings update(const trunk::UpdateQueueRequest& request);
-  /// Current settings of a queue (defaults when never configured).
-  trunk::QueueSettings get(const trunk::Repo& repo, const std::string& branch) const;
+  std::variant<trunk::QueueSettings, Refusal> update(const trunk::UpdateQueueRequest& request);
+  /// Current settings of a queue and its pull requests (getQueue).
+  std::variant<trunk::QueueSettings, Refusal> get(const trunk::Repo& repo, const std::string& branch);
+  std::optional<Refusal> create(const trunk::CreateQueueRequest& request);
+  std::optional<Refusal> remove(const trunk::DeleteQueueRequest& request);
+
+  /// Runs f(MergeQueue&, const QueueSettings&) on an existing queue, after running it up to now; the 404
+  /// refusal when the queue does not exist.
+  template <typename F>
+  auto with_queue(const trunk::Repo& repo, const std::string& branch, F&& f)
+      -> std::variant<std::invoke_result_t<F, MergeQueue&, const trunk::QueueSettings&>, Refusal> {
+    std::lock_guard lock(mutex_);
+    Queue* q = find(repo, branch);
+    if (q == nullptr) return no_queue(repo, branch);
+    const trunk::QueueSettings settings = run_to_now(*q, branch);
+    return f(*q->sim, settings);
+  }
+  /// Whether a queue's required statuses are the manual list (else from branch protection).
+  trunk::RequiredStatusesSource statuses_source(const trunk::Repo& repo, const std::string& branch) const;
+
+  /// Runs every queue up to the clock's now (Sandbox::advance).
+  void run_all_to_now();
+  /// The Prometheus text of a repository's queues.
+  std::string metrics(const trunk::Repo& repo);
 
  private:
   struct Queue {
     /// Every setting as stored (state never switching_modes; required_statuses is computed by settings_of).
     trunk::QueueSettings settings;
     std::optional<std::vector<std::string>> manual_required_statuses;  ///< nullopt = from branch protection
-    std::chrono::steady_clock::time_point switching_until{};
+    trunk::Timestamp switching_until{};
+    std::shared_ptr<MergeQueue> sim;  ///< shared by a copy kept to undo a failed write
   };
   /// A queue never configured.
   static Queue default_queue();
   using Key = std::pair<std::string, std::string>;  // ("host/owner/name", branch)
 
-  trunk::QueueSettings settings_of(const Queue& queue, const std::string& branch) const;
+  Queue* find(const trunk::Repo& repo, const std::string& branch);
+  static Refusal no_queue(const trunk::Repo& repo, const std::string& branch);
+  std::shared_ptr<MergeQueue> new_simulation(const std::string& repo_key, const std::string& branch) const;
+  FailureModel model_of(const std::string& repo_key) const;
+  trunk::QueueSettings settings_of(const Queue& queue, const std::string& branch, trunk::Timestamp now) const;
+  /// Runs the queue's simulation to the clock's now (the switching_modes period on its own) and returns its
+  /// settings as they stand now.
+  trunk::QueueSettings run_to_now(Queue& queue, const std::string& branch);
   void persist() const;  // caller holds mutex_
 
   std::string state_file_;
   std::chrono::milliseconds switching_duration_;
   Clock clock_;
+  SimulationOptions simulation_;
   mutable std::mutex mutex_;
   std::map<Key, Queue> queues_;
+  std::map<std::string, FailureModel> models_;  ///< per repository key
+  bool queues_listed_ = false;                  ///< a current state file named every queue
 };
 
 }  // namespace trunk::sandbox

@@ -16,11 +16,13 @@
 #include <random>
 #include <thread>
 
+#include "control.hpp"
 #include "data_file.hpp"
 #include "faults.hpp"
 #include "generator.hpp"
 #include "random.hpp"
 #include "request_log.hpp"
+#include "sandbox_clock.hpp"
 #include "service.hpp"
 #include "trunk/error.hpp"
 
@@ -53,6 +55,10 @@ void check_options(const SandboxOptions& o) {
   if (o.tests < 0) fail("tests", std::to_string(o.tests), "must be 0 or more");
   if (o.threads < 1 || o.threads > 1024) fail("threads", std::to_string(o.threads), "must be between 1 and 1024");
   if (o.org_url_slug.empty()) fail("org_url_slug", "\"\"", "must not be empty");
+  for (const auto& [field, rate] : {std::pair{"flaky_failure_rate", o.flaky_failure_rate},
+                                    std::pair{"broken_pull_request_rate", o.broken_pull_request_rate}}) {
+    if (rate && !(*rate >= 0 && *rate <= 1)) fail(field, std::to_string(*rate), "must be between 0 and 1");
+  }
   if (o.switching_modes_duration.count() < 0) {
     fail("switching_modes_duration", std::to_string(o.switching_modes_duration.count()) + " ms", "must not be negative");
   }
@@ -65,6 +71,7 @@ void check_faults(const FaultOptions& f) {
   fraction("error_rate", f.error_rate);
   fraction("drop_rate", f.drop_rate);
   fraction("truncate_rate", f.truncate_rate);
+  fraction("drop_after_rate", f.drop_after_rate);
   fraction("rate_limited_rate", f.rate_limited_rate);
   if (f.rate_limited_retry_after_seconds < 0) {
     throw trunk::ValidationError({{"rate_limited_retry_after_seconds", std::to_string(f.rate_limited_retry_after_seconds),
@@ -134,6 +141,7 @@ struct Sandbox::Impl {
   std::string token;
   Faults faults;
   RequestLog log;
+  std::unique_ptr<SandboxClock> clock;  // before the service, whose queues read it
   std::unique_ptr<Service> service;
   std::unique_ptr<httplib::Server> server;
   std::thread thread;
@@ -143,7 +151,22 @@ struct Sandbox::Impl {
   explicit Impl(SandboxOptions o) : options(std::move(o)), faults(options.faults) {}
 
   void serve(const httplib::Request& req, httplib::Response& res);
+  trunk::Timestamp advance(std::chrono::microseconds by);
 };
+
+trunk::Timestamp Sandbox::Impl::advance(std::chrono::microseconds by) {
+  clock->advance(by);
+  service->queues().run_all_to_now();
+  return clock->now();
+}
+
+namespace {
+/// The query string of a request target ("" when it has none).
+std::string_view query_of(const std::string& target) {
+  const std::size_t mark = target.find('?');
+  return mark == std::string::npos ? std::string_view{} : std::string_view(target).substr(mark + 1);
+}
+}  // namespace
 
 void Sandbox::Impl::serve(const httplib::Request& req, httplib::Response& res) {
   const FaultDecision fault = faults.roll();
@@ -192,7 +215,16 @@ void Sandbox::Impl::serve(const httplib::Request& req, httplib::Response& res) {
 
   std::optional<std::string> token;
   if (req.has_header(kTokenHeader)) token = req.get_header_value(kTokenHeader);
-  Reply reply = service->handle(req.method, req.path, token, req.body);
+  Reply reply = req.path == kAdvancePath
+                    ? answer_advance(req.method, token, this->token, req.body,
+                                     [this](std::chrono::microseconds by) { return advance(by); })
+                    : service->handle(req.method, req.path, token, req.body, query_of(req.target));
+  if (const std::optional<int> connection = fault.drop_after ? connection_of(req) : std::nullopt) {
+    finish(0, "drop_after");  // processed: the change is made, only the answer is lost
+    ::shutdown(*connection, SHUT_RDWR);
+    res.status = 500;  // never reaches the client
+    return;
+  }
   res.status = reply.status;
   for (const auto& [name, value] : reply.headers) res.set_header(name, value);
   if (fault.truncate && reply.body.size() > 1) {
@@ -227,7 +259,11 @@ void Sandbox::start() {
                           ? generate_history(s.options.seed, s.options.tests, s.options.now.value_or(wall_clock_now()))
                           : load_history(s.options.data_file);
     if (s.options.now) history.now = *s.options.now;
-    auto queues = std::make_unique<QueueStore>(s.options.state_file, s.options.switching_modes_duration);
+    s.clock = std::make_unique<SandboxClock>(s.options.clock, s.options.now.value_or(history.now));
+    SimulationOptions simulation{s.options.seed, s.options.flaky_failure_rate, s.options.broken_pull_request_rate};
+    SandboxClock* clock = s.clock.get();
+    auto queues = std::make_unique<QueueStore>(s.options.state_file, s.options.switching_modes_duration,
+                                               [clock] { return clock->now(); }, simulation);
     queues->load();
     s.token = s.options.token.empty() ? random_token() : s.options.token;
     // Page-token key from the seed: the same data gives the same tokens, so runs are reproducible.
@@ -301,6 +337,17 @@ std::vector<trunk::Repo> Sandbox::repos() const {
 std::vector<std::string> Sandbox::test_ids(const trunk::Repo& repo) const {
   if (!impl_->service) throw trunk::Error("sandbox: not started");
   return impl_->service->test_ids(repo);
+}
+
+trunk::Timestamp Sandbox::clock_now() const {
+  if (!impl_->clock) throw trunk::Error("sandbox: not started");
+  return impl_->clock->now();
+}
+
+trunk::Timestamp Sandbox::advance(std::chrono::milliseconds by) {
+  if (by.count() < 0) throw trunk::ValidationError({{"by", std::to_string(by.count()) + " ms", "must not be negative"}});
+  if (!impl_->service) throw trunk::Error("sandbox: not started");
+  return impl_->advance(by);
 }
 
 FaultOptions Sandbox::faults() const { return impl_->faults.options(); }

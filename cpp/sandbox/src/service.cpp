@@ -17,16 +17,6 @@ constexpr std::size_t kMaxCachedWindows = 256;
 /// Where the OpenAPI document of the operations is served, to anyone: it describes the API, it holds no data.
 constexpr std::string_view kOpenApiPath = "/openapi.json";
 
-Reply text_reply(int status, std::string message) {
-  // Error bodies are one line of text: a newline in a quoted value must not start a second one.
-  std::replace_if(message.begin(), message.end(), [](char c) { return c == '\n' || c == '\r'; }, ' ');
-  Reply reply;
-  reply.status = status;
-  reply.content_type = "text/plain; charset=utf-8";
-  reply.body = std::move(message) + "\n";
-  return reply;
-}
-
 Reply json_reply(const trunk::Json& json) {
   Reply reply;
   reply.body = json.dump();
@@ -38,11 +28,47 @@ std::string lower(std::string text) {
   return text;
 }
 
-/// Decodes and validates a request; on failure fills *error with the 400 reply.
+Reply refusal_reply(const Refusal& refusal) { return text_reply(refusal.status, refusal.message); }
+
+/// The answer of a merge queue read: the model as JSON, or the refusal.
+template <typename T>
+Reply model_or_refusal(const std::variant<T, Refusal>& outcome) {
+  if (const auto* refusal = std::get_if<Refusal>(&outcome)) return refusal_reply(*refusal);
+  return json_reply(trunk::to_json(std::get<T>(outcome)));
+}
+
+/// The answer of a merge queue write: the empty acknowledgement, or the refusal (the queue's or the store's).
+Reply acknowledgement_or_refusal(const std::variant<std::optional<Refusal>, Refusal>& outcome) {
+  if (const auto* refusal = std::get_if<Refusal>(&outcome)) return refusal_reply(*refusal);
+  if (const auto& refused = std::get<std::optional<Refusal>>(outcome)) return refusal_reply(*refused);
+  return json_reply(trunk::to_json(trunk::Acknowledgement{}));
+}
+
+}  // namespace
+
+Reply text_reply(int status, std::string message) {
+  // Error bodies are one line of text: a newline in a quoted value must not start a second one.
+  std::replace_if(message.begin(), message.end(), [](char c) { return c == '\n' || c == '\r'; }, ' ');
+  Reply reply;
+  reply.status = status;
+  reply.content_type = "text/plain; charset=utf-8";
+  reply.body = std::move(message) + "\n";
+  return reply;
+}
+
+namespace {
+
+/// Decodes and validates a request (from the query string for the GET operation); on failure fills *error
+/// with the 400 reply.
 template <typename Request>
-std::optional<Request> read_request(std::string_view body, Reply* error) {
+std::optional<Request> read_request(std::string_view body, std::string_view query, Reply* error) {
   try {
-    Request request = trunk::decode<Request>(body);
+    Request request;
+    if constexpr (std::is_same_v<Request, trunk::GetMergeQueueMetricsRequest>) {
+      request = trunk::metrics_request_from_query(query);
+    } else {
+      request = trunk::decode<Request>(body);
+    }
     auto violations = trunk::check(request);
     if (!violations.empty()) throw trunk::ValidationError(std::move(violations));
     return request;
@@ -111,6 +137,11 @@ Service::Service(History history, std::string token, std::string org_url_slug, s
   std::vector<std::size_t> tests_per_repo;
   for (const auto& repo : history_.repos) tests_per_repo.push_back(repo.tests.size());
   test_json_ = std::make_unique<TestJsonCache>(tests_per_repo, test_json_budget);
+  std::vector<std::pair<trunk::Repo, FailureModel>> repositories;
+  for (const RepoIndex& index : index_) {
+    repositories.emplace_back(index.data->repo, derive_failure_model(*index.data, index.facts, 0));
+  }
+  queues_->adopt_repositories(repositories);
 }
 
 std::vector<trunk::Repo> Service::repos() const {
@@ -268,7 +299,7 @@ Reply Service::answer(const trunk::UpdateQueueRequest& request) {
   const RepoIndex* repo = nullptr;
   if (auto reply = find_repo(request.repo, &repo)) return *reply;
   try {
-    return json_reply(trunk::to_json(queues_->update(request)));
+    return model_or_refusal(queues_->update(request));
   } catch (const trunk::Error& e) {
     return text_reply(500, std::string("internal error: could not store the queue settings: ") + e.what());
   }
@@ -278,9 +309,125 @@ template <>
 Reply Service::answer(const trunk::GetQueueRequest& request) {
   const RepoIndex* repo = nullptr;
   if (auto reply = find_repo(request.repo, &repo)) return *reply;
-  trunk::QueueSettings settings = queues_->get(request.repo, request.target_branch);
-  settings.enqueued_pull_requests.emplace();  // the sandbox queue holds no pull requests yet
-  return json_reply(trunk::to_json(settings));
+  return model_or_refusal(queues_->get(request.repo, request.target_branch));
+}
+
+template <>
+Reply Service::answer(const trunk::CreateQueueRequest& request) {
+  const RepoIndex* repo = nullptr;
+  if (auto reply = find_repo(request.repo, &repo)) return *reply;
+  try {
+    return acknowledgement_or_refusal(queues_->create(request));
+  } catch (const trunk::Error& e) {
+    return text_reply(500, std::string("internal error: could not store the queues: ") + e.what());
+  }
+}
+
+template <>
+Reply Service::answer(const trunk::DeleteQueueRequest& request) {
+  const RepoIndex* repo = nullptr;
+  if (auto reply = find_repo(request.repo, &repo)) return *reply;
+  try {
+    return acknowledgement_or_refusal(queues_->remove(request));
+  } catch (const trunk::Error& e) {
+    return text_reply(500, std::string("internal error: could not store the queues: ") + e.what());
+  }
+}
+
+template <>
+Reply Service::answer(const trunk::SubmitPullRequestRequest& request) {
+  const RepoIndex* repo = nullptr;
+  if (auto reply = find_repo(request.repo, &repo)) return *reply;
+  return acknowledgement_or_refusal(queues_->with_queue(
+      request.repo, request.target_branch,
+      [&](MergeQueue& queue, const trunk::QueueSettings& settings) { return queue.submit(request, settings); }));
+}
+
+template <>
+Reply Service::answer(const trunk::CancelPullRequestRequest& request) {
+  const RepoIndex* repo = nullptr;
+  if (auto reply = find_repo(request.repo, &repo)) return *reply;
+  return acknowledgement_or_refusal(queues_->with_queue(
+      request.repo, request.target_branch,
+      [&](MergeQueue& queue, const trunk::QueueSettings& settings) { return queue.cancel(request.pr.number, settings); }));
+}
+
+template <>
+Reply Service::answer(const trunk::RestartTestsOnPullRequestRequest& request) {
+  const RepoIndex* repo = nullptr;
+  if (auto reply = find_repo(request.repo, &repo)) return *reply;
+  return acknowledgement_or_refusal(queues_->with_queue(
+      request.repo, request.target_branch,
+      [&](MergeQueue& queue, const trunk::QueueSettings& settings) { return queue.restart(request.pr.number, settings); }));
+}
+
+template <>
+Reply Service::answer(const trunk::SetImpactedTargetsRequest& request) {
+  const RepoIndex* repo = nullptr;
+  if (auto reply = find_repo(request.repo, &repo)) return *reply;
+  return acknowledgement_or_refusal(queues_->with_queue(
+      request.repo, request.target_branch,
+      [&](MergeQueue& queue, const trunk::QueueSettings&) { return queue.set_impacted_targets(request); }));
+}
+
+template <>
+Reply Service::answer(const trunk::GetSubmittedPullRequestRequest& request) {
+  const RepoIndex* repo = nullptr;
+  if (auto reply = find_repo(request.repo, &repo)) return *reply;
+  auto outcome = queues_->with_queue(request.repo, request.target_branch,
+                                     [&](MergeQueue& queue, const trunk::QueueSettings&) {
+                                       return queue.submitted(request.pr.number);
+                                     });
+  if (const auto* refusal = std::get_if<Refusal>(&outcome)) return refusal_reply(*refusal);
+  return model_or_refusal(std::get<0>(outcome));
+}
+
+template <>
+Reply Service::answer(const trunk::ListPullRequestsRequest& request) {
+  const RepoIndex* repo = nullptr;
+  if (auto reply = find_repo(request.repo, &repo)) return *reply;
+  auto outcome = queues_->with_queue(request.repo, request.target_branch,
+                                     [&](MergeQueue& queue, const trunk::QueueSettings&) { return queue.list(request); });
+  if (const auto* refusal = std::get_if<Refusal>(&outcome)) return refusal_reply(*refusal);
+  return model_or_refusal(std::get<0>(outcome));
+}
+
+template <>
+Reply Service::answer(const trunk::GetMergeQueueTestingDetailsRequest& request) {
+  const RepoIndex* repo = nullptr;
+  if (auto reply = find_repo(request.repo, &repo)) return *reply;
+  const auto source = queues_->statuses_source(request.repo, request.target_branch);
+  auto outcome = queues_->with_queue(request.repo, request.target_branch,
+                                     [&](MergeQueue& queue, const trunk::QueueSettings& settings) {
+                                       return queue.run_details(request.test_run_id, settings, source);
+                                     });
+  if (const auto* refusal = std::get_if<Refusal>(&outcome)) return refusal_reply(*refusal);
+  return model_or_refusal(std::get<0>(outcome));
+}
+
+template <>
+Reply Service::answer(const trunk::GetMergeQueueMetricsRequest& request) {
+  const RepoIndex* repo = nullptr;
+  if (auto reply = find_repo(request.repo, &repo)) return *reply;
+  Reply reply;
+  reply.content_type = "text/plain; version=0.0.4; charset=utf-8";
+  reply.body = queues_->metrics(request.repo);
+  return reply;
+}
+
+template <>
+Reply Service::answer(const trunk::LinkTicketToTestCaseRequest& request) {
+  const RepoIndex* repo = nullptr;
+  if (auto reply = find_repo(request.repo, &repo)) return *reply;
+  const std::string id = lower(request.test_case_id);
+  if (repo->by_id.count(id) == 0) {
+    return text_reply(404, "not found: test " + request.test_case_id + " in repository " + request.repo.to_string());
+  }
+  // Recorded only: the served test JSON is cached per test (encoded_tests.hpp), so the link is not shown in
+  // the test's `ticket` (which comes from the history).
+  std::lock_guard lock(tickets_mutex_);
+  tickets_[id] = request.external_ticket_id;
+  return json_reply(trunk::to_json(trunk::Acknowledgement{}));
 }
 
 template <>
@@ -302,26 +449,20 @@ Reply Service::answer(const trunk::ListQuarantinedTestsRequest& request) {
   return json_reply(trunk::to_json(page));
 }
 
-// TEMPORARY (replaced by the merge queue simulation): operations the sandbox does not answer yet.
-template <typename Request>
-Reply Service::answer(const Request&) {
-  return text_reply(501, "not implemented by the sandbox yet");
-}
-
 // ---- routing: after the answers, so that serve<Op> sees every specialisation of answer -----------------------
 
 template <typename Op>
-Reply Service::serve(std::string_view body) {
+Reply Service::serve(std::string_view body, std::string_view query) {
   Reply error;
-  auto request = read_request<typename Op::Request>(body, &error);
+  auto request = read_request<typename Op::Request>(body, query, &error);
   if (!request) return error;
   return answer(*request);
 }
 
 Reply Service::handle(std::string_view method, std::string_view path, const std::optional<std::string>& token,
-                      std::string_view body) {
+                      std::string_view body, std::string_view query) {
   if (path == kOpenApiPath) return openapi_reply(method);
-  using Serve = Reply (Service::*)(std::string_view);
+  using Serve = Reply (Service::*)(std::string_view, std::string_view);
   Serve operation = nullptr;
   std::string_view operation_method;
   trunk::for_each_operation([&](auto candidate) {
@@ -341,7 +482,7 @@ Reply Service::handle(std::string_view method, std::string_view path, const std:
   if (!token) return text_reply(401, "unauthorized: missing x-api-token header");
   if (!constant_time_equal(*token, token_)) return text_reply(401, "unauthorized: invalid API token");
   try {
-    return (this->*operation)(body);
+    return (this->*operation)(body, query);
   } catch (const std::exception& e) {
     // Never let an exception reach cpp-httplib, whose default answer would not be our one-line text.
     return text_reply(500, std::string("internal error: ") + e.what());

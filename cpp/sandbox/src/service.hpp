@@ -3,9 +3,11 @@
 // (method, path, token header, body) in, (status, headers, body) out. sandbox.cpp puts it on cpp-httplib
 // and adds the faults.
 //
-// Order of checks: unknown path 404, method other than POST 405, token 401, request shape and rules 400,
-// unknown repository / organization / test 404, foreign page token 500. GET /openapi.json answers the OpenAPI
-// document (trunk/openapi.hpp) with no token.
+// Order of checks: unknown path 404, method other than the operation's (POST, or GET for
+// getMergeQueueMetrics) 405 with Allow, token 401, request shape and rules 400 (the body, or the query string of
+// the GET), unknown repository / organization / test / merge queue / pull request / test run 404, then the
+// operation's own refusals (409 createQueue of an existing queue, 400 for a state that forbids the change), foreign
+// page token 500. GET /openapi.json answers the OpenAPI document (trunk/openapi.hpp) with no token.
 
 #include <cstdint>
 #include <map>
@@ -42,9 +44,12 @@ class Service {
   Service(History history, std::string token, std::string org_url_slug, std::unique_ptr<QueueStore> queues,
           PageTokens page_tokens, std::size_t test_json_budget = kDefaultTestJsonCacheBytes);
 
-  /// `token` is the x-api-token header (nullopt when absent).
+  /// `token` is the x-api-token header (nullopt when absent); `query` the query string without its '?'.
   Reply handle(std::string_view method, std::string_view path, const std::optional<std::string>& token,
-               std::string_view body);
+               std::string_view body, std::string_view query = {});
+
+  /// The merge queues (Sandbox::advance runs them to the clock's now).
+  QueueStore& queues() noexcept { return *queues_; }
 
   const History& history() const noexcept { return history_; }
   const TestJsonCache& test_json_cache() const noexcept { return *test_json_; }
@@ -64,7 +69,7 @@ class Service {
   /// Reads and validates the request of operation Op (400 when it is bad), then answers it. The route table of
   /// handle() is derived from trunk::AllOperations: one serve<Op> per operation.
   template <typename Op>
-  Reply serve(std::string_view body);
+  Reply serve(std::string_view body, std::string_view query);
 
   /// What the sandbox answers to a valid request: one specialisation per operation, in service.cpp.
   template <typename Request>
@@ -93,10 +98,17 @@ class Service {
   std::vector<RepoIndex> index_;
   std::unique_ptr<TestJsonCache> test_json_;
 
+  // Tickets linked by link-ticket-to-test-case: lower-case test id -> external ticket id.
+  std::mutex tickets_mutex_;
+  std::map<std::string, std::string> tickets_;
+
   // Failing-tests windows already computed: listing page after page asks for the same window again.
   std::mutex cache_mutex_;
   std::map<std::tuple<std::size_t, std::int64_t, std::int64_t>, Rows> window_cache_;
 };
+
+/// The one-line plain-text answer of every error.
+Reply text_reply(int status, std::string message);
 
 /// Compares without an early exit, so the time taken does not reveal how much of a token matched.
 bool constant_time_equal(std::string_view a, std::string_view b) noexcept;

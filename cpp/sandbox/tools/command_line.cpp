@@ -53,9 +53,13 @@ std::string usage() {
          "  --org SLUG               organization URL slug (default trunk-sandbox)\n"
          "  --now RFC3339            end of the generated history (default: now)\n"
          "  --switching-modes-ms N   how long a mode change reports switching_modes (default 2000)\n"
-         "  --state-file PATH        keep merge queue settings in PATH across restarts\n"
+         "  --state-file PATH        keep the merge queues and their settings in PATH across restarts\n"
          "  --data-file PATH         serve the history in PATH instead of generating one\n"
          "  --save-data PATH         write the served history to PATH (data-file format)\n"
+         "  --virtual-clock          the merge queues' clock starts at --now and moves only on\n"
+         "                           POST /sandbox/advance (default: the wall clock)\n"
+         "  --flaky-failure-rate F   chance a queue test run fails on a flaky test (default: from the history)\n"
+         "  --broken-rate F          chance a submitted pull request is broken (default: from the history)\n"
          "  --threads N              worker threads; one per open client connection (default 64)\n"
          "  --latency-ms N           added to every response\n"
          "  --jitter-ms N            plus a uniform random 0..N ms\n"
@@ -63,6 +67,7 @@ std::string usage() {
          "  --rate-limit RPS         requests per second per organization, then 429 + Retry-After\n"
          "  --drop-rate F            fraction of connections closed without an answer\n"
          "  --truncate-rate F        fraction of responses with a body cut short\n"
+         "  --drop-after-rate F      fraction of requests processed, then closed without an answer\n"
          "  --rate-limited-rate F    fraction of requests answered 429, whatever the load\n"
          "  --rate-limited-retry-after S  Retry-After of those 429s, in seconds (default 1)\n"
          "  --fault-seed N           seed of the fault dice (default 1)\n"
@@ -79,6 +84,10 @@ CommandLine parse(const std::vector<std::string>& args) {
     const std::string& flag = args[i];
     if (flag == "--help" || flag == "-h") {
       line.help = true;
+      continue;
+    }
+    if (flag == "--virtual-clock") {
+      o.clock = ClockMode::virtual_time;
       continue;
     }
     if (i + 1 >= args.size()) {
@@ -107,6 +116,9 @@ CommandLine parse(const std::vector<std::string>& args) {
     else if (flag == "--rate-limit") o.faults.rate_limit_rps = real(flag, value, 0, 1e9);
     else if (flag == "--drop-rate") o.faults.drop_rate = real(flag, value, 0, 1);
     else if (flag == "--truncate-rate") o.faults.truncate_rate = real(flag, value, 0, 1);
+    else if (flag == "--drop-after-rate") o.faults.drop_after_rate = real(flag, value, 0, 1);
+    else if (flag == "--flaky-failure-rate") o.flaky_failure_rate = real(flag, value, 0, 1);
+    else if (flag == "--broken-rate") o.broken_pull_request_rate = real(flag, value, 0, 1);
     else if (flag == "--rate-limited-rate") o.faults.rate_limited_rate = real(flag, value, 0, 1);
     else if (flag == "--rate-limited-retry-after") o.faults.rate_limited_retry_after_seconds = number<int>(flag, value, 0, 86'400);
     else if (flag == "--fault-seed") o.faults.seed = number<std::uint64_t>(flag, value, 0, UINT64_MAX);

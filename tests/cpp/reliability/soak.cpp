@@ -227,6 +227,11 @@ void soak_queue(trunk::sandbox::Sandbox& box, const trunk::Repo& repo, const tru
   trunk::Client client(soak_client_options(box));
   {  // fault-free: learn the branch-protection list and write every field once
     box.set_faults({});
+    // Only `main` has a queue from the start: create the soak's own (ignoring 409 when an earlier round did).
+    try {
+      client.create_queue(trunk::CreateQueueRequest{repo, branch, std::nullopt, std::nullopt});
+    } catch (const trunk::ApiError&) {
+    }
     trunk::UpdateQueueRequest reset;
     reset.repo = repo;
     reset.target_branch = branch;

@@ -71,7 +71,13 @@ TEST(StateFile, EveryChangeReplacesTheFileByRenameAndLeavesNoTemporaryFiles) {
   queue_update(*sandbox, {{"concurrency", 3}});
   EXPECT_NE(inode_of(options.state_file), first) << "rewritten in place instead of renamed over";
   const Json saved = Json::parse(read_text(options.state_file));
-  EXPECT_EQ(saved["queues"][0]["concurrency"], 3);
+  int matched = 0;
+  for (const Json& queue : saved["queues"]) {
+    if (queue["repo"] != sandbox->repos().at(0).to_string() || queue["targetBranch"] != "main") continue;
+    EXPECT_EQ(queue["concurrency"], 3);
+    ++matched;
+  }
+  EXPECT_EQ(matched, 1);
   int files = 0;
   for (const auto& entry : std::filesystem::directory_iterator(dir.path())) {
     ++files;

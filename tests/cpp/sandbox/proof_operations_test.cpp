@@ -116,6 +116,8 @@ TEST_F(ProofOperations, TheClientReadsTheQueueThroughGetQueue) {
   update.repo = sandbox_->repos().at(0);
   update.target_branch = "release";
   update.batching_min_size = 3;
+  ASSERT_EQ(post(*sandbox_, std::string(trunk::paths::kCreateQueue), {{"repo", repo()}, {"targetBranch", "release"}}).status,
+            200);
   client.update_queue(update);
   const auto settings = client.get_queue({sandbox_->repos().at(0), "release"});
   EXPECT_EQ(settings.batching_min_size, 3);

@@ -10,6 +10,7 @@
 namespace sandbox_test {
 namespace {
 
+using trunk::paths::kCreateQueue;
 using trunk::paths::kUpdateQueue;
 
 class Queue : public ::testing::Test {
@@ -18,6 +19,11 @@ class Queue : public ::testing::Test {
     auto options = small_options(50);
     options.switching_modes_duration = std::chrono::hours(1);  // long: every answer below is within it
     sandbox_ = start_sandbox(options);
+  }
+  void create(const std::string& branch) {
+    const auto reply = post(*sandbox_, std::string(kCreateQueue),
+                            Json{{"repo", repo_json(sandbox_->repos().at(0))}, {"targetBranch", branch}});
+    EXPECT_EQ(reply.status, 200) << reply.body;
   }
   Json update(Json fields, const std::string& branch = "main") {
     fields["repo"] = repo_json(sandbox_->repos().at(0));
@@ -62,6 +68,7 @@ TEST_F(Queue, OmittedFieldsStayUnchangedAndBranchesAreIndependent) {
   EXPECT_EQ(after["mergeMethod"], "rebase");
   EXPECT_EQ(after["state"], "paused");
   EXPECT_EQ(after["testingTimeoutMinutes"], 30);
+  create("release/1.0");
   const Json other = update(Json::object(), "release/1.0");
   EXPECT_EQ(other["concurrency"], 1);
   EXPECT_EQ(other["branch"], "release/1.0");
@@ -125,6 +132,7 @@ TEST_F(Queue, ModeChangeReportsSwitchingModes) {
   EXPECT_EQ(switching["state"], "switching_modes");
   EXPECT_EQ(switching["mode"], "parallel");
   EXPECT_EQ(update({{"concurrency", 2}})["state"], "switching_modes") << "still within the switch";
+  create("other");
   EXPECT_EQ(update(Json::object(), "other")["state"], "running") << "per branch";
 }
 
@@ -136,24 +144,28 @@ TEST_F(Queue, AQueueOfARepositoryThatIsNotOnboardedIs404) {
 }
 
 TEST(QueueSwitching, SettlesOnTheRequestedStateAfterTheDuration) {
-  auto now = std::chrono::steady_clock::time_point{} + std::chrono::hours(1);
+  auto now = fixed_now();
   trunk::sandbox::QueueStore store("", std::chrono::milliseconds(2000), [&now] { return now; });
+  store.adopt_repositories({{{"github.com", "acme", "storefront"}, trunk::sandbox::FailureModel{}}});
+  const auto state_of = [](const std::variant<trunk::QueueSettings, trunk::sandbox::Refusal>& outcome) {
+    return std::get<trunk::QueueSettings>(outcome).state;
+  };
   trunk::UpdateQueueRequest request;
   request.repo = {"github.com", "acme", "storefront"};
   request.target_branch = "main";
   request.mode = trunk::QueueMode::parallel;
   request.state = trunk::QueueState::paused;
-  EXPECT_EQ(store.update(request).state, trunk::QueueState::switching_modes);
+  EXPECT_EQ(state_of(store.update(request)), trunk::QueueState::switching_modes);
   now += std::chrono::milliseconds(1999);
-  EXPECT_EQ(store.get(request.repo, "main").state, trunk::QueueState::switching_modes);
+  EXPECT_EQ(state_of(store.get(request.repo, "main")), trunk::QueueState::switching_modes);
   now += std::chrono::milliseconds(1);
-  EXPECT_EQ(store.get(request.repo, "main").state, trunk::QueueState::paused);
+  EXPECT_EQ(state_of(store.get(request.repo, "main")), trunk::QueueState::paused);
   // Switching back starts a new period.
   request.mode = trunk::QueueMode::single;
   request.state.reset();
-  EXPECT_EQ(store.update(request).state, trunk::QueueState::switching_modes);
+  EXPECT_EQ(state_of(store.update(request)), trunk::QueueState::switching_modes);
   now += std::chrono::seconds(3);
-  const auto settled = store.get(request.repo, "main");
+  const auto settled = std::get<trunk::QueueSettings>(store.get(request.repo, "main"));
   EXPECT_EQ(settled.state, trunk::QueueState::paused);
   EXPECT_EQ(settled.mode, trunk::QueueMode::single);
 }

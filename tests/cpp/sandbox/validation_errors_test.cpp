@@ -12,7 +12,10 @@ namespace {
 
 class ValidationErrors : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() { sandbox_ = start_sandbox(small_options(100)).release(); }
+  static void SetUpTestSuite() {
+    sandbox_ = start_sandbox(small_options(100)).release();
+    post(*sandbox_, std::string(trunk::paths::kCreateQueue), queue());  // only main has a queue from the start
+  }
   static void TearDownTestSuite() {
     delete sandbox_;
     sandbox_ = nullptr;

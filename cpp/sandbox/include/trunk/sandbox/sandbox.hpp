@@ -6,8 +6,12 @@
 //
 // Clock: the flaky-test history is generated relative to `now`. SandboxOptions::now = nullopt means the wall
 // clock at start(), truncated to the second, so "the last 7 days" on the caller's own clock has data; tests
-// pass a fixed `now` and then the same seed gives byte-identical data. The merge queue's switching_modes
-// period runs on the real (steady) clock.
+// pass a fixed `now` and then the same seed gives byte-identical data.
+//
+// The merge queues move on the sandbox clock (clock_now()), which is another clock: SandboxOptions::clock
+// real follows the wall clock (plus whatever advance() added); virtual_time starts at `now` (or the wall clock
+// at start) and moves only when advance() moves it. Pull requests become ready, test runs end, batches
+// form and switching_modes ends on it; each request first runs the queues up to its now.
 
 #include <chrono>
 #include <cstdint>
@@ -23,6 +27,11 @@
 namespace trunk::sandbox {
 
 /// Fault injection. All off by default; can be changed while the sandbox runs (set_faults).
+///
+/// Before the request is processed (nothing changes in the sandbox): drop_rate (connection closed),
+/// rate_limit_rps and rate_limited_rate (429), error_rate (503). After it is processed (the change is made,
+/// the answer is lost or damaged): drop_after_rate (connection closed), truncate_rate (body cut short).
+/// A client that retries a non-idempotent write after one of the latter must read back the state first.
 struct FaultOptions {
   std::chrono::milliseconds latency{0};  ///< added before each response
   std::chrono::milliseconds jitter{0};   ///< plus uniform [0, jitter]
@@ -31,11 +40,20 @@ struct FaultOptions {
                                          ///< over it -> 429, text body, Retry-After in whole seconds
   double drop_rate = 0;                  ///< fraction of requests whose connection is closed without an answer
   double truncate_rate = 0;              ///< fraction of responses whose body is cut short (Content-Length kept)
+  /// Fraction of requests that are processed (the state changes) and whose connection is then closed without an
+  /// answer: what a client sees when the network fails after the service acted (exactly-once soak tests).
+  double drop_after_rate = 0;
   /// Fraction of requests answered 429 with Retry-After: rate_limited_retry_after_seconds, whatever the
   /// request rate (unlike rate_limit_rps, which needs real load): lets a soak test inject a precise share of 429s.
   double rate_limited_rate = 0;
   int rate_limited_retry_after_seconds = 1;  ///< Retry-After sent with the rate_limited_rate 429s (>= 0)
   std::uint64_t seed = 1;                ///< the fault dice are deterministic for a seed
+};
+
+/// How the sandbox clock moves (see the header comment).
+enum class ClockMode {
+  real,          ///< the wall clock, plus what advance() added
+  virtual_time,  ///< stands still until advance() moves it (deterministic)
 };
 
 struct SandboxOptions {
@@ -47,13 +65,20 @@ struct SandboxOptions {
   std::string org_url_slug = "trunk-sandbox";
   std::optional<trunk::Timestamp> now;  ///< end of the generated history; nullopt = wall clock at start()
   std::chrono::milliseconds switching_modes_duration{2000};
-  std::string state_file;  ///< "" = queue settings in memory only; else loaded at start, rewritten atomically
+  std::string state_file;  ///< "" = queues in memory only; else loaded at start, rewritten atomically
   std::string data_file;   ///< "" = generate from seed; else load the history from this JSON (save_data format)
   /// Worker threads. cpp-httplib keeps a kept-alive connection on its thread, so this is also the number of
   /// client connections served at once (others wait for one to close).
   int threads = 32;
   FaultOptions faults;
   bool record_requests = true;  ///< keep a log of the requests received (the last 10,000)
+  ClockMode clock = ClockMode::real;  ///< the clock of the merge queues
+  /// Probability that a merge queue test run fails because of a flaky test; nullopt = derived from each
+  /// repository's history (src/failure_model.hpp).
+  std::optional<double> flaky_failure_rate;
+  /// Probability that a submitted pull request is genuinely broken (fails every run); nullopt = derived from the
+  /// history.
+  std::optional<double> broken_pull_request_rate;
 };
 
 /// One request the sandbox received. The x-api-token header value is replaced by "<redacted>".
@@ -63,8 +88,9 @@ struct RecordedRequest {
   std::vector<std::pair<std::string, std::string>> headers;
   std::string body;
   int status = 0;  ///< status answered (0 when the connection was dropped without an answer)
-  /// The fault injected into this answer, "" for none: "drop", "rate_limit" (429, either cause), "error" (503)
-  /// or "truncate" (status 200 or other, body cut short), so tests can count faults by kind.
+  /// The fault injected into this answer, "" for none: "drop", "rate_limit" (429, either cause), "error" (503),
+  /// "drop_after" (processed, then the connection closed: status 0) or "truncate" (status 200 or other, body
+  /// cut short), so tests can count faults by kind.
   std::string fault;
 };
 
@@ -94,6 +120,13 @@ class Sandbox {
   std::vector<trunk::Repo> repos() const;
   /// Ids of the test cases of a repository, in the order list operations return them.
   std::vector<std::string> test_ids(const trunk::Repo& repo) const;
+
+  /// The sandbox clock, on which the merge queues move. Available after start().
+  trunk::Timestamp clock_now() const;
+  /// Moves the sandbox clock forward by `by` (real mode: adds to its offset) and runs the merge queues up to the
+  /// new time before returning it. Throws trunk::ValidationError for a negative duration, trunk::Error before
+  /// start(). Thread-safe.
+  trunk::Timestamp advance(std::chrono::milliseconds by);
 
   FaultOptions faults() const;
   /// Thread-safe, takes effect for the next request. Throws trunk::ValidationError (rates outside [0, 1], negative
