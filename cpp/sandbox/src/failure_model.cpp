@@ -1,7 +1,5 @@
 #include "failure_model.hpp"
 
-#include <unordered_set>
-
 #include "random.hpp"
 
 namespace trunk::sandbox {
@@ -22,26 +20,21 @@ bool FailureModel::broken(std::string_view repo_key, std::int64_t number) const 
 }
 
 FailureModel derive_failure_model(const RepoHistory& repo, const std::vector<DerivedFacts>& facts, std::uint64_t seed) {
-  std::unordered_set<std::uint32_t> all, flaky_failed, breaking;
+  std::uint64_t runs = 0, flaky_failures = 0, broken_tests = 0;
   for (std::size_t t = 0; t < repo.tests.size(); ++t) {
     const TestRecord& test = repo.tests[t];
     const Health health = t < facts.size() ? facts[t].health : Health::healthy;
-    for (const Run& run : test.runs) {
-      all.insert(run.pull_request);
-      if (health == Health::flaky && !test.quarantined && run.failed()) flaky_failed.insert(run.pull_request);
+    runs += test.runs.size();
+    if (health == Health::flaky && !test.quarantined) {
+      for (const Run& run : test.runs) flaky_failures += run.failed() ? 1 : 0;
     }
-    if (health == Health::broken && !test.runs.empty()) {
-      std::size_t first = test.runs.size();
-      while (first > 0 && test.runs[first - 1].failed()) --first;  // start of the final failing streak
-      if (first < test.runs.size()) breaking.insert(test.runs[first].pull_request);
-    }
+    if (health == Health::broken) ++broken_tests;
   }
   FailureModel model;
   model.seed = seed;
-  if (!all.empty()) {
-    const auto total = static_cast<double>(all.size());
-    model.flaky_run_failure = static_cast<double>(flaky_failed.size()) / total;
-    model.broken_pull_request = static_cast<double>(breaking.size()) / total;
+  if (runs > 0) model.flaky_run_failure = static_cast<double>(flaky_failures) / static_cast<double>(runs);
+  if (!repo.tests.empty()) {
+    model.broken_pull_request = static_cast<double>(broken_tests) / static_cast<double>(repo.tests.size());
   }
   return model;
 }
