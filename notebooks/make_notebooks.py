@@ -285,8 +285,8 @@ merged["hours_to_merge"] = (pd.to_datetime(merged["state_changed_at"]) - start).
 
 metrics = client.get_merge_queue_metrics(repo)
 failed_runs = pd.DataFrame([
-    {"queue": s.labels["target_branch"], "cause": s.labels["cause"], "runs": s.value}
-    for s in metrics.samples if s.name == "mq_test_runs_failed_total" and s.labels.get("target_branch") in CONFIGS
+    {"queue": s.labels["branch"], "cause": s.labels["cause"], "runs": s.value}
+    for s in metrics.samples if s.name == "mq_test_runs_failed_total" and s.labels.get("branch") in CONFIGS
 ]).pivot_table(index="queue", columns="cause", values="runs", aggfunc="sum", fill_value=0)
 
 summary = merged.groupby("queue")["hours_to_merge"].describe()[["count", "50%", "max"]]

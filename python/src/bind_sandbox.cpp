@@ -150,7 +150,7 @@ std::unique_ptr<Sandbox> make_sandbox(py::handle seed, py::handle tests, py::han
   options.record_requests = args.boolean(record_requests, "record_requests");
   const std::string clock_name = args.text(clock, "clock");
   if (clock_name == "virtual") {
-    options.clock = ClockMode::virtual_time;
+    options.clock = sandbox::ClockMode::virtual_time;
   } else if (clock_name != "real" && args.ok()) {
     throw ValidationError({Violation{"clock", describe(clock), "must be \"real\" or \"virtual\""}});
   }
@@ -178,7 +178,7 @@ py::dict sandbox_defaults() {
   out["port"] = defaults.port;
   out["record_requests"] = defaults.record_requests;
   out["fault_seed"] = defaults.faults.seed;
-  out["clock"] = defaults.clock == ClockMode::virtual_time ? "virtual" : "real";
+  out["clock"] = defaults.clock == sandbox::ClockMode::virtual_time ? "virtual" : "real";
   return out;
 }
 

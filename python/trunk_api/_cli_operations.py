@@ -91,6 +91,9 @@ def add_request_options(parser: argparse.ArgumentParser, operation: str, *, list
         elif field["enum"] and "list[" not in kind:
             values = ",".join(requestable_values(field["enum"]))
             group.add_argument(flag, dest=name, required=required, metavar=f"{{{values}}}", help=doc)
+        elif kind == "bool | None" and name.startswith("no_"):
+            # --no-batch means true (argparse would read any --no-... as false): there is no --no-no-batch.
+            group.add_argument(flag, dest=name, action="store_const", const=True, default=None, help=doc)
         elif kind == "bool | None":
             group.add_argument(flag, dest=name, action=argparse.BooleanOptionalAction, default=None, help=doc)
         elif kind in ("int", "int | None"):

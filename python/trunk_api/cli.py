@@ -4,6 +4,9 @@
     trunk-api unhealthy --repo github.com/acme/widgets --org acme --status broken --format csv
     trunk-api test 3f0c...-... --repo github.com/acme/widgets --org acme
     trunk-api queue update --repo github.com/acme/widgets --branch main --state paused
+    trunk-api pr submit --repo github.com/acme/widgets --branch main --number 42 --priority high
+    trunk-api pr list   --repo github.com/acme/widgets --branch main --state merged --format csv
+    trunk-api queue metrics --repo github.com/acme/widgets    # Prometheus text
     trunk-api sandbox                    # a local sandbox of the service, until Ctrl-C
     trunk-api openapi > trunk-v1.json    # the OpenAPI 3.1 document of the API (no token, no network)
 
@@ -15,7 +18,8 @@ Output: ``--format table`` is the default when stdout is a terminal. When it is 
 listings default to ``ndjson`` (one JSON object per line: streams, and works with ``jq`` and ``head``) and the
 single-object commands (``test``, ``queue update``) to ``json``.
 
-Exit codes: 0 ok; 2 bad usage or validation (nothing was sent), or the service answered 400; 3 authentication
+Exit codes: 0 ok; 2 bad usage or validation (nothing was sent), or the service refused the request (400, or 409
+for a queue that exists); 3 authentication
 (401/403); 4 not found (404); 5 rate limited, server error, network failure or unreadable response;
 130 interrupted (Ctrl-C). Errors are one line on stderr, without a traceback and without the token.
 """
@@ -124,6 +128,7 @@ examples:
   trunk-api failing --repo github.com/acme/widgets --org acme --since 24h
   trunk-api unhealthy --repo github.com/acme/widgets --org acme --status broken --format csv > broken.csv
   trunk-api queue update --repo github.com/acme/widgets --branch main --state paused
+  trunk-api pr submit --repo github.com/acme/widgets --branch main --number 42
   trunk-api sandbox            # try it offline: prints the two export lines to paste
   trunk-api openapi > trunk-v1.json
 
@@ -541,7 +546,7 @@ def _main_thread() -> bool:
 
 def exit_code_for(error: BaseException) -> int:
     """The documented exit code of an error raised by the library."""
-    if isinstance(error, (errors.ValidationError, errors.BadRequestError, UsageError)):
+    if isinstance(error, (errors.ValidationError, errors.BadRequestError, errors.ConflictError, UsageError)):
         return EXIT_USAGE
     if isinstance(error, (errors.AuthenticationError, errors.PermissionDeniedError)):
         return EXIT_AUTHENTICATION

@@ -23,6 +23,8 @@ import pytest
 from trunk_api import Sandbox
 from trunk_api.cli import main
 
+from conftest import ensure_queue
+
 __all__ = ["WRONG_TOKEN", "Run", "Terminal", "cli", "expected_failing_ids", "free_port_nobody_listens_on",
            "installed_script", "last_body", "one_line_error", "program_env", "queue_args", "sandbox", "target",
            "window"]
@@ -132,5 +134,7 @@ def installed_script() -> Path:
 
 
 def queue_args(sandbox: Sandbox, branch: str) -> list[str]:
+    """`queue update` of `branch`, whose queue is created first when it has none (only main has one)."""
     repo = sandbox.repos[0]
+    ensure_queue(sandbox, repo, branch)
     return ["queue", "update", "--repo", f"{repo.host}/{repo.owner}/{repo.name}", "--branch", branch]

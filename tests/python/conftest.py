@@ -15,6 +15,18 @@ WEEK_START = NOW - timedelta(days=7)
 SANDBOX_TOKEN = "tok-SECRET-5f2b9c1e-do-not-leak"
 
 
+def ensure_queue(box: trunk_api.Sandbox, repo: trunk_api.Repo, branch: str) -> str:
+    """Creates the merge queue of `branch` unless it exists (only main has one from the start) and returns the
+    branch, so a test can use a queue of its own in the shared sandbox. The sandbox's request record is cleared
+    afterwards: call it first, and the record holds only what the test sends."""
+    try:
+        box.client().create_queue(repo, branch)
+    except trunk_api.ConflictError:
+        pass
+    box.clear_requests()
+    return branch
+
+
 @pytest.fixture(scope="session")
 def sandbox() -> Iterator[trunk_api.Sandbox]:
     with trunk_api.Sandbox(seed=7, tests=600, now=NOW, token=SANDBOX_TOKEN, switching_modes_seconds=0.3) as box:

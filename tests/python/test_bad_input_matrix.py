@@ -24,7 +24,7 @@ import pytest
 import trunk_api
 from trunk_api import Client, DecodeError, ValidationError
 
-from conftest import NOW, WEEK_START
+from conftest import NOW, WEEK_START, ensure_queue
 from scripted_server import Reply, ScriptedServer
 
 UUID = "0f3c6a8e-5b7d-4c1e-9a2f-3b4c5d6e7f80"
@@ -198,6 +198,7 @@ def test_every_mistake_of_one_call_is_reported_at_once(box: trunk_api.Sandbox, c
 
 
 def test_valid_side_of_each_boundary_is_sent(box: trunk_api.Sandbox, client: Client, repo: trunk_api.Repo) -> None:
+    ensure_queue(box, repo, "bounds")
     org = box.org_url_slug
     client.list_failing_tests(repo, org, NOW - timedelta(days=7), NOW, page_size=100)  # exactly 7 days
     client.list_failing_tests(repo, org, NAIVE_NOW - timedelta(days=7), NOW, page_size=1)  # naive = UTC
@@ -289,5 +290,5 @@ def test_sandbox_answers_raw_bad_requests_with_the_field(box: trunk_api.Sandbox,
     assert answered == status, text
     assert field in text
     assert box.token not in text
-    assert _post_raw(box, "/v1/updateQueue", json.dumps({"repo": _repo_json(repo), "targetBranch": "m"}).encode())[0] == 200
+    assert _post_raw(box, "/v1/updateQueue", json.dumps({"repo": _repo_json(repo), "targetBranch": "main"}).encode())[0] == 200
 

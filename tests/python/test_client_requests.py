@@ -9,7 +9,7 @@ import pytest
 import trunk_api
 from trunk_api import QueueMode, QueueState, Repo, TestCase, TestPage, ValidationError
 
-from conftest import NOW, WEEK_START
+from conftest import NOW, WEEK_START, ensure_queue
 
 UUID = "0f3c6a8e-5b7d-4c1e-9a2f-3b4c5d6e7f80"
 
@@ -83,6 +83,7 @@ def test_repo_as_string_with_gitlab_subgroup(box: trunk_api.Sandbox, client: tru
 
 def test_update_queue_sends_only_set_fields_in_camel_case(box: trunk_api.Sandbox, client: trunk_api.Client,
                                                            repo: Repo) -> None:
+    ensure_queue(box, repo, 'only-two')
     client.update_queue(repo, "only-two", concurrency=4, batch=False)
     assert only_request(box).body == {
         "repo": repo.to_dict(),
@@ -94,6 +95,7 @@ def test_update_queue_sends_only_set_fields_in_camel_case(box: trunk_api.Sandbox
 
 
 def test_update_queue_every_field(box: trunk_api.Sandbox, client: trunk_api.Client, repo: Repo) -> None:
+    ensure_queue(box, repo, "every-field")
     settings = client.update_queue(
         repo,
         "every-field",
@@ -147,12 +149,14 @@ def test_update_queue_every_field(box: trunk_api.Sandbox, client: trunk_api.Clie
 
 
 def test_update_queue_omitted_fields_unchanged(box: trunk_api.Sandbox, client: trunk_api.Client, repo: Repo) -> None:
+    ensure_queue(box, repo, 'sticky')
     client.update_queue(repo, "sticky", concurrency=9, required_statuses=["ci/x"])
     after = client.update_queue(repo, "sticky", batch=True)
     assert after.concurrency == 9 and after.batch is True and after.required_statuses == ["ci/x"]
 
 
 def test_required_statuses_empty_versus_delete(box: trunk_api.Sandbox, client: trunk_api.Client, repo: Repo) -> None:
+    ensure_queue(box, repo, 'statuses')
     client.update_queue(repo, "statuses", required_statuses=[])
     assert box.requests[-1].body["requiredStatuses"] == []
     assert "deleteRequiredStatuses" not in box.requests[-1].body
@@ -168,6 +172,7 @@ def test_required_statuses_empty_versus_delete(box: trunk_api.Sandbox, client: t
 
 def test_mode_change_passes_through_switching_modes(box: trunk_api.Sandbox, client: trunk_api.Client,
                                                     repo: Repo) -> None:
+    ensure_queue(box, repo, 'modes')
     client.update_queue(repo, "modes", mode="single")
     changed = client.update_queue(repo, "modes", mode=QueueMode.PARALLEL)
     assert changed.state is QueueState.SWITCHING_MODES
@@ -207,6 +212,7 @@ def test_update_queue_bad_values_name_the_field(box: trunk_api.Sandbox, client: 
 @pytest.mark.parametrize("value", [1, 4294967295])
 def test_update_queue_integer_bounds_pass(box: trunk_api.Sandbox, client: trunk_api.Client, repo: Repo,
                                           value: int) -> None:
+    ensure_queue(box, repo, 'bounds')
     settings = client.update_queue(repo, "bounds", concurrency=value, batching_min_size=value)
     assert settings.concurrency == value and settings.batching_min_size == value
 

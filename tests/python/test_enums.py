@@ -17,6 +17,8 @@ from trunk_api import (
     ValidationError,
 )
 
+from conftest import ensure_queue
+
 ALL = {
     QueueState: ["running", "paused", "draining", "switching_modes"],
     QueueMode: ["single", "parallel"],
@@ -64,6 +66,7 @@ def test_unknown_health_status_is_validation_error(client: trunk_api.Client, box
 
 
 def test_queue_enum_inputs_members_or_strings(client: trunk_api.Client, box: trunk_api.Sandbox) -> None:
+    ensure_queue(box, box.repos[0], "enum-branch")
     settings = client.update_queue(
         box.repos[0],
         "enum-branch",

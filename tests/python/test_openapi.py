@@ -23,7 +23,7 @@ import trunk_api
 from trunk_api import _core
 from trunk_api.cli import main
 
-from conftest import NOW, WEEK_START
+from conftest import NOW, WEEK_START, ensure_queue
 
 # The document's own references are "#/components/...": resolved against this name once it is registered.
 DOCUMENT_URI = "urn:trunk-api:openapi"
@@ -122,6 +122,24 @@ def check_exchange(box: trunk_api.Sandbox, registry: Registry, document: dict[st
     return answer, returned
 
 
+def test_merge_queue_exchanges_validate(box, repo, registry, document):
+    # The writes: the bodies the client sent match their request schemas (they are not sent twice here).
+    ensure_queue(box, repo, "openapi-mq")
+    client = box.client()
+    client.submit_pull_request(repo, 77, "openapi-mq", priority="high", no_batch=True)
+    client.set_impacted_targets(repo, 77, client.get_submitted_pull_request(repo, 77, "openapi-mq").pr_sha,
+                                "openapi-mq", ["//a"])
+    for sent in box.requests:
+        request_schema, _ = operation_schemas(document, sent.path)
+        schema_validator(registry, request_schema).validate(sent.body)
+    # The reads: request and raw answer against their schemas.
+    submitted, _ = check_exchange(box, registry, document,
+                                  lambda c: c.get_submitted_pull_request(repo, 77, "openapi-mq"))
+    assert submitted["prNumber"] == 77
+    listed, page = check_exchange(box, registry, document, lambda c: c.list_pull_requests(repo, "openapi-mq", take=1))
+    assert [pr.pr_number for pr in page.pull_requests] == [77] and "nextCursor" not in listed
+
+
 def test_failing_tests_pages_validate(box, repo, registry, document):
     first, page = check_exchange(box, registry, document, lambda c: c.list_failing_tests(
         repo, box.org_url_slug, WEEK_START, NOW, page_size=5))
@@ -151,6 +169,7 @@ def test_test_details_validate(box, repo, registry, document):
 
 def test_queue_updates_validate(box, repo, registry, document):
     # A branch of its own, so the other tests' queues keep their settings.
+    ensure_queue(box, repo, "openapi-check")
     answer, settings = check_exchange(box, registry, document, lambda c: c.update_queue(
         repo, "openapi-check", state="paused", concurrency=4294967295, mode="parallel", merge_method="rebase",
         required_statuses=["ci/build"], can_optimistically_merge=True))
@@ -165,13 +184,25 @@ def test_quarantined_tests_and_get_queue_validate(box, repo, registry, document)
     page, _ = check_exchange(box, registry, document, lambda c: c.list_quarantined_tests(
         repo, box.org_url_slug, page_size=5))
     assert page["quarantined_tests"] and page["page"]["total_rows"] >= len(page["quarantined_tests"])
+    ensure_queue(box, repo, "openapi-get")
     queue, settings = check_exchange(box, registry, document, lambda c: c.get_queue(repo, "openapi-get"))
     assert queue["enqueuedPullRequests"] == [] and settings.branch == "openapi-get"
 
 
 def test_every_operation_of_the_document_is_served_by_the_sandbox(box, document):
-    # Each is checked against its schemas above; an empty body is a 400 (bad request), never a 404.
-    assert sorted(path for path in document["paths"] if post_raw(box, path, {})[0] == 400) == sorted(document["paths"])
+    # An empty body (or, for the GET, no query) is a 400 (bad request), never a 404 or a 405.
+    served = []
+    for path, methods in document["paths"].items():
+        if "get" in methods:
+            request = urllib.request.Request(box.url + path, headers={"x-api-token": box.token})
+            try:
+                urllib.request.urlopen(request, timeout=10)
+            except urllib.error.HTTPError as error:
+                if error.code == 400:
+                    served.append(path)
+        elif post_raw(box, path, {})[0] == 400:
+            served.append(path)
+    assert sorted(served) == sorted(document["paths"])
 
 
 # ---- strict requests, tolerant answers ----------------------------------------------------------------------

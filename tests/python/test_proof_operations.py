@@ -13,11 +13,13 @@ import trunk_api
 from trunk_api import QuarantinedTest, QuarantinedTestStatus, QuarantineSetting, QueueSettings, _core
 
 from cli_support import cli, last_body, queue_args, sandbox, target  # noqa: F401  (fixtures are used by name)
+from conftest import ensure_queue
 
 
 def test_get_queue_reads_the_settings_and_the_pull_requests(sandbox):
     client = sandbox.client()
     repo = sandbox.repos[0]
+    ensure_queue(sandbox, repo, "proof-get")
     client.update_queue(repo, "proof-get", concurrency=6, merge_method="rebase")
     settings = client.get_queue(repo, "proof-get")
     assert isinstance(settings, QueueSettings)

@@ -10,7 +10,7 @@ import pytest
 import trunk_api
 from trunk_api import Repo, ValidationError
 
-from conftest import NOW, SANDBOX_TOKEN, WEEK_START
+from conftest import NOW, SANDBOX_TOKEN, WEEK_START, ensure_queue
 
 
 def test_properties(box: trunk_api.Sandbox) -> None:
@@ -51,6 +51,7 @@ def test_same_seed_same_data() -> None:
 
 
 def test_request_record(box: trunk_api.Sandbox, client: trunk_api.Client) -> None:
+    ensure_queue(box, box.repos[0], "record")
     client.list_failing_tests(box.repos[0], box.org_url_slug, WEEK_START, NOW, page_size=2)
     client.update_queue(box.repos[0], "record", batch=True)
     requests = box.requests

@@ -16,6 +16,8 @@ import pytest
 
 import trunk_api
 
+from conftest import ensure_queue
+
 FAULTS = {"error_rate": 0.20, "drop_rate": 0.05, "truncate_rate": 0.02, "fault_seed": 5}
 # The sandbox's 429s come from a real per-organization rate limit with Retry-After of at least a second, and
 # this Client honours Retry-After: they are injected only where concurrent calls go over the limit anyway.
@@ -98,6 +100,7 @@ def test_random_queue_updates_under_faults_end_in_the_settings_last_written(soak
     rng = random.Random(8)
     client = _client(box)
     model = _random_update(rng, everything=True)
+    ensure_queue(box, repo, "soak-py")
     client.update_queue(repo, "soak-py", **model)
     box.clear_requests()
     box.set_faults(**FAULTS)
