@@ -223,19 +223,17 @@ The sandbox's queues fail test runs with the probability implied by the reposito
 its history (the same history the flaky-test operations return), so the two halves of the API tell one story."""),
     ("code", """from datetime import timedelta
 
-import matplotlib
-
-matplotlib.use("Agg")  # headless-friendly; Jupyter still shows the figure inline
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from trunk_api import HealthStatus, Sandbox
+from trunk_api import Sandbox
 
 sandbox = Sandbox(seed=4, tests=800, clock="virtual").start()
 client = sandbox.client()
 repo = sandbox.repos[0]
-flaky = client.iter_unhealthy_tests(repo, sandbox.org_url_slug, HealthStatus.FLAKY).to_pandas()
-print(f"{repo.owner}/{repo.name}: {len(flaky)} flaky tests, median 7-day failure rate "
+week = client.iter_failing_tests(repo, sandbox.org_url_slug, sandbox.now - timedelta(days=7), sandbox.now).to_pandas()
+flaky = week[week["status_value"] == "flaky"]
+print(f"{repo.owner}/{repo.name}: {len(flaky)} flaky tests failed in the last week, median failure rate "
       f"{flaky['failure_rate_last_7d'].median():.0%}")"""),
     ("md", """## Two queues, one workload
 
@@ -255,8 +253,8 @@ start = sandbox.clock_now
 for number in range(1, 51):
     for branch in CONFIGS:
         client.submit_pull_request(repo, number, branch)
-pd.DataFrame([client.get_queue(repo, branch).to_dict() for branch in CONFIGS])[
-    ["branch", "mode", "concurrency", "batch", "batching_min_size", "can_optimistically_merge"]]"""),
+SHOWN = ["branch", "mode", "concurrency", "batch", "batching_min_size", "can_optimistically_merge"]
+pd.DataFrame([{name: getattr(client.get_queue(repo, branch), name) for name in SHOWN} for branch in CONFIGS])"""),
     ("md", """## Run the clock
 
 Advance ten minutes at a time and count what each queue has merged, until both are done (at most two days)."""),
