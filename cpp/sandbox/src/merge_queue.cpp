@@ -1,5 +1,7 @@
 #include "merge_queue.hpp"
 
+#include "identifiers.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -13,21 +15,6 @@ using trunk::PullRequestState;
 
 trunk::QueueState state_of(const trunk::QueueSettings& settings) {
   return settings.state && settings.state->known() ? *settings.state->known() : trunk::QueueState::running;
-}
-
-std::string lower(std::string text) {
-  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return text;
-}
-
-std::string hex40(std::uint64_t seed) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  for (std::uint64_t i = 0; out.size() < 40; ++i) {
-    std::uint64_t bits = mix64(seed + i);
-    for (int n = 0; n < 16 && out.size() < 40; ++n, bits >>= 4) out += kHex[bits & 15];
-  }
-  return out;
 }
 
 /// The priority a submission asked for: its value and name, or the refusal of an unknown name.
@@ -504,171 +491,6 @@ std::optional<Refusal> MergeQueue::set_impacted_targets(const trunk::SetImpacted
   submissions_[*i].targets = request.targets;
   submissions_[*i].targets_sha = request.pr.sha;
   return std::nullopt;
-}
-
-// ---- answers ---------------------------------------------------------------------------------------------
-
-template <typename Out>
-void MergeQueue::describe(const Submission& s, Out& out) const {
-  out.state = s.state;
-  out.state_changed_at = trunk::format_rfc3339(s.state_changed_at);
-  out.priority_value = s.priority_value;
-  out.priority_name = s.priority_name;
-  out.skip_the_line = s.skip_the_line();
-  out.pr_number = s.number;
-  out.pr_title = s.title;
-  out.pr_sha = s.sha;
-  out.pr_base_branch = branch_;
-  out.pr_author = s.author;
-  // Not a declared field: the run to ask getMergeQueueTestingDetails about (decoders keep it in `extra`).
-  if (s.last_run) out.extra = trunk::Json{{"testRunId", runs_[*s.last_run].id}};
-}
-
-std::variant<trunk::SubmittedPullRequest, Refusal> MergeQueue::submitted(std::int64_t number) const {
-  const auto i = latest(number);
-  if (!i) {
-    return Refusal{404, "not found: pull request " + std::to_string(number) +
-                            " was never submitted to the merge queue for branch " + branch_ + " of repository " +
-                            repo_key_};
-  }
-  const Submission& s = submissions_[*i];
-  trunk::SubmittedPullRequest out;
-  describe(s, out);
-  out.id = s.id;
-  trunk::Readiness readiness;
-  readiness.has_impacted_targets = s.targets.has_value() && s.targets_sha == s.sha;
-  readiness.requires_impacted_targets = false;
-  readiness.does_base_branch_match = true;
-  readiness.git_hub_mergeability =
-      now_ < s.ready_at ? trunk::GitHubMergeability::in_progress : trunk::GitHubMergeability::mergeable;
-  out.readiness = std::move(readiness);
-  out.is_currently_submitted_to_queue = !s.concluded();
-  out.force_enqueued = false;
-  if (s.used_default_priority) out.used_default_priority_name = s.priority_name;
-  return out;
-}
-
-std::variant<trunk::PullRequestPage, Refusal> MergeQueue::list(const trunk::ListPullRequestsRequest& request) {
-  std::size_t position = 0;
-  if (request.cursor) {
-    const auto it = cursor_positions_.find(lower(*request.cursor));
-    if (it == cursor_positions_.end()) {
-      return Refusal{400, "invalid request: cursor: \"" + *request.cursor +
-                              "\" was not issued by this merge queue (pass the nextCursor of one of its pages)"};
-    }
-    position = it->second;
-  }
-  const auto matches = [&](const Submission& s) {
-    if (request.state && s.state != *request.state) return false;
-    if (request.since && !(s.concluded_at && *s.concluded_at > *request.since)) return false;
-    return true;
-  };
-  trunk::PullRequestPage page;
-  const auto take = static_cast<std::size_t>(std::max<std::int64_t>(request.take, 1));
-  std::size_t i = position;
-  for (; i < submissions_.size() && page.pull_requests.size() < take; ++i) {
-    const Submission& s = submissions_[i];
-    if (!matches(s)) continue;
-    trunk::PullRequest pr;
-    describe(s, pr);
-    pr.no_batch = s.no_batch;
-    page.pull_requests.push_back(std::move(pr));
-  }
-  const bool more = std::any_of(submissions_.begin() + static_cast<std::ptrdiff_t>(i), submissions_.end(), matches);
-  if (more) {
-    std::string cursor = cursors_.uuid();
-    cursor_positions_.emplace(cursor, i);
-    page.next_cursor = std::move(cursor);
-  }
-  return page;
-}
-
-std::vector<trunk::PullRequest> MergeQueue::enqueued() const {
-  std::vector<std::size_t> order;
-  for (const Unit& unit : train_) order.insert(order.end(), unit.members.begin(), unit.members.end());
-  for (const std::size_t i : line()) order.push_back(i);
-  for (std::size_t i = 0; i < submissions_.size(); ++i) {
-    if (submissions_[i].state == PullRequestState::not_ready) order.push_back(i);
-  }
-  std::vector<trunk::PullRequest> out;
-  for (const std::size_t i : order) {
-    if (submissions_[i].concluded()) continue;
-    trunk::PullRequest pr;
-    describe(submissions_[i], pr);
-    pr.no_batch = submissions_[i].no_batch;
-    out.push_back(std::move(pr));
-  }
-  return out;
-}
-
-std::variant<trunk::TestRunDetails, Refusal> MergeQueue::run_details(const std::string& id,
-                                                                     const trunk::QueueSettings& settings,
-                                                                     trunk::RequiredStatusesSource source) const {
-  const std::string wanted = lower(id);
-  const auto it = std::find_if(runs_.begin(), runs_.end(), [&](const TestRun& r) { return r.id == wanted; });
-  if (it == runs_.end()) {
-    return Refusal{404, "not found: test run " + id + " in the merge queue for branch " + branch_ + " of repository " +
-                            repo_key_};
-  }
-  const TestRun& run = *it;
-  trunk::TestRunDetails out;
-  const std::vector<std::string> statuses = settings.required_statuses.value_or(std::vector<std::string>{});
-  out.required_statuses = statuses;
-  out.required_statuses_source = source;
-  std::string branch = "trunk-merge/" + branch_ + "/";
-  for (std::size_t n = 0; n < run.tested.size(); ++n) {
-    branch += (n == 0 ? "pr-" : "-") + std::to_string(submissions_[run.tested[n]].number);
-  }
-  out.test_branch = branch + "/" + run.id.substr(0, 8);
-  out.test_branch_sha = hex40(text_hash(run.id));
-  out.created_at = trunk::format_rfc3339(run.created_at);
-  out.status = run.status;
-  const char* conclusion = run.status == trunk::TestingStatus::succeeded ? "success"
-                           : run.status == trunk::TestingStatus::failed  ? "failure"
-                           : run.status == trunk::TestingStatus::cancelled ? "cancelled"
-                                                                           : "pending";
-  trunk::Json checks = trunk::Json::array();
-  for (const auto& status : statuses) checks.push_back({{"name", status}, {"state", conclusion}});
-  out.status_checks = checks;
-  out.check_suites = trunk::Json::array({{{"name", "ci"}, {"conclusion", conclusion}}});
-  trunk::Json tested = trunk::Json::array(), targets = trunk::Json::array(), dependent = trunk::Json::array();
-  for (const std::size_t i : run.tested) {
-    const Submission& s = submissions_[i];
-    tested.push_back({{"number", s.number}, {"sha", s.sha}, {"title", s.title}});
-    if (s.targets) {
-      trunk::Json list = std::holds_alternative<trunk::AllTargets>(*s.targets)
-                             ? trunk::Json("ALL")
-                             : trunk::Json(std::get<std::vector<std::string>>(*s.targets));
-      targets.push_back({{"number", s.number}, {"sha", s.targets_sha}, {"impactedTargets", list}});
-    }
-  }
-  for (const std::size_t i : run.ahead) dependent.push_back({{"number", submissions_[i].number}, {"sha", submissions_[i].sha}});
-  out.tested_pull_requests = tested;
-  out.impacted_targets_for_tested_prs = targets;
-  out.dependent_prs = dependent;
-  trunk::Json extra = {{"bisection", run.bisection}};
-  if (run.finished_at) extra["finishedAt"] = trunk::format_rfc3339(*run.finished_at);
-  if (run.status == trunk::TestingStatus::failed) extra["failureCause"] = std::string(cause_name(*run.planned_failure));
-  out.extra = std::move(extra);
-  return out;
-}
-
-std::map<PullRequestState, std::uint64_t> MergeQueue::states() const {
-  std::map<PullRequestState, std::uint64_t> out;
-  for (std::size_t i = 0; i < trunk::enum_wire_values<PullRequestState>().size(); ++i) {
-    out[static_cast<PullRequestState>(i)] = 0;
-  }
-  for (const Submission& s : submissions_) ++out[s.state];
-  return out;
-}
-
-std::map<PullRequestState, std::uint64_t> MergeQueue::conclusions_since(trunk::Timestamp since) const {
-  std::map<PullRequestState, std::uint64_t> out{
-      {PullRequestState::merged, 0}, {PullRequestState::failed, 0}, {PullRequestState::cancelled, 0}};
-  for (const Submission& s : submissions_) {
-    if (s.concluded_at && *s.concluded_at >= since) ++out[s.state];
-  }
-  return out;
 }
 
 }  // namespace trunk::sandbox

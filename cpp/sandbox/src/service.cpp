@@ -1,5 +1,7 @@
 #include "service.hpp"
 
+#include "identifiers.hpp"
+
 #include <algorithm>
 #include <cctype>
 
@@ -21,11 +23,6 @@ Reply json_reply(const trunk::Json& json) {
   Reply reply;
   reply.body = json.dump();
   return reply;
-}
-
-std::string lower(std::string text) {
-  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return text;
 }
 
 Reply refusal_reply(const Refusal& refusal) { return text_reply(refusal.status, refusal.message); }
