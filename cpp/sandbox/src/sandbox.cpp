@@ -20,6 +20,7 @@
 #include "data_file.hpp"
 #include "faults.hpp"
 #include "generator.hpp"
+#include "http_server.hpp"
 #include "random.hpp"
 #include "request_log.hpp"
 #include "sandbox_clock.hpp"
@@ -132,6 +133,17 @@ std::optional<int> connection_of(const httplib::Request& req) {
   }
   ::closedir(dir);
   return found;
+}
+
+/// The message of an error cpp-httplib answers before any handler runs (set_error_handler in start()).
+std::string httplib_error_message(int status) {
+  switch (status) {
+    case 400: return "bad request: the request could not be read (request line, headers or body framing)";
+    case 413: return "payload too large: the body is over " + std::to_string(kMaxPayloadBytes) + " bytes";
+    case 414: return "URI too long";
+    case 416: return "range not satisfiable: invalid Range header";
+    default: return "HTTP error " + std::to_string(status);
+  }
 }
 
 }  // namespace
@@ -274,7 +286,7 @@ void Sandbox::start() {
     s.token = random_token();
   }
 
-  auto server = std::make_unique<httplib::Server>();
+  auto server = std::make_unique<InStepServer>();
   const int threads = s.options.threads;
   server->new_task_queue = [threads] { return new httplib::ThreadPool(static_cast<std::size_t>(threads)); };
   server->set_tcp_nodelay(true);
@@ -283,6 +295,24 @@ void Sandbox::start() {
   const auto handler = [&s](const httplib::Request& req, httplib::Response& res) { s.serve(req, res); };
   const std::string any = R"(.*)";
   server->Get(any, handler).Post(any, handler).Put(any, handler).Patch(any, handler).Delete(any, handler).Options(any, handler);
+  // httplib routes no other method (it answers TRACE, CONNECT and the methods InStepServer lets through its
+  // parser with an empty 400): the service answers them like any wrong method, 405 with Allow (404 for an
+  // unknown path). Before httplib would read a body, which for these methods it never does.
+  server->set_pre_routing_handler([&s](const httplib::Request& req, httplib::Response& res) {
+    if (InStepServer::has_routes_for(req.method)) return httplib::Server::HandlerResponse::Unhandled;
+    s.serve(req, res);
+    return httplib::Server::HandlerResponse::Handled;
+  });
+  // The errors httplib answers itself (a request it cannot read, multipart/form-data without a boundary, a
+  // body over the limit) come with an empty body: give them the one line of text every other error has.
+  server->set_error_handler(httplib::Server::HandlerWithResponse([](const httplib::Request&, httplib::Response& res) {
+    if (!res.body.empty() || res.content_provider_ || res.content_length_ > 0) {
+      return httplib::Server::HandlerResponse::Unhandled;
+    }
+    Reply reply = text_reply(res.status, httplib_error_message(res.status));
+    res.set_content(std::move(reply.body), reply.content_type);
+    return httplib::Server::HandlerResponse::Handled;
+  }));
 
   int port = s.options.port;
   if (port == 0) {
