@@ -4,7 +4,7 @@
 // and adds the faults.
 //
 // Order of checks: unknown path 404, method other than the operation's (POST, or GET for
-// getMergeQueueMetrics) 405 with Allow, token 401, request shape and rules 400 (the body, or the query string of
+// getMergeQueueMetrics; any other method, TRACE and unknown ones included) 405 with Allow, token 401, request shape and rules 400 (the body, or the query string of
 // the GET), unknown repository / organization / test / merge queue / pull request / test run 404, then the
 // operation's own refusals (409 createQueue of an existing queue, 400 for a state that forbids the change), foreign
 // page token 500. GET /openapi.json answers the OpenAPI document (trunk/openapi.hpp) with no token.
