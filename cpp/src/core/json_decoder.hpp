@@ -202,11 +202,15 @@ struct FieldDispatch {
   /// Index of the field named `key`, or size. Keys usually come in declaration order (or sorted, from
   /// nlohmann-based senders): start after the previous match, then wrap around.
   static std::size_t find(std::string_view key, std::size_t hint) noexcept {
-    for (std::size_t n = 0; n < size; ++n) {
-      const std::size_t i = (hint + n) % size;
-      if (entries[i].wire == key) return i;
+    if constexpr (size == 0) {
+      return size;  // a model of no declared fields (Acknowledgement): every key is unknown
+    } else {
+      for (std::size_t n = 0; n < size; ++n) {
+        const std::size_t i = (hint + n) % size;
+        if (entries[i].wire == key) return i;
+      }
+      return size;
     }
-    return size;
   }
 };
 
