@@ -12,13 +12,24 @@
 //    and honoured by removing the handles in flight - never by aborting from a libcurl callback;
 //  - token hygiene: a handle whose response echoed the token in a header is replaced at once (libcurl keeps
 //    header lines as long as the handle lives), and the connections of that batch are closed when it ends.
+//
+// The same loop also runs in a persistent mode (submit()): one engine thread, started at the first submission,
+// keeps a leased multi handle and runs the loop for as long as the engine lives, fed by a thread-safe queue
+// (curl_multi_wakeup wakes it). Each submitted request carries a completion callback, called once on the
+// engine thread, and can be cancelled (its transfer is removed from the multi handle at once). Waiting
+// between retries or for a rate-limit slot is a timer of that loop, never a sleep. Batches and submissions
+// share the loop code (TransferLoop in transfer_engine.cpp): the same classification, backoff, Retry-After,
+// deadline, not-safe-writes rule, rate limiter and token hygiene.
 
 #include <curl/curl.h>
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <exception>
 #include <functional>
+#include <memory>
+#include <mutex>
 #include <span>
 #include <stop_token>
 #include <string>
@@ -88,9 +99,27 @@ struct EngineSettings {
   std::size_t max_idle_connections = 64;
 };
 
+/// Ends a submitted request (TransferEngine::submit): its transfer is removed from the multi handle at once and
+/// its callback gets a CancelledError. Copyable, thread-safe; does nothing once the request has ended or the
+/// engine is gone.
+class SubmissionHandle {
+ public:
+  SubmissionHandle() = default;
+  void cancel() const;
+
+ private:
+  friend class TransferEngine;
+  struct Target;
+  SubmissionHandle(std::weak_ptr<Target> target, std::uint64_t key) : target_(std::move(target)), key_(key) {}
+  std::weak_ptr<Target> target_;
+  std::uint64_t key_ = 0;
+};
+
 class TransferEngine {
  public:
   explicit TransferEngine(EngineSettings settings);
+  /// Stops the engine thread, if running: its pending requests end with a CancelledError first.
+  ~TransferEngine();
   TransferEngine(const TransferEngine&) = delete;
   TransferEngine& operator=(const TransferEngine&) = delete;
 
@@ -109,9 +138,32 @@ class TransferEngine {
   /// One request (a batch of one): the 2xx body, or throws what ended it.
   std::string send(const HttpRequest& request, const Cancellation& cancel);
 
+  /// Called once, on the engine thread, when a submitted request ends: with the 2xx body and a null error, or
+  /// with the error that ended it (the trunk::Error the batch path would throw; CancelledError when cancelled
+  /// or when the engine stops). Must not throw (what it throws is dropped).
+  using Completion = std::function<void(std::string&& body, std::exception_ptr error)>;
+
+  /// Queues `request` for the engine thread (started on first use, and again in a forked child, which never
+  /// touches the parent's connections) and returns at once.
+  SubmissionHandle submit(HttpRequest request, Completion done);
+
+  /// How many submitted requests may be in flight at once (>= 1; default 64). Takes effect when the engine
+  /// thread next starts.
+  void set_submission_width(std::size_t width);
+
+  /// Stops the engine thread (pending submissions end with CancelledError) and waits for it. Later
+  /// submissions start it again.
+  void stop_submissions();
+
  private:
+  struct Persistent;
+  std::shared_ptr<Persistent> persistent();
+
   EngineSettings settings_;
   ConnectionPool pool_;
+  std::size_t submission_width_ = 64;
+  std::mutex persistent_mutex_;
+  std::shared_ptr<Persistent> persistent_;  // declared after pool_: stopped before the pool goes
 };
 
 }  // namespace trunk::detail
