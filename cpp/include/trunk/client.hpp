@@ -86,6 +86,7 @@ class Client {
 
  private:
   friend struct detail::ClientInternals;
+  friend class AsyncClient;  // runs its calls on this client's transfer engine (async_client.hpp)
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

@@ -1,5 +1,9 @@
 #include "trunk/client.hpp"
 
+#include <future>
+
+#include "trunk/async_client.hpp"
+
 #include <atomic>
 #include <exception>
 #include <random>
@@ -153,11 +157,10 @@ struct Client::Impl {
     }
   }
 
-  /// Operation Op of operations.hpp: validate, send with its method and retry rule, decode. A GET carries its
-  /// request as the query string; a text answer (metrics) is parsed by its own reader.
+  /// The HTTP request of operation Op of operations.hpp, validated first (ValidationError): its method and retry
+  /// rule; a GET carries its request as the query string; a text answer (metrics) asks for text.
   template <typename Op>
-  typename Op::Response perform(const typename Op::Request& request, std::stop_token stop = {}) {
-    using Response = typename Op::Response;
+  detail::HttpRequest build(const typename Op::Request& request) const {
     validate(request);
     detail::HttpRequest http;
     http.operation = Op::name;
@@ -170,8 +173,38 @@ struct Client::Impl {
       http.url = base_url + std::string(Op::path);
       http.body = encode(request);
     }
-    if constexpr (kTextAnswer<Response>) http.answer = detail::BodyKind::text;
-    return decode_redacted<Response>(engine.send(http, cancellation(std::move(stop))));
+    if constexpr (kTextAnswer<typename Op::Response>) http.answer = detail::BodyKind::text;
+    return http;
+  }
+
+  /// Operation Op of operations.hpp: validate, send, decode (a text answer is parsed by its own reader).
+  template <typename Op>
+  typename Op::Response perform(const typename Op::Request& request, std::stop_token stop = {}) {
+    const detail::HttpRequest http = build<Op>(request);
+    return decode_redacted<typename Op::Response>(engine.send(http, cancellation(std::move(stop))));
+  }
+
+  /// Operation Op on the engine thread (TransferEngine::submit): validated here, decoded on the engine thread,
+  /// `done` called there once.
+  template <typename Op>
+  AsyncCall submit(const typename Op::Request& request, std::function<void(Result<typename Op::Response>)> done) {
+    using Response = typename Op::Response;
+    detail::HttpRequest http = build<Op>(request);
+    detail::SubmissionHandle handle = engine.submit(
+        std::move(http), [this, done = std::move(done)](std::string&& body, std::exception_ptr error) {
+          if (error) {
+            done(Result<Response>(std::move(error)));
+            return;
+          }
+          std::optional<Result<Response>> result;
+          try {
+            result.emplace(decode_redacted<Response>(std::move(body)));
+          } catch (...) {
+            result.emplace(std::current_exception());
+          }
+          done(std::move(*result));
+        });
+    return AsyncCall([handle] { handle.cancel(); });
   }
 
   std::vector<BulkResult<TestDetails>> get_test_details_many(const Repo& repo, const std::string& org_url_slug,
@@ -274,6 +307,49 @@ Pager<PullRequestPage> Client::pull_requests(ListPullRequestsRequest request) {
 }
 
 const std::string& Client::base_url() const noexcept { return impl_->base_url; }
+
+// ---- AsyncClient: the same Impl, its calls submitted to the engine thread.
+
+AsyncClient::AsyncClient(ClientOptions options, std::size_t max_in_flight)
+    : client_(std::make_unique<Client>(std::move(options))) {
+  detail::wipe(options.token);  // what the move left behind (a short string keeps its bytes)
+  if (max_in_flight < 1) {
+    throw ValidationError({Violation{"max_in_flight", std::to_string(max_in_flight), "must be >= 1"}});
+  }
+  client_->impl_->engine.set_submission_width(max_in_flight);
+}
+AsyncClient::~AsyncClient() { close(); }
+
+void AsyncClient::close() { client_->impl_->engine.stop_submissions(); }
+
+const std::string& AsyncClient::base_url() const noexcept { return client_->base_url(); }
+
+template <typename Op>
+AsyncCall AsyncClient::call(const typename Op::Request& request,
+                            std::function<void(Result<typename Op::Response>)> done) {
+  return client_->impl_->submit<Op>(request, std::move(done));
+}
+
+#define TRUNK_ASYNC_METHOD_(Type, name, method, path, RequestType, ResponseType, ...)                          \
+  template AsyncCall AsyncClient::call<op::Type>(const RequestType&, std::function<void(Result<ResponseType>)>); \
+  AsyncCall AsyncClient::name(const RequestType& request, std::function<void(Result<ResponseType>)> done) {    \
+    return call<op::Type>(request, std::move(done));                                                          \
+  }                                                                                                           \
+  PendingCall<ResponseType> AsyncClient::name(const RequestType& request) {                                   \
+    auto promise = std::make_shared<std::promise<ResponseType>>();                                            \
+    PendingCall<ResponseType> pending;                                                                        \
+    pending.future = promise->get_future();                                                                   \
+    pending.call = call<op::Type>(request, [promise](Result<ResponseType> result) {                           \
+      if (result.ok()) {                                                                                      \
+        promise->set_value(std::move(result).value());                                                        \
+      } else {                                                                                                \
+        promise->set_exception(result.error());                                                               \
+      }                                                                                                       \
+    });                                                                                                       \
+    return pending;                                                                                           \
+  }
+TRUNK_OPERATIONS(TRUNK_ASYNC_METHOD_)
+#undef TRUNK_ASYNC_METHOD_
 
 std::string detail::ClientInternals::send(Client& client, const HttpRequest& request, std::stop_token stop) {
   return client.impl_->engine.send(request, client.impl_->cancellation(std::move(stop)));
