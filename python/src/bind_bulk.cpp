@@ -21,8 +21,6 @@ namespace py = pybind11;
 
 namespace trunk::python {
 
-namespace {
-
 /// The Python exception the registered translators (bind_errors.cpp) make of `error`: a C++ function that
 /// rethrows it is called through Python, so exactly the same mapping applies as for a single call.
 py::object python_exception(const std::exception_ptr& error) {
@@ -34,6 +32,8 @@ py::object python_exception(const std::exception_ptr& error) {
   }
   return py::none();  // unreachable: rethrow() always raises
 }
+
+namespace {
 
 /// test_ids as a list of strings: any iterable of str except a lone str or bytes (which would be split into
 /// characters). Problems are collected in `args`.

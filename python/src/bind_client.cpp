@@ -60,6 +60,8 @@ void bind_operation(py::class_<PyClient>& cls, Method method) {
   }
 }
 
+}  // namespace
+
 ClientOptions build_options(const py::object& token, const py::object& base_url, py::handle timeout,
                             py::handle max_retries, const py::object& user_agent, py::handle connect_timeout,
                             py::handle overall_deadline, py::handle verify_tls, const py::object& ca_bundle,
@@ -110,6 +112,8 @@ ClientOptions build_options(const py::object& token, const py::object& base_url,
   if (token_data != nullptr) options.token.emplace(token_data, static_cast<std::size_t>(token_size));
   return options;
 }
+
+namespace {
 
 /// A Client from `options`, whose token copy (ours) is wiped whatever happens: Client wipes what it is given,
 /// and this wipes what a move leaves behind in `options` (a short string keeps its bytes in the object).

@@ -3,13 +3,20 @@
 
 #include <pybind11/pybind11.h>
 
+#include <exception>
+
 namespace trunk::python {
+
+/// The Python exception the registered translators (bind_errors.cpp) make of a C++ exception (GIL held).
+pybind11::object python_exception(const std::exception_ptr& error);
+
 
 void bind_facade_hooks(pybind11::module_& m);  // first: what the facade hands over at import
 void bind_errors(pybind11::module_& m);
 void bind_models(pybind11::module_& m);
 void bind_client(pybind11::module_& m);
 void bind_bulk(pybind11::module_& m);  // after bind_client: adds a method to Client
+void bind_async(pybind11::module_& m);  // after bind_client: _core.AsyncClient
 void bind_pager(pybind11::module_& m);
 void bind_columns(pybind11::module_& m);
 void bind_sandbox(pybind11::module_& m);

@@ -6,11 +6,6 @@ namespace py = pybind11;
 
 namespace trunk::python {
 
-namespace {
-
-/// Python's own identifier of its main thread (signal handlers run there only).
-unsigned long main_thread_ident = 0;
-
 bool interpreter_finalizing() {
 #if PY_VERSION_HEX >= 0x030D0000
   return Py_IsFinalizing() != 0;
@@ -18,6 +13,11 @@ bool interpreter_finalizing() {
   return _Py_IsFinalizing() != 0;
 #endif
 }
+
+namespace {
+
+/// Python's own identifier of its main thread (signal handlers run there only).
+unsigned long main_thread_ident = 0;
 
 /// The exception PyErr_CheckSignals() raised on this thread, kept until the call wrapper restores it.
 struct PendingInterrupt {

@@ -47,6 +47,9 @@ auto call_without_gil(Call&& call) -> decltype(call()) {
 /// unraisable rather than thrown into the C++ client.
 LogCallback python_log_callback(pybind11::object sink);
 
+/// Whether the interpreter is shutting down (then no thread may take the GIL).
+bool interpreter_finalizing();
+
 /// Holds a Python object inside C++ state that may be destroyed without the GIL (std::function copies).
 std::shared_ptr<pybind11::object> hold_with_gil(pybind11::object object);
 

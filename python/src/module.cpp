@@ -18,6 +18,7 @@ PYBIND11_MODULE(_core, m) {
   trunk::python::bind_models(m);
   trunk::python::bind_client(m);
   trunk::python::bind_bulk(m);
+  trunk::python::bind_async(m);
   trunk::python::bind_pager(m);
   trunk::python::bind_columns(m);
   trunk::python::bind_sandbox(m);

@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "trunk/client.hpp"
+#include "trunk/client_options.hpp"
 #include "trunk/requests.hpp"
 
 namespace trunk::python {
@@ -16,6 +17,18 @@ namespace trunk::python {
 struct PyClient {
   std::shared_ptr<Client> client;
 };
+
+/// The options of a Client from the keywords of _core.Client (every problem a ValidationError); the token, if
+/// given, is copied last into options.token (the caller wipes that copy).
+ClientOptions build_options(const pybind11::object& token, const pybind11::object& base_url, pybind11::handle timeout,
+                            pybind11::handle max_retries, const pybind11::object& user_agent,
+                            pybind11::handle connect_timeout, pybind11::handle overall_deadline,
+                            pybind11::handle verify_tls, const pybind11::object& ca_bundle,
+                            pybind11::handle allow_insecure_http, pybind11::handle max_requests_per_second,
+                            const pybind11::object& log, pybind11::handle prefetch_pages);
+
+/// The defaults of the Client options as Python keywords (seconds).
+pybind11::dict client_defaults();
 
 /// None = no limit; else an int >= 0 (ValidationError naming "max_results" otherwise).
 std::optional<std::int64_t> convert_max_results(pybind11::handle max_results);

@@ -40,6 +40,29 @@ class Client:
     ) -> tuple[list[TestCase | None], dict[int, Exception]]: ...
     # @operations: scripts/generate-stubs puts one method per declared operation here (and iter_ for listings)
 
+class AsyncClient:
+    def __init__(
+        self,
+        *,
+        token: str | None = None,
+        base_url: str | None = None,
+        timeout: float = ...,  # the defaults are ClientOptions' (client_defaults())
+        max_retries: int = ...,
+        user_agent: str | None = None,
+        connect_timeout: float = ...,
+        overall_deadline: float = ...,
+        verify_tls: bool = ...,
+        ca_bundle: str | None = None,
+        allow_insecure_http: bool = ...,
+        max_requests_per_second: float = ...,
+        log: Callable[[int, str], object] | None = None,
+        max_in_flight: int = 64,
+    ) -> None: ...
+    @property
+    def base_url(self) -> str: ...
+    def close(self) -> None: ...
+    # @async-operations: scripts/generate-stubs puts one method per declared operation here (loop first)
+
 class Sandbox:
     def __init__(
         self,

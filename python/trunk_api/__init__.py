@@ -32,6 +32,7 @@ from trunk_api._core import (
     TicketRef,
     __version__,
 )
+from trunk_api.async_client import AsyncClient
 from trunk_api.client import Client
 from trunk_api.enums import (
     AllTargets,
@@ -81,6 +82,7 @@ __all__ = [
     "AuthenticationError",
     "BadRequestError",
     "BulkError",
+    "AsyncClient",
     "Client",
     "ConflictError",
     "DecodeError",

@@ -22,6 +22,7 @@ from typing import Any
 
 from trunk_api import _core
 from trunk_api._core import Repo
+from trunk_api.async_client import AsyncClient
 from trunk_api.client import Client, RepoLike, TimeLike
 
 __all__ = ["RecordedRequest", "Sandbox"]
@@ -222,6 +223,10 @@ class Sandbox:
     def client(self, **options: Any) -> Client:
         """A Client pointed at this sandbox with its token; ``options`` go to :class:`Client`."""
         return Client(self.token, self.url, **options)
+
+    def async_client(self, **options: Any) -> AsyncClient:
+        """An AsyncClient pointed at this sandbox with its token; ``options`` go to :class:`AsyncClient`."""
+        return AsyncClient(self.token, self.url, **options)
 
     def save_data(self, path: str | os.PathLike[str]) -> None:
         """Writes the generated history as JSON (usable as ``data_file``)."""
