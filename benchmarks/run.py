@@ -16,11 +16,15 @@ Scenarios (ratios are "how many times faster/smaller ours is"; targets from issu
   6. the sandbox under many connections (issue 17): get-test-details x1000 with 20 ms latency at concurrency 8,
      32, 64, 128 and 256, ours (bulk) and httpx.AsyncClient, each against the ideal N*latency/concurrency
      (ours at 256 within 1.3x of it). The sandbox runs with its default worker threads.
+  7. AsyncClient (issue 16): get-test-details x1000 with 20 ms latency, 64 in flight, one coroutine per call:
+     ours vs httpx.AsyncClient with the same limit (>= 1.5x) and vs the ideal N*latency/64 (within 1.3x); and the
+     peak memory of 10,000 concurrent coroutine calls through one client, ours vs httpx (ours <= httpx).
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import gc
 import json
 import os
@@ -40,13 +44,14 @@ import trunk_api  # noqa: E402
 
 CONCURRENCY = 8
 WIDE = 32  # an extra, informational run of scenario 1
+ASYNC_IN_FLIGHT = 64  # scenario 7
 SWEEP = (8, 32, 64, 128, 256)  # scenario 6
 LATENCY_MS = 20
 
 FULL = {"details": 1000, "iterate": 20_000, "frame": 100_000, "calls": 2000, "memory": 100_000,
-        "latency_tests": 2000, "big_tests": 180_000}
+        "latency_tests": 2000, "big_tests": 180_000, "coroutines": 10_000}
 QUICK = {"details": 40, "iterate": 500, "frame": 1000, "calls": 50, "memory": 1000,
-         "latency_tests": 300, "big_tests": 2000}
+         "latency_tests": 300, "big_tests": 2000, "coroutines": 200}
 
 
 def contenders(info: dict[str, Any]) -> tuple[trunk_api.Client, trunk_api.Repo, peers.Target]:
@@ -250,6 +255,52 @@ class Bench:
         self.target(name, "vs requests.Session", rq / ours, 2)
         self.target(name, "vs httpx.Client", hx / ours, 2)
 
+    def asynchronous(self, sandbox: SandboxProcess) -> None:
+        info = sandbox.info
+        ids = info["ids"][: self.sizes["details"]]
+        n = len(ids)
+        name = f"7 async details x{n}, {LATENCY_MS} ms, {ASYNC_IN_FLIGHT} in flight"
+        _, repo, target = contenders(info)
+
+        def ours_run() -> list[Any]:
+            async def run() -> list[Any]:
+                async with trunk_api.AsyncClient(info["token"], info["url"], max_in_flight=ASYNC_IN_FLIGHT) as client:
+                    await client.get_test_details(repo, info["org_url_slug"], ids[0])  # warm, as for httpx below
+                    started = time.perf_counter()
+                    got = await asyncio.gather(*(client.get_test_details(repo, info["org_url_slug"], i) for i in ids))
+                    elapsed.append(time.perf_counter() - started)
+                    return list(got)
+
+            return asyncio.run(run())
+
+        elapsed: list[float] = []
+        got = ours_run()
+        assert [t.id for t in got] == ids
+        ours = self.row(name, "ours AsyncClient", n, elapsed[-1])
+        hx, got = timed(lambda: peers.httpx_details_async(target, ids, ASYNC_IN_FLIGHT))
+        assert len(got) == n
+        self.row(name, f"httpx.AsyncClient (limit {ASYNC_IN_FLIGHT})", n, hx)
+        ideal = n * LATENCY_MS / 1000 / ASYNC_IN_FLIGHT
+        self.row(name, "ideal N*latency/in flight", n, ideal)
+        self.target(name, "vs httpx.AsyncClient", hx / ours, 1.5)
+        self.target(name, "ours / ideal", ours / ideal, 1.3, higher_is_better=False)
+
+        calls = self.sizes["coroutines"]
+        name = f"7 async memory, {calls} coroutines"
+        config = json.dumps({**{k: info[k] for k in ("url", "token", "org_url_slug", "repo")},
+                             "ids": ids, "n": calls, "in_flight": ASYNC_IN_FLIGHT})
+        measured = {}
+        for mode, label in (("async-ours", "ours AsyncClient"), ("async-httpx", "httpx.AsyncClient")):
+            output = subprocess.run([sys.executable, str(HERE / "memory_probe.py"), mode, config],
+                                    check=True, capture_output=True, text=True).stdout
+            measured[mode] = json.loads(output)
+            self.rows.append({"scenario": name, "contender": label, "n": calls, "seconds": measured[mode]["seconds"],
+                              "held_bytes": measured[mode]["peak"], "peak_bytes": measured[mode]["peak"]})
+            print(f"  {name:<34} {label:<38} n={calls:<7} peak {measured[mode]['peak'] / 2**20:8.1f} MiB "
+                  f"in {measured[mode]['seconds']:.2f} s", flush=True)
+        self.target(name, "peak memory ours / httpx", measured["async-ours"]["peak"] / measured["async-httpx"]["peak"],
+                    1.0, higher_is_better=False)
+
     def memory(self, sandbox: SandboxProcess) -> None:
         info = sandbox.info
         n = self.sizes["memory"]
@@ -297,7 +348,8 @@ def main() -> int:
     bench = Bench(sizes)
 
     started = time.time()
-    slow = SandboxProcess(tests=sizes["latency_tests"], latency_ms=LATENCY_MS, ids=sizes["details"]) if "1" in chosen else None
+    slow = (SandboxProcess(tests=sizes["latency_tests"], latency_ms=LATENCY_MS, ids=sizes["details"])
+            if chosen & {"1", "7"} else None)
     # Scenario 6 measures the sandbox's own serving, so its worker threads stay at the library's default.
     swept = SandboxProcess(tests=sizes["latency_tests"], latency_ms=LATENCY_MS, ids=sizes["details"],
                            threads=None) if "6" in chosen else None
@@ -318,6 +370,8 @@ def main() -> int:
             bench.memory(big)
         if swept:
             bench.sweep(swept)
+        if slow and "7" in chosen:
+            bench.asynchronous(slow)
     finally:
         for sandbox in (slow, big, swept):
             if sandbox:
