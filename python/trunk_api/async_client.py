@@ -134,6 +134,7 @@ def _coroutine(name: str) -> Any:
         return _answer_of(name, await future)
 
     call.__signature__ = signature  # type: ignore[attr-defined]
+    call.__qualname__ = f"AsyncClient.{name}"  # wraps() copied Client's, which would name the wrong class
     call.__doc__ = f"The coroutine of :meth:`Client.{name}`. " + (sync.__doc__ or "")
     return call
 
