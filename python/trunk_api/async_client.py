@@ -12,15 +12,17 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import importlib
 import inspect
 import logging
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
-from trunk_api import _core
+from trunk_api import _core, _pandas
 from trunk_api.client import _DEFAULTS, Client
-from trunk_api.errors import TrunkError
+from trunk_api.errors import PaginationError, TrunkError, ValidationError, Violation
 
-__all__ = ["AsyncClient"]
+__all__ = ["AsyncClient", "AsyncListing"]
 
 _logger = logging.getLogger("trunk_api")
 
@@ -141,6 +143,135 @@ def _coroutine(name: str) -> Any:
 
 for _name in _OPERATIONS:
     setattr(AsyncClient, _name, _coroutine(_name))
+del _name
+
+
+# ---- listings -------------------------------------------------------------------------------------------------
+#: iter_<noun> -> (the one-page operation, the attribute of a page holding its items, the request's cursor
+#: keyword, how a page names the next one ("" or None on the last page)).
+_LISTINGS: dict[str, tuple[str, str, str, Callable[[Any], str | None]]] = {
+    "iter_failing_tests": ("list_failing_tests", "tests", "page_token", lambda page: page.page.next_page_token),
+    "iter_unhealthy_tests": ("list_unhealthy_tests", "tests", "page_token", lambda page: page.page.next_page_token),
+    "iter_quarantined_tests": ("list_quarantined_tests", "quarantined_tests", "page_token",
+                               lambda page: page.page.next_page_token),
+    "iter_pull_requests": ("list_pull_requests", "pull_requests", "cursor", lambda page: page.next_cursor),
+}
+
+
+class AsyncListing:
+    """Every item of every page of a listing, as an async iterator (``async for item in listing``), fetched
+    lazily: nothing is requested before the first item is asked for, and while a page is being read the next
+    one is already on its way (unless ``prefetch_pages=False``). ``max_results`` stops early without fetching
+    further pages. ``.pages`` iterates whole pages; ``await .to_list()`` and ``await .to_pandas()`` collect.
+    Single use, like the sync iterators. A page token the server repeats raises PaginationError."""
+
+    def __init__(self, client: AsyncClient, name: str, args: tuple[Any, ...], kwargs: dict[str, Any],
+                 max_results: int | None) -> None:
+        if max_results is not None and (isinstance(max_results, bool) or not isinstance(max_results, int)
+                                        or max_results < 0):
+            raise ValidationError(
+                f"{name}(): max_results must be >= 0 or None",
+                [Violation("max_results", repr(max_results), "must be >= 0 or None")],
+            )
+        self._client = client
+        self._name = name
+        self._operation, self._items, self._cursor, self._next = _LISTINGS[name]
+        self._args = args
+        self._kwargs = kwargs
+        self._max_results = max_results
+        self._started = False
+
+    def _fetch(self, token: str | None) -> Any:
+        kwargs = dict(self._kwargs)
+        if token:
+            kwargs[self._cursor] = token
+        return self._client._submit(self._operation, self._args, kwargs)
+
+    async def _pages(self) -> AsyncIterator[Any]:
+        if self._started:
+            raise TrunkError(f"{self._name}: a listing can be iterated once; call {self._name}() again")
+        self._started = True
+        left = self._max_results
+        if left == 0:
+            return
+        seen: set[str] = set()
+        pending = self._fetch(None)
+        try:
+            while pending is not None:
+                page = await pending
+                pending = None
+                token = self._next(page) or ""
+                count = len(getattr(page, self._items))
+                more = bool(token) and count > 0 and (left is None or count < left)
+                if more:
+                    if token in seen:
+                        raise PaginationError(f"{self._operation}: the server repeated the page token {token!r}")
+                    seen.add(token)
+                    if self._client._settings["prefetch_pages"]:
+                        pending = self._fetch(token)  # on its way while this page is read
+                yield page
+                if left is not None:
+                    left -= count
+                if not more:
+                    return
+                if pending is None:
+                    pending = self._fetch(token)
+        finally:
+            if pending is not None:
+                pending.cancel()  # a prefetched page nobody will read: its transfer is dropped
+
+    @property
+    def pages(self) -> AsyncIterator[Any]:
+        """Whole pages as the server sent them; max_results stops fetching further ones."""
+        return self._pages()
+
+    async def _iterate(self) -> AsyncIterator[Any]:
+        left = self._max_results
+        async for page in self._pages():
+            for item in getattr(page, self._items):
+                if left is not None:
+                    if left <= 0:
+                        return
+                    left -= 1
+                yield item
+
+    def __aiter__(self) -> AsyncIterator[Any]:
+        return self._iterate()
+
+    async def to_list(self) -> list[Any]:
+        """Every item, fetched now."""
+        return [item async for item in self._iterate()]
+
+    async def to_pandas(self) -> Any:
+        """Every item as a pandas.DataFrame with the columns of the sync iterator's to_pandas()."""
+        items = await self.to_list()
+        if self._items == "tests":
+            return _pandas.frame_from_columns(_core.test_columns(items))
+        pandas = importlib.import_module("pandas")  # needed only here (pandas ships no type information)
+        if self._items == "quarantined_tests":
+            return pandas.DataFrame([_core.flat_row(item) for item in items],
+                                    columns=_core.column_names(_core.QuarantinedTest))
+        return pandas.DataFrame([item.to_dict() for item in items])
+
+
+def _listing(name: str) -> Any:
+    sync = getattr(Client, name)
+    signature = inspect.signature(sync)
+
+    @functools.wraps(sync)
+    def call(self: AsyncClient, *args: Any, **kwargs: Any) -> AsyncListing:
+        signature.bind(self, *args, **kwargs)  # a wrong call is the same TypeError as the sync method's
+        max_results = kwargs.pop("max_results", None)
+        return AsyncListing(self, name, args, kwargs, max_results)
+
+    call.__signature__ = signature.replace(return_annotation="AsyncListing")  # type: ignore[attr-defined]
+    call.__qualname__ = f"AsyncClient.{name}"
+    call.__doc__ = f"The async iterator of :meth:`Client.{name}` (``async for``, ``.pages``, ``await .to_list()``)."
+    return call
+
+
+for _name in _LISTINGS:
+    setattr(AsyncClient, _name, _listing(_name))
 del _name
 
 

@@ -264,3 +264,47 @@ def test_runs_under_asyncio_run_and_uvloop(box: trunk_api.Sandbox) -> None:
     assert asyncio.run(main()) == test_id
     uvloop = pytest.importorskip("uvloop")
     assert uvloop.run(main()) == test_id
+
+
+@pytest.mark.asyncio
+async def test_listings_are_async_iterators_with_the_sync_items(box: trunk_api.Sandbox, repo: trunk_api.Repo) -> None:
+    sync = box.client()
+    expected = sync.iter_failing_tests(repo, box.org_url_slug, WEEK_START, NOW, page_size=10).to_list()
+    assert len(expected) > 25
+    async with box.async_client() as client:
+        got = [test async for test in client.iter_failing_tests(repo, box.org_url_slug, WEEK_START, NOW, page_size=10)]
+        assert got == expected
+        listing = client.iter_failing_tests(repo, box.org_url_slug, WEEK_START, NOW, page_size=10, max_results=25)
+        assert await listing.to_list() == expected[:25]
+        box.clear_requests()
+        pages = [page async for page in
+                 client.iter_failing_tests(repo, box.org_url_slug, WEEK_START, NOW, page_size=10, max_results=25).pages]
+        assert [len(page.tests) for page in pages] == [10, 10, 10]
+        assert len(box.requests) == 3  # no page past max_results
+        frame = await client.iter_failing_tests(repo, box.org_url_slug, WEEK_START, NOW, page_size=50).to_pandas()
+        expected_frame = sync.iter_failing_tests(repo, box.org_url_slug, WEEK_START, NOW, page_size=50).to_pandas()
+        assert frame.equals(expected_frame)
+        quarantined = await client.iter_quarantined_tests(repo, box.org_url_slug, page_size=5).to_list()
+        assert quarantined == sync.iter_quarantined_tests(repo, box.org_url_slug, page_size=5).to_list()
+        prs = await client.iter_pull_requests(repo, "main", take=3).to_list()
+        assert prs == sync.iter_pull_requests(repo, "main", take=3).to_list()
+        with pytest.raises(trunk_api.ValidationError):
+            client.iter_failing_tests(repo, box.org_url_slug, WEEK_START, NOW, max_results=-1)
+        listing = client.iter_failing_tests(repo, box.org_url_slug, WEEK_START, NOW)
+        await listing.to_list()
+        with pytest.raises(TrunkError, match="once"):
+            await listing.to_list()
+
+
+@pytest.mark.asyncio
+async def test_leaving_a_listing_early_cancels_the_prefetched_page(faults: trunk_api.Sandbox) -> None:
+    repo = faults.repos[0]
+    start, end = "2026-11-13T12:00:00Z", "2026-11-20T12:00:00Z"
+    async with faults.async_client() as client:
+        faults.set_faults(latency_ms=300)
+        started = time.monotonic()
+        async for _ in client.iter_failing_tests(repo, faults.org_url_slug, start, end, page_size=2):
+            break
+        assert time.monotonic() - started < 0.55  # the prefetch of page 2 is not waited for
+        faults.set_faults(latency_ms=0)
+        assert len(await client.iter_failing_tests(repo, faults.org_url_slug, start, end, max_results=3).to_list()) == 3
