@@ -90,7 +90,7 @@ void bind_async_operation(py::class_<PyAsyncClient>& cls, const py::object& comp
         // One held tuple (future, loop, complete): the GIL is taken once to drop it, on whichever thread.
         auto held = hold_with_gil(py::make_tuple(future, loop, complete_function));
         // Runs on the engine thread, without the GIL; the answer is already decoded.
-        auto done = [held](Result<Response> result) {
+        auto done = [held](Result<Response> result) mutable {
           if (interpreter_finalizing()) return;
           const bool cancelled = !result.ok() && is_cancellation(result.error());
           py::gil_scoped_acquire gil;
@@ -113,6 +113,7 @@ void bind_async_operation(py::class_<PyAsyncClient>& cls, const py::object& comp
           } catch (py::error_already_set&) {
             // The loop is closed: nobody waits for this answer any more.
           }
+          held.reset();  // dropped now, while the GIL is held, rather than in a second GIL hop later
         };
         AsyncCall call = self.client->template call<Op>(request, std::move(done));
         future.attr("add_done_callback")(py::cpp_function([call](const py::object& finished) {
