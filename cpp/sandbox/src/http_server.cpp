@@ -325,9 +325,11 @@ void HttpServer::start() {
   for (int i = 0; i < threads; ++i) s.threads.emplace_back([&s] { s.io.run(); });
 }
 
-HttpServer::~HttpServer() {
+HttpServer::~HttpServer() { stop(); }
+
+void HttpServer::stop() {
   Impl& s = *impl_;
-  s.stopping = true;
+  if (s.stopping.exchange(true)) return;
   // The threads first: the acceptor is not safe to close while a thread may be starting the next accept.
   // What is still pending (accepts, reads, timers) is destroyed with the io_context, closing its sockets.
   s.io.stop();
