@@ -60,10 +60,12 @@ void bind_listing(py::module_& m, const char* name, const char* page_view_name, 
         return self.drain();
       }, ("Every " + item + " of every remaining page as a list.").c_str())
       .def("to_columns", [](Iterator& self) {
+        require_frame_libraries();  // the columns are numpy arrays: say what to install before consuming anything
         self.start();
         return columns_of(self.drain());
       }, "Every item as flat columns (kind, data, mask) for trunk_api._pandas.frame_from_columns; used by to_pandas().")
       .def("to_pandas", [](Iterator& self) {
+        require_frame_libraries();  // before start(): without pandas the listing is neither fetched nor consumed
         self.start();
         py::dict columns = columns_of(self.drain());
         return frame_from_columns(columns);
