@@ -116,7 +116,9 @@ CLIENT_SIDE = [
     Bad("window_7_days_plus_1us", "end_time", failing(start_time=NOW - timedelta(days=7, microseconds=1))),
     Bad("window_empty", "end_time", failing(start_time=NOW)),
     Bad("window_reversed", "end_time", failing(start_time=NOW + timedelta(seconds=1))),
-    Bad("naive_and_aware_window_8_days", "end_time", failing(start_time=NAIVE_NOW - timedelta(days=8))),
+    Bad("naive_start", "start_time", failing(start_time=NAIVE_NOW - timedelta(days=1))),  # refused, not guessed
+    Bad("naive_end", "end_time", failing(end_time=NAIVE_NOW)),
+    Bad("offsetless_text_start", "start_time", failing(start_time="2026-11-19T12:00:00")),
     Bad("offset_window_reversed", "end_time", failing(start_time=NOW.astimezone(PLUS_5) + timedelta(hours=1))),
     Bad("start_time_none", "start_time", failing(start_time=None)),
     Bad("start_time_int", "start_time", failing(start_time=1_700_000_000)),
@@ -201,7 +203,8 @@ def test_valid_side_of_each_boundary_is_sent(box: trunk_api.Sandbox, client: Cli
     ensure_queue(box, repo, "bounds")
     org = box.org_url_slug
     client.list_failing_tests(repo, org, NOW - timedelta(days=7), NOW, page_size=100)  # exactly 7 days
-    client.list_failing_tests(repo, org, NAIVE_NOW - timedelta(days=7), NOW, page_size=1)  # naive = UTC
+    client.list_failing_tests(repo, org, NAIVE_NOW.replace(tzinfo=timezone.utc) - timedelta(days=7), NOW,
+                              page_size=1)  # made aware: accepted
     client.list_failing_tests(repo, org, (NOW - timedelta(days=1)).astimezone(PLUS_5), NOW)  # any offset
     settings = client.update_queue(repo, "bounds", concurrency=4294967295, batching_min_size=1, required_statuses=[])
     assert settings.concurrency == 4294967295 and settings.required_statuses == []
