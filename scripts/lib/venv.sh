@@ -13,7 +13,8 @@
 #   trunk_requirements SET...    installs requirement sets of pyproject.toml (scripts/lib/requirements.py)
 #   trunk_build_backend          what building the package needs from Python: its headers (python3.X-dev) and
 #                                the build backend; sets TRUNK_PY_BUILD_DIR, the build directory that
-#                                scripts/install-package and scripts/build-wheel share, and how many compilers run
+#                                scripts/install-package and scripts/build-wheel share, and trunk_build_jobs:
+#                                as many compilers as cores
 
 trunk_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 trunk_venv_dir="$trunk_root/.venv"
@@ -102,7 +103,11 @@ sys.exit(not os.path.exists(os.path.join(sysconfig.get_path("include"), "Python.
   fi
   trunk_requirements build-system
   export TRUNK_PY_BUILD_DIR="${TRUNK_PY_BUILD_DIR:-$trunk_root/build/py}"
-  # scikit-build-core runs `cmake --build` without -j, and Ninja alone starts cores + 2 compilers: as many as cores,
-  # like the other builds of the scripts.
+  trunk_build_jobs
+}
+
+# scikit-build-core runs `cmake --build` without -j, and Ninja alone starts cores + 2 compilers: as many as cores,
+# like the other builds of the scripts.
+trunk_build_jobs() {
   export CMAKE_BUILD_PARALLEL_LEVEL="${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)}"
 }
