@@ -18,8 +18,9 @@
 
 trunk_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 trunk_venv_dir="$trunk_root/.venv"
-# pip 23.1 brought -C (--config-settings' short form; Debian 12 ships 23.0.1); newer is simply better tested.
-trunk_min_pip="25.1"
+# pip 23.1 brought -C, the short form of --config-settings that the scripts pass (Debian 12 ships 23.0.1). An older
+# pip is upgraded to the newest.
+trunk_min_pip="23.1"
 
 trunk_say() { echo "venv: $*" >&2; }
 
