@@ -52,17 +52,18 @@ trunk_distribution_package() {
 
 trunk_make_venv() {
   local base
-  base="$(trunk_base_python)"
+  base="$(trunk_base_python)" || return 1
   if ! "$base" -c 'import sys; sys.exit(sys.version_info < (3, 10))'; then
     trunk_say "$base is Python $("$base" -c 'import platform; print(platform.python_version())'); trunk_api needs 3.10 or newer: set TRUNK_PYTHON"
     return 1
   fi
   if ! "$base" -c 'import ensurepip, venv' 2>/dev/null; then
-    trunk_distribution_package "$base" venv "$base cannot make a virtual environment with pip (no ensurepip)"
+    trunk_distribution_package "$base" venv "$base cannot make a virtual environment with pip (no ensurepip)" \
+      || return 1
   fi
   trunk_say "making $trunk_venv_dir from $base"
   rm -rf "$trunk_venv_dir"
-  "$base" -m venv "$trunk_venv_dir"
+  "$base" -m venv "$trunk_venv_dir" || return 1
   echo "$base" >"$trunk_venv_dir/trunk-base-python"
 }
 
@@ -75,10 +76,11 @@ trunk_venv_base() {
 trunk_venv() {
   local python="$trunk_venv_dir/bin/python"
   if [ ! -x "$python" ] || ! "$python" -c '' 2>/dev/null; then
-    trunk_make_venv  # missing, or its interpreter is gone (a removed pyenv version)
+    trunk_make_venv || return 1  # missing, or its interpreter is gone (a removed pyenv version)
   elif [ -n "${TRUNK_PYTHON:-}" ] && [ "$(trunk_base_python)" != "$(trunk_venv_base)" ]; then
+    trunk_base_python >/dev/null || return 1
     trunk_say "TRUNK_PYTHON=$TRUNK_PYTHON is not the interpreter .venv was made from: making it again"
-    trunk_make_venv
+    trunk_make_venv || return 1
   fi
   export VIRTUAL_ENV="$trunk_venv_dir"
   export PATH="$trunk_venv_dir/bin:$PATH"
@@ -87,22 +89,23 @@ trunk_venv() {
   if ! python -c "import sys, pip
 sys.exit(tuple(map(int, pip.__version__.split('.')[:2])) < tuple(map(int, '$trunk_min_pip'.split('.'))))" 2>/dev/null; then
     trunk_say "upgrading pip inside .venv (it has $(python -m pip --version 2>/dev/null | cut -d' ' -f2))"
-    python -m pip install --quiet --disable-pip-version-check --upgrade "pip>=$trunk_min_pip"
+    python -m pip install --quiet --disable-pip-version-check --upgrade "pip>=$trunk_min_pip" || return 1
   fi
 }
 
 trunk_requirements() {
   local requirements
-  mapfile -t requirements < <(python "$trunk_root/scripts/lib/requirements.py" "$@")
+  requirements="$(python "$trunk_root/scripts/lib/requirements.py" "$@")" || return 1
+  mapfile -t requirements <<<"$requirements"
   python -m pip install --quiet --disable-pip-version-check "${requirements[@]}"
 }
 
 trunk_build_backend() {
   if ! python -c 'import os, sys, sysconfig
 sys.exit(not os.path.exists(os.path.join(sysconfig.get_path("include"), "Python.h")))'; then
-    trunk_distribution_package "$(trunk_venv_base)" dev "no Python.h to build the extension against"
+    trunk_distribution_package "$(trunk_venv_base)" dev "no Python.h to build the extension against" || return 1
   fi
-  trunk_requirements build-system
+  trunk_requirements build-system || return 1
   export TRUNK_PY_BUILD_DIR="${TRUNK_PY_BUILD_DIR:-$trunk_root/build/py}"
   trunk_build_jobs
 }
