@@ -13,6 +13,9 @@ Scenarios (ratios are "how many times faster/smaller ours is"; targets from issu
   3. 100,000 failing tests to a pandas DataFrame: ours (to_pandas) vs pandas.DataFrame(dicts) (>= 3x).
   4. sequential small calls per second: ours vs requests.Session and httpx.Client (>= 2x).
   5. resident memory holding 100,000 tests: ours (TestCase) vs dicts (ours <= dicts).
+  6. the sandbox under many connections (issue 17): get-test-details x1000 with 20 ms latency at concurrency 8,
+     32, 64, 128 and 256, ours (bulk) and httpx.AsyncClient, each against the ideal N*latency/concurrency
+     (ours at 256 within 1.3x of it). The sandbox runs with its default worker threads.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ import trunk_api  # noqa: E402
 
 CONCURRENCY = 8
 WIDE = 32  # an extra, informational run of scenario 1
+SWEEP = (8, 32, 64, 128, 256)  # scenario 6
 LATENCY_MS = 20
 
 FULL = {"details": 1000, "iterate": 20_000, "frame": 100_000, "calls": 2000, "memory": 100_000,
@@ -113,6 +117,25 @@ class Bench:
                              "higher_is_better": higher_is_better, "met": met})
 
     # ---- scenarios -----------------------------------------------------------------------------------------
+    def sweep(self, sandbox: SandboxProcess) -> None:
+        info = sandbox.info
+        ids = info["ids"][: self.sizes["details"]]
+        n = len(ids)
+        client, repo, target = contenders(info)
+        client.get_test_details(repo, info["org_url_slug"], ids[0])
+        for concurrency in SWEEP:
+            name = f"6 details x{n} at c={concurrency}"
+            ours, got = timed(lambda: client.get_test_details_many(repo, info["org_url_slug"], ids,
+                                                                   concurrency=concurrency))
+            assert [t.id for t in got] == ids
+            self.row(name, "ours get_test_details_many", n, ours)
+            hx, got = timed(lambda: peers.httpx_details_async(target, ids, concurrency))
+            assert len(got) == n
+            self.row(name, "httpx.AsyncClient", n, hx)
+            ideal = n * LATENCY_MS / 1000 / concurrency
+            self.row(name, "ideal N*latency/concurrency", n, ideal)
+            self.target(name, "ours / ideal", ours / ideal, 1.3, higher_is_better=False)
+
     def details(self, sandbox: SandboxProcess) -> None:
         info = sandbox.info
         ids = info["ids"][: self.sizes["details"]]
@@ -275,6 +298,9 @@ def main() -> int:
 
     started = time.time()
     slow = SandboxProcess(tests=sizes["latency_tests"], latency_ms=LATENCY_MS, ids=sizes["details"]) if "1" in chosen else None
+    # Scenario 6 measures the sandbox's own serving, so its worker threads stay at the library's default.
+    swept = SandboxProcess(tests=sizes["latency_tests"], latency_ms=LATENCY_MS, ids=sizes["details"],
+                           threads=None) if "6" in chosen else None
     big = SandboxProcess(tests=sizes["big_tests"], ids=sizes["calls"]) if chosen & {"2", "3", "4", "5"} else None
     print(f"sandboxes ready in {time.time() - started:.1f} s; running scenarios {','.join(sorted(chosen))}", flush=True)
     try:
@@ -290,8 +316,10 @@ def main() -> int:
             bench.calls(big)
         if big and "5" in chosen:
             bench.memory(big)
+        if swept:
+            bench.sweep(swept)
     finally:
-        for sandbox in (slow, big):
+        for sandbox in (slow, big, swept):
             if sandbox:
                 sandbox.stop()
 

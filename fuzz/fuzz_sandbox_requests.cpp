@@ -105,7 +105,7 @@ void check_any_reply(const sb::Reply& reply, std::string_view request_body) {
                                                                    describe(reply, request_body));
   }
   if (reply.status == 200) {
-    // "application/json; charset=utf-8": the parameter keeps cpp-httplib from compressing (service.hpp).
+    // "application/json; charset=utf-8" (service.hpp).
     FUZZ_REQUIRE(reply.content_type.rfind("application/json", 0) == 0, describe(reply, request_body));
     return;
   }

@@ -72,7 +72,7 @@ class Sandbox:
     ``seed`` and ``tests`` decide the generated data (same seed, same ``now``: same data). ``now`` is the end of
     the generated 30-day history (None = the wall clock at start). ``switching_modes_seconds`` is how long the
     queue reports ``switching_modes`` after a change of mode. ``state_file`` keeps queue settings across runs.
-    ``threads`` is the server's worker count (None = the C++ default; a kept-alive connection holds a worker).
+    ``threads`` is the server's thread count (None = the C++ default); connections hold no thread while idle or waiting.
     Faults: ``latency_ms`` (+ uniform ``jitter_ms``), ``error_rate`` (fraction answered 503), ``rate_limit``
     (requests/s per organization, over it 429 with Retry-After), ``drop_rate`` (connections closed without an
     answer), ``truncate_rate`` (bodies cut short), ``rate_limited_rate`` (fraction answered 429 with

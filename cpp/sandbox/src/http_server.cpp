@@ -1,60 +1,47 @@
 #include "http_server.hpp"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <poll.h>
-#include <sys/socket.h>
-#include <unistd.h>
+#include <boost/asio/bind_executor.hpp>
+#include <boost/asio/dispatch.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/asio/write.hpp>
+#include <boost/beast/core/bind_handler.hpp>
+#include <boost/beast/core/error.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/core/tcp_stream.hpp>
+#include <boost/beast/http/error.hpp>
+#include <boost/beast/http/read.hpp>
+#include <boost/beast/http/string_body.hpp>
+#include <boost/beast/http/write.hpp>
 
 #include <algorithm>
 #include <array>
 #include <atomic>
 #include <cctype>
-#include <cerrno>
-#include <chrono>
-#include <cstdint>
-#include <cstring>
-#include <string_view>
+#include <exception>
+#include <thread>
 
-#include "chunked_framing.hpp"
+#include "trunk/error.hpp"
 
 namespace trunk::sandbox {
 
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = asio::ip::tcp;
+
 namespace {
 
-using Clock = std::chrono::steady_clock;
-using std::chrono::milliseconds;
+/// How long a closing connection keeps reading what the client still sends (see HttpConnection::linger).
+constexpr std::chrono::milliseconds kLingerTime{1000};
+/// What the first read of a request asks for: its first bytes, awaited for as long as the connection may idle.
+constexpr std::size_t kFirstReadBytes = 4096;
 
-/// The methods Server::parse_request_line of cpp-httplib 0.11 accepts; it answers an empty 400 to any other.
-constexpr std::array<std::string_view, 10> kParsedMethods = {"GET",     "HEAD",    "POST",  "PUT",   "DELETE",
-                                                             "CONNECT", "OPTIONS", "TRACE", "PATCH", "PRI"};
-/// The methods Server::routing dispatches to handlers (it answers an empty 400 to TRACE, CONNECT and PRI).
-constexpr std::array<std::string_view, 7> kRoutedMethods = {"GET", "HEAD", "POST", "PUT", "DELETE", "OPTIONS", "PATCH"};
-/// What an unknown method is shown to httplib's parser as: one it accepts, reads no body for and does not
-/// route. The request's real method is put back as soon as the headers are parsed (Connection::head_read).
-constexpr std::string_view kStandInMethod = "TRACE";
-
-/// httplib refuses a request line over 8 KiB; past that there is no method worth looking at.
-constexpr std::size_t kMaxRequestLineBytes = 8192 + 64;
-/// An unread body longer than this is not worth reading to throw away: the connection closes instead.
-constexpr std::uint64_t kMaxDiscardBytes = 1 << 20;
-/// How long a closing connection keeps reading what the client still sends (see Connection::close).
-constexpr milliseconds kLingerTime{1000};
-/// Between requests, how often the connection looks whether the server is stopping.
-constexpr milliseconds kIdlePoll{50};
-
-template <std::size_t N>
-bool one_of(const std::array<std::string_view, N>& set, std::string_view value) {
-  return std::find(set.begin(), set.end(), value) != set.end();
-}
-
-/// RFC 9110 5.6.2: a method is a token.
-bool is_token(std::string_view text) {
-  static constexpr std::string_view kSymbols = "!#$%&'*+-.^_`|~";
-  return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) != 0 || kSymbols.find(c) != std::string_view::npos;
-  });
-}
+/// Beast's string_view (Boost's) as text.
+std::string text(beast::string_view view) { return std::string(view.data(), view.size()); }
 
 bool equals_ignoring_case(std::string_view a, std::string_view b) {
   return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
@@ -62,277 +49,304 @@ bool equals_ignoring_case(std::string_view a, std::string_view b) {
          });
 }
 
-/// RFC 9112 6.3: Content-Length is 1*DIGIT.
-bool parse_length(const std::string& text, std::uint64_t* length) {
-  if (text.empty() || text.size() > 18 || !std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; })) {
-    return false;
+/// The one-line text answer to a request that could not be read, and whether the connection can go on after it
+/// (only when the request's framing was understood; otherwise where the next request starts is unknown).
+HttpAnswer unreadable(const beast::error_code& error) {
+  HttpAnswer answer;
+  if (error == http::error::body_limit) {
+    answer.status = 413;
+    answer.body = "payload too large: the body is over the sandbox's limit\n";
+  } else if (error == http::error::header_limit) {
+    answer.status = 431;
+    answer.body = "request header fields too large: the request line and headers are over the sandbox's limit\n";
+  } else {
+    answer.status = 400;
+    answer.body = "bad request: the request could not be read (" + error.message() + ")\n";
   }
-  *length = std::stoull(text);
-  return true;
-}
-
-/// The numeric address and port of a socket address, as inet_ntop writes it (sandbox.cpp finds a connection's
-/// descriptor by comparing with the same text).
-void endpoint_text(const sockaddr_storage& address, std::string& ip, int& port) {
-  char text[INET6_ADDRSTRLEN] = {};
-  if (address.ss_family == AF_INET) {
-    const auto* v4 = reinterpret_cast<const sockaddr_in*>(&address);
-    ::inet_ntop(AF_INET, &v4->sin_addr, text, sizeof text);
-    port = ntohs(v4->sin_port);
-  } else if (address.ss_family == AF_INET6) {
-    const auto* v6 = reinterpret_cast<const sockaddr_in6*>(&address);
-    ::inet_ntop(AF_INET6, &v6->sin6_addr, text, sizeof text);
-    port = ntohs(v6->sin6_port);
-  }
-  ip = text;
-}
-
-/// How the body of the current request ends (RFC 9112 6.3).
-enum class Framing {
-  none,     // neither Content-Length nor Transfer-Encoding: no body
-  length,   // Content-Length
-  chunked,  // Transfer-Encoding: chunked
-  unknown,  // anything else (invalid or repeated Content-Length, another coding, both headers): not followed
-};
-
-/// One client connection, as the httplib::Stream every request on it is read from. The buffer lives as long
-/// as the connection, so bytes read ahead (the next pipelined request) are kept; during a body, reads stop
-/// where the framing says the body ends, so httplib can never read into the next request, and a body
-/// httplib did not read is discarded after the answer (finish_request).
-class Connection final : public httplib::Stream {
- public:
-  Connection(int socket, milliseconds read_timeout, milliseconds write_timeout)
-      : socket_(socket), read_timeout_(read_timeout), write_timeout_(write_timeout) {}
-
-  bool is_readable() const override { return offset_ < buffer_.size() || wait(POLLIN, read_timeout_); }
-  bool is_writable() const override { return wait(POLLOUT, write_timeout_); }
-
-  ssize_t read(char* ptr, size_t size) override {
-    if (in_body_) {
-      if (framing_ == Framing::none || framing_ == Framing::unknown) return 0;  // no body: "end of stream"
-      if (framing_ == Framing::length) size = static_cast<size_t>(std::min<std::uint64_t>(size, body_left_));
-      if (framing_ == Framing::chunked && (chunks_.done() || chunks_.broken())) return 0;
-      if (size == 0) return 0;
-    }
-    if (offset_ == buffer_.size()) {
-      const ssize_t got = fill();
-      if (got <= 0) return got;
-    }
-    std::size_t n = std::min(size, buffer_.size() - offset_);
-    if (in_body_ && framing_ == Framing::chunked) n = chunks_.feed(buffer_.data() + offset_, n);
-    std::memcpy(ptr, buffer_.data() + offset_, n);
-    offset_ += n;
-    if (in_body_ && framing_ == Framing::length) body_left_ -= n;
-    return static_cast<ssize_t>(n);
-  }
-
-  ssize_t write(const char* ptr, size_t size) override {
-    if (!wait(POLLOUT, write_timeout_)) return -1;
-    return ::send(socket_, ptr, size, MSG_NOSIGNAL);
-  }
-
-  void get_remote_ip_and_port(std::string& ip, int& port) const override { endpoint(::getpeername, ip, port); }
-  void get_local_ip_and_port(std::string& ip, int& port) const override { endpoint(::getsockname, ip, port); }
-  socket_t socket() const override { return socket_; }
-
-  /// Waits until the next request starts (bytes already buffered, or arriving). False when the client stayed
-  /// silent for `idle` or the server is stopping (`listener` no longer valid).
-  bool wait_for_request(milliseconds idle, const std::atomic<socket_t>& listener) const {
-    if (offset_ < buffer_.size()) return true;
-    const auto deadline = Clock::now() + idle;
-    while (listener != INVALID_SOCKET) {
-      const auto left = std::chrono::duration_cast<milliseconds>(deadline - Clock::now());
-      if (left.count() <= 0) return false;
-      if (wait(POLLIN, std::min(left, kIdlePoll))) return true;
-    }
-    return false;
-  }
-
-  /// Before httplib parses the next request: an unknown method is shown to its parser as kStandInMethod, so
-  /// that the request reaches the sandbox's pre-routing handler instead of an empty 400 that leaves the
-  /// headers unread.
-  void begin_request() {
-    in_body_ = head_read_ = false;
-    framing_ = Framing::none;
-    body_left_ = 0;
-    chunks_ = ChunkedFraming{};
-    original_method_.clear();
-    std::size_t end = std::string::npos;
-    while ((end = buffer_.find('\n', offset_)) == std::string::npos && buffer_.size() - offset_ < kMaxRequestLineBytes) {
-      if (fill() <= 0) return;  // httplib meets the same end or timeout and gives up on the connection
-    }
-    if (end == std::string::npos) return;
-    const std::size_t space = buffer_.find(' ', offset_);
-    if (space == std::string::npos || space > end) return;
-    const std::string_view method(buffer_.data() + offset_, space - offset_);
-    if (one_of(kParsedMethods, method) || !is_token(method)) return;
-    original_method_ = std::string(method);
-    buffer_.replace(offset_, method.size(), kStandInMethod);
-  }
-
-  /// httplib's setup_request hook: the request line and headers are read, the body (if any) is next.
-  void head_read(httplib::Request& req) {
-    head_read_ = in_body_ = true;
-    if (!original_method_.empty()) req.method = original_method_;
-    const auto lengths = req.headers.count("Content-Length");
-    const auto codings = req.headers.count("Transfer-Encoding");
-    if (codings > 0) {
-      // Both headers at once is how requests are smuggled (RFC 9112 6.1): not followed.
-      const bool chunked = codings == 1 && lengths == 0 && equals_ignoring_case(req.get_header_value("Transfer-Encoding"), "chunked");
-      framing_ = chunked ? Framing::chunked : Framing::unknown;
-    } else if (lengths == 0) {
-      framing_ = Framing::none;
-    } else {
-      framing_ = lengths == 1 && parse_length(req.get_header_value("Content-Length"), &body_left_) ? Framing::length
-                                                                                                   : Framing::unknown;
-    }
-  }
-
-  /// Whether the connection can take another request after the answer being written (which then says
-  /// `Connection: close` when not). Reading the rest of the body can still fail later (the client never
-  /// sends it): then the connection closes without having said so.
-  bool can_go_on() const {
-    if (!head_read_) return false;  // httplib refused the request line or headers: where it ends is unknown
-    switch (framing_) {
-      case Framing::none: return true;
-      case Framing::length: return body_left_ <= kMaxDiscardBytes;
-      case Framing::chunked: return !chunks_.broken();
-      case Framing::unknown: return false;
-    }
-    return false;
-  }
-
-  /// After the answer: reads and drops what is left of the request's body, so the next request starts at
-  /// its first byte. False when the connection cannot go on.
-  bool finish_request() {
-    if (!can_go_on()) return false;
-    std::array<char, 16384> scratch;
-    std::uint64_t discarded = 0;
-    while (!(framing_ == Framing::none || (framing_ == Framing::length && body_left_ == 0) ||
-             (framing_ == Framing::chunked && chunks_.done()))) {
-      const ssize_t n = read(scratch.data(), scratch.size());
-      if (n <= 0) return false;
-      discarded += static_cast<std::uint64_t>(n);
-      if (discarded > kMaxDiscardBytes) return false;
-    }
-    in_body_ = false;
-    return true;
-  }
-
-  /// Ends the connection after an answer. Closing a socket with unread bytes from the client makes the
-  /// kernel send a reset, and a reset may destroy the answer before the client has read it: so first end
-  /// the sending side (the client sees the answer, then the end), then read and drop what still comes for
-  /// a short while.
-  void close_after_answer() {
-    ::shutdown(socket_, SHUT_WR);
-    const auto deadline = Clock::now() + kLingerTime;
-    std::array<char, 16384> scratch;
-    for (;;) {
-      const auto left = std::chrono::duration_cast<milliseconds>(deadline - Clock::now());
-      if (left.count() <= 0 || !wait(POLLIN, left)) break;
-      if (::recv(socket_, scratch.data(), scratch.size(), 0) <= 0) break;
-    }
-    ::close(socket_);
-  }
-
-  void close_now() {
-    ::shutdown(socket_, SHUT_RDWR);
-    ::close(socket_);
-  }
-
- private:
-  /// Appends what the socket has (waiting up to the read timeout): > 0 bytes, 0 at its end, -1 on timeout.
-  ssize_t fill() {
-    if (offset_ == buffer_.size()) {
-      buffer_.clear();
-      offset_ = 0;
-    } else if (offset_ > 0) {
-      buffer_.erase(0, offset_);
-      offset_ = 0;
-    }
-    if (!wait(POLLIN, read_timeout_)) return -1;
-    std::array<char, 16384> chunk;
-    const ssize_t n = ::recv(socket_, chunk.data(), chunk.size(), 0);
-    if (n > 0) buffer_.append(chunk.data(), static_cast<std::size_t>(n));
-    return n;
-  }
-
-  bool wait(short events, milliseconds timeout) const {
-    pollfd entry{socket_, events, 0};
-    for (;;) {
-      const int ready = ::poll(&entry, 1, static_cast<int>(timeout.count()));
-      if (ready < 0 && errno == EINTR) continue;
-      return ready > 0;
-    }
-  }
-
-  template <typename Query>
-  void endpoint(Query query, std::string& ip, int& port) const {
-    sockaddr_storage address{};
-    socklen_t length = sizeof address;
-    if (query(socket_, reinterpret_cast<sockaddr*>(&address), &length) == 0) endpoint_text(address, ip, port);
-  }
-
-  int socket_;
-  milliseconds read_timeout_, write_timeout_;
-  std::string buffer_;
-  std::size_t offset_ = 0;  // first byte of buffer_ not yet handed out
-
-  // The current request.
-  std::string original_method_;  // set when begin_request showed httplib kStandInMethod instead
-  bool head_read_ = false;
-  bool in_body_ = false;
-  Framing framing_ = Framing::none;
-  std::uint64_t body_left_ = 0;  // Framing::length: bytes of the body not yet read
-  ChunkedFraming chunks_;
-};
-
-/// The connection whose request this thread is answering: the post-routing hook gets only the request and
-/// the answer, and each connection is served on one thread from its first request to its close.
-thread_local Connection* current_connection = nullptr;
-
-milliseconds to_milliseconds(time_t seconds, time_t microseconds) {
-  return milliseconds(static_cast<std::int64_t>(seconds) * 1000 + static_cast<std::int64_t>(microseconds) / 1000);
+  return answer;
 }
 
 }  // namespace
 
-InStepServer::InStepServer() {
-  // Runs after httplib has prepared the answer's headers and before it writes them: the last moment to
-  // tell the client that this connection ends after this answer.
-  set_post_routing_handler([](const httplib::Request&, httplib::Response& res) {
-    if (current_connection == nullptr || current_connection->can_go_on()) return;
-    res.headers.erase("Keep-Alive");
-    if (res.get_header_value("Connection") != "close") res.set_header("Connection", "close");
+std::optional<std::string> HttpRequest::header(std::string_view name) const {
+  for (const auto& [key, value] : headers) {
+    if (equals_ignoring_case(key, name)) return value;
+  }
+  return std::nullopt;
+}
+
+struct HttpServer::Impl {
+  // Declared before the io_context: connections and timers destroyed with it still read these.
+  HttpServerOptions options;
+  Handler handler;
+  std::atomic<std::size_t> open_connections{0};
+  std::atomic<bool> stopping{false};
+  int port = 0;
+
+  asio::io_context io;
+  tcp::acceptor acceptor{io};
+  std::vector<std::thread> threads;
+
+  void accept();
+};
+
+/// One client connection: a chain of asynchronous steps on its own strand — read a request (first bytes, head,
+/// body), hand it to the handler, write the answer, read the next — so it holds a thread only while a step runs.
+class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
+ public:
+  HttpConnection(tcp::socket socket, HttpServer::Impl& server) : stream_(std::move(socket)), server_(server) {
+    ++server_.open_connections;
+  }
+  ~HttpConnection() { --server_.open_connections; }
+
+  void start() { read_first_bytes(); }
+
+  /// From any thread: the answer to the request being handled.
+  void answer(HttpAnswer answer) {
+    asio::post(stream_.get_executor(), [self = shared_from_this(), answer = std::move(answer)]() mutable {
+      self->write(std::move(answer));
+    });
+  }
+
+  /// The handler let go of its Responder without answering: end the connection (never leave it waiting).
+  void abandon() {
+    if (server_.stopping) return;  // the io_context is going away; it closes the socket itself
+    asio::post(stream_.get_executor(), [self = shared_from_this()] { self->close_now(); });
+  }
+
+ private:
+  using Response = http::response<http::string_body>;
+
+  /// Between requests: waits (up to the idle timeout, costing no thread) for the first bytes of the next one,
+  /// unless they were already read with the previous request (pipelining).
+  void read_first_bytes() {
+    parser_.emplace();
+    parser_->header_limit(static_cast<std::uint32_t>(server_.options.max_header_bytes));
+    parser_->body_limit(server_.options.max_body_bytes);
+    if (buffer_.size() > 0) {
+      read_head();
+      return;
+    }
+    stream_.expires_after(server_.options.idle_timeout);
+    stream_.async_read_some(buffer_.prepare(kFirstReadBytes),
+                            [self = shared_from_this()](const beast::error_code& error, std::size_t n) {
+                              if (error) return self->close_now();  // idle timeout, or the client closed
+                              self->buffer_.commit(n);
+                              self->read_head();
+                            });
+  }
+
+  /// The rest of the request line and headers, within the I/O timeout.
+  void read_head() {
+    stream_.expires_after(server_.options.io_timeout);
+    http::async_read_header(stream_, buffer_, *parser_,
+                            [self = shared_from_this()](const beast::error_code& error, std::size_t) {
+                              self->on_head(error);
+                            });
+  }
+
+  void on_head(const beast::error_code& error) {
+    if (error) return refuse(error);
+    const auto& head = parser_->get();
+    // RFC 9110 10.1.1: a client waiting for "100 Continue" before sending its body gets it, unless the body
+    // is already here (then the client has stopped waiting anyway).
+    const auto expect = head.find(http::field::expect);
+    if (!parser_->is_done() && expect != head.end() && equals_ignoring_case(text(expect->value()), "100-continue") &&
+        head.version() == 11) {
+      static constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
+      asio::async_write(stream_, asio::buffer(kContinue.data(), kContinue.size()),
+                        [self = shared_from_this()](const beast::error_code& write_error, std::size_t) {
+                          if (write_error) return self->close_now();
+                          self->read_body();
+                        });
+      return;
+    }
+    read_body();
+  }
+
+  /// The body (none when the request has neither Content-Length nor chunked coding: RFC 9112 6.3).
+  void read_body() {
+    stream_.expires_after(server_.options.io_timeout);
+    http::async_read(stream_, buffer_, *parser_, [self = shared_from_this()](const beast::error_code& error, std::size_t) {
+      if (error) return self->refuse(error);
+      self->handle();
+    });
+  }
+
+  /// A request that could not be read whole: a one-line answer saying the connection ends, when the client is
+  /// still there to read it.
+  void refuse(const beast::error_code& error) {
+    if (error == beast::error::timeout || error == http::error::end_of_stream || error == http::error::partial_message ||
+        error == asio::error::eof || error == asio::error::connection_reset || error == asio::error::operation_aborted) {
+      return close_now();
+    }
+    keep_alive_ = false;
+    head_request_ = false;
+    write(unreadable(error));
+  }
+
+  void handle() {
+    http::request<http::string_body> message = parser_->release();
+    parser_.reset();
+    keep_alive_ = message.keep_alive();
+    head_request_ = message.method() == http::verb::head;
+    version_ = message.version();
+    stream_.expires_never();  // the handler may take its time (injected latency); no thread waits meanwhile
+    if (version_ == 11 && message.find(http::field::host) == message.end()) {
+      // RFC 9112 3.2: a server must answer 400 to an HTTP/1.1 request without Host.
+      write({400, "text/plain; charset=utf-8", "bad request: an HTTP/1.1 request needs a Host header\n", {}});
+      return;
+    }
+
+    HttpRequest request;
+    request.method = text(message.method_string());
+    request.target = text(message.target());
+    const std::size_t mark = request.target.find('?');
+    request.path = request.target.substr(0, mark);
+    if (mark != std::string::npos) request.query = request.target.substr(mark + 1);
+    for (const auto& field : message) request.headers.emplace_back(text(field.name_string()), text(field.value()));
+    request.body = std::move(message.body());
+    try {
+      server_.handler(std::move(request), Responder(shared_from_this()));
+    } catch (const std::exception&) {
+      write({500, "text/plain; charset=utf-8", "internal error: the sandbox could not answer this request\n", {}});
+    }
+  }
+
+  void write(HttpAnswer answer) {
+    if (answer.delivery == Delivery::no_answer) return close_now();
+    auto response = std::make_shared<Response>();
+    response->version(version_);
+    response->result(static_cast<unsigned>(answer.status));
+    if (!answer.content_type.empty()) response->set(http::field::content_type, answer.content_type);
+    for (const auto& [name, value] : answer.headers) response->insert(name, value);
+    const std::size_t length = answer.body.size();
+    if (!head_request_) {
+      response->body() = std::move(answer.body);
+      // A broken answer: the head declares the whole body, half of it follows, then the connection ends.
+      if (answer.delivery == Delivery::half_body) response->body().resize(length / 2);
+    }
+    response->content_length(length);
+    const bool go_on = keep_alive_ && answer.delivery == Delivery::whole;
+    if (answer.delivery == Delivery::whole) response->keep_alive(go_on);
+    stream_.expires_after(server_.options.io_timeout);
+    http::async_write(stream_, *response,
+                      [self = shared_from_this(), response, go_on, delivery = answer.delivery](
+                          const beast::error_code& error, std::size_t) {
+                        if (error || delivery == Delivery::half_body) return self->close_now();
+                        if (go_on) return self->read_first_bytes();
+                        self->linger();
+                      });
+  }
+
+  /// Ends the connection after an answer that said so. Closing a socket with unread bytes from the client
+  /// makes the kernel send a reset, which may destroy the answer before the client has read it: so first end
+  /// the sending side (the client sees the answer, then the end), then read and drop what still comes for a
+  /// short while.
+  void linger() {
+    beast::error_code ignored;
+    stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
+    stream_.expires_after(kLingerTime);
+    drain();
+  }
+
+  void drain() {
+    stream_.async_read_some(asio::buffer(scratch_), [self = shared_from_this()](const beast::error_code& error, std::size_t) {
+      if (error) return self->close_now();
+      self->drain();
+    });
+  }
+
+  void close_now() {
+    beast::error_code ignored;
+    stream_.socket().shutdown(tcp::socket::shutdown_both, ignored);
+    stream_.socket().close(ignored);
+  }
+
+  beast::tcp_stream stream_;
+  HttpServer::Impl& server_;
+  beast::flat_buffer buffer_;
+  std::optional<http::request_parser<http::string_body>> parser_;
+  std::array<char, 4096> scratch_{};
+  // The request being answered.
+  bool keep_alive_ = true;
+  bool head_request_ = false;
+  unsigned version_ = 11;
+};
+
+Responder::~Responder() {
+  if (connection_) connection_->abandon();
+}
+
+void Responder::operator()(HttpAnswer answer) {
+  if (!connection_) return;  // answered already
+  std::shared_ptr<HttpConnection> connection = std::move(connection_);
+  connection->answer(std::move(answer));
+}
+
+void HttpServer::Impl::accept() {
+  // Each connection gets its own strand: its steps never run at once, on whichever thread is free.
+  acceptor.async_accept(asio::make_strand(io), [this](const beast::error_code& error, tcp::socket socket) {
+    if (error == asio::error::operation_aborted) return;  // stopping
+    if (!error) {
+      beast::error_code ignored;
+      socket.set_option(tcp::no_delay(true), ignored);
+      std::make_shared<HttpConnection>(std::move(socket), *this)->start();
+    }
+    accept();  // also after an error (e.g. out of descriptors for a moment): keep serving the others
   });
 }
 
-bool InStepServer::has_routes_for(const std::string& method) { return one_of(kRoutedMethods, method); }
-
-bool InStepServer::process_and_close_socket(socket_t sock) {
-  Connection connection(sock, to_milliseconds(read_timeout_sec_, read_timeout_usec_),
-                        to_milliseconds(write_timeout_sec_, write_timeout_usec_));
-  const milliseconds idle = to_milliseconds(keep_alive_timeout_sec_, 0);
-  bool answered = false;  // the last request got an answer and the connection did not get back in step
-  bool ok = false;
-  for (std::size_t left = keep_alive_max_count_; left > 0 && svr_sock_ != INVALID_SOCKET; --left) {
-    if (!connection.wait_for_request(idle, svr_sock_)) break;
-    connection.begin_request();
-    bool client_closes = false;
-    current_connection = &connection;
-    ok = process_request(connection, left == 1, client_closes,
-                         [&connection](httplib::Request& req) { connection.head_read(req); });
-    current_connection = nullptr;
-    answered = ok;
-    if (!ok || client_closes || !connection.finish_request()) break;
-    answered = false;
+HttpServer::HttpServer(HttpServerOptions options, Handler handler) : impl_(std::make_unique<Impl>()) {
+  Impl& s = *impl_;
+  s.options = std::move(options);
+  s.handler = std::move(handler);
+  try {
+    tcp::resolver resolver(s.io);
+    const auto endpoints = resolver.resolve(s.options.host, std::to_string(s.options.port),
+                                            tcp::resolver::numeric_service | tcp::resolver::passive);
+    const tcp::endpoint endpoint = endpoints.begin()->endpoint();
+    s.acceptor.open(endpoint.protocol());
+    s.acceptor.set_option(tcp::acceptor::reuse_address(true));
+    s.acceptor.bind(endpoint);
+    s.acceptor.listen(asio::socket_base::max_listen_connections);
+    s.port = s.acceptor.local_endpoint().port();
+  } catch (const std::exception& e) {
+    throw trunk::Error("sandbox: cannot listen on " + s.options.host + ":" + std::to_string(s.options.port) + " (" +
+                       e.what() + ")");
   }
-  if (answered) {
-    connection.close_after_answer();
-  } else {
-    connection.close_now();
-  }
-  return ok;
 }
+
+void HttpServer::start() {
+  Impl& s = *impl_;
+  if (!s.threads.empty()) return;
+  s.accept();
+  const int threads = std::max(1, s.options.threads);
+  for (int i = 0; i < threads; ++i) s.threads.emplace_back([&s] { s.io.run(); });
+}
+
+HttpServer::~HttpServer() { stop(); }
+
+void HttpServer::stop() {
+  Impl& s = *impl_;
+  if (s.stopping.exchange(true)) return;
+  // The threads first: the acceptor is not safe to close while a thread may be starting the next accept.
+  // What is still pending (accepts, reads, timers) is destroyed with the io_context, closing its sockets.
+  s.io.stop();
+  for (std::thread& thread : s.threads) thread.join();
+  beast::error_code ignored;
+  s.acceptor.close(ignored);
+}
+
+int HttpServer::port() const noexcept { return impl_->port; }
+
+void HttpServer::after(std::chrono::microseconds delay, std::function<void()> work) {
+  auto timer = std::make_shared<asio::steady_timer>(impl_->io, delay);
+  timer->async_wait([timer, work = std::move(work)](const beast::error_code& error) {
+    if (!error) work();
+  });
+}
+
+std::size_t HttpServer::open_connections() const noexcept { return impl_->open_connections; }
 
 }  // namespace trunk::sandbox

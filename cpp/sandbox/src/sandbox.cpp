@@ -1,12 +1,5 @@
-// Sandbox: the Service on cpp-httplib, with faults and the request record.
+// Sandbox: the Service on the sandbox's HTTP server (http_server.hpp), with faults and the request record.
 #include "trunk/sandbox/sandbox.hpp"
-
-#include <arpa/inet.h>
-#include <dirent.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-
-#include <httplib.h>
 
 #include <algorithm>
 #include <atomic>
@@ -31,8 +24,6 @@ namespace trunk::sandbox {
 
 namespace {
 
-constexpr std::size_t kMaxPayloadBytes = 1 << 20;  // larger bodies get 413 from httplib
-constexpr std::size_t kKeepAliveMaxCount = 100000;  // clients should reuse one connection for many requests
 constexpr const char* kTokenHeader = "x-api-token";
 
 /// Default of SandboxOptions::now (see the header): the wall clock, to the second.
@@ -93,59 +84,6 @@ bool equals_ignoring_case(std::string_view a, std::string_view b) {
   return true;
 }
 
-bool same_endpoint(const sockaddr_storage& address, const std::string& ip, int port) {
-  char text[INET6_ADDRSTRLEN] = {};
-  int actual_port = -1;
-  if (address.ss_family == AF_INET) {
-    const auto* v4 = reinterpret_cast<const sockaddr_in*>(&address);
-    inet_ntop(AF_INET, &v4->sin_addr, text, sizeof text);
-    actual_port = ntohs(v4->sin_port);
-  } else if (address.ss_family == AF_INET6) {
-    const auto* v6 = reinterpret_cast<const sockaddr_in6*>(&address);
-    inet_ntop(AF_INET6, &v6->sin6_addr, text, sizeof text);
-    actual_port = ntohs(v6->sin6_port);
-  } else {
-    return false;
-  }
-  return actual_port == port && ip == text;
-}
-
-/// The descriptor of the connection a request came on: httplib does not hand the socket to handlers, so find
-/// it among our descriptors by its two endpoints (unique while the connection is open, and it is: we are
-/// serving it). Shutting it down drops the connection without an answer: httplib's later write fails and it
-/// closes the socket; the client sees the connection end with no response at all.
-std::optional<int> connection_of(const httplib::Request& req) {
-  DIR* dir = ::opendir("/proc/self/fd");
-  if (dir == nullptr) return std::nullopt;
-  std::optional<int> found;
-  while (dirent* entry = ::readdir(dir)) {
-    char* end = nullptr;
-    const long fd = std::strtol(entry->d_name, &end, 10);
-    if (end == entry->d_name || *end != '\0') continue;
-    sockaddr_storage local{}, peer{};
-    socklen_t local_len = sizeof local, peer_len = sizeof peer;
-    if (::getsockname(static_cast<int>(fd), reinterpret_cast<sockaddr*>(&local), &local_len) != 0) continue;
-    if (::getpeername(static_cast<int>(fd), reinterpret_cast<sockaddr*>(&peer), &peer_len) != 0) continue;
-    if (same_endpoint(local, req.local_addr, req.local_port) && same_endpoint(peer, req.remote_addr, req.remote_port)) {
-      found = static_cast<int>(fd);
-      break;
-    }
-  }
-  ::closedir(dir);
-  return found;
-}
-
-/// The message of an error cpp-httplib answers before any handler runs (set_error_handler in start()).
-std::string httplib_error_message(int status) {
-  switch (status) {
-    case 400: return "bad request: the request could not be read (request line, headers or body framing)";
-    case 413: return "payload too large: the body is over " + std::to_string(kMaxPayloadBytes) + " bytes";
-    case 414: return "URI too long";
-    case 416: return "range not satisfiable: invalid Range header";
-    default: return "HTTP error " + std::to_string(status);
-  }
-}
-
 }  // namespace
 
 struct Sandbox::Impl {
@@ -155,14 +93,15 @@ struct Sandbox::Impl {
   RequestLog log;
   std::unique_ptr<SandboxClock> clock;  // before the service, whose queues read it
   std::unique_ptr<Service> service;
-  std::unique_ptr<httplib::Server> server;
-  std::thread thread;
+  std::unique_ptr<HttpServer> server;
   int port = 0;
   std::atomic<bool> running{false};
 
   explicit Impl(SandboxOptions o) : options(std::move(o)), faults(options.faults) {}
 
-  void serve(const httplib::Request& req, httplib::Response& res);
+  /// Every request: the faults rolled, the injected latency waited on a timer (holding no thread), then answer().
+  void serve(HttpRequest&& req, Responder respond);
+  HttpAnswer answer(const HttpRequest& req, const FaultDecision& fault);
   trunk::Timestamp advance(std::chrono::microseconds by);
 };
 
@@ -172,18 +111,15 @@ trunk::Timestamp Sandbox::Impl::advance(std::chrono::microseconds by) {
   return clock->now();
 }
 
-namespace {
-/// The query string of a request target ("" when it has none).
-std::string_view query_of(const std::string& target) {
-  const std::size_t mark = target.find('?');
-  return mark == std::string::npos ? std::string_view{} : std::string_view(target).substr(mark + 1);
-}
-}  // namespace
-
-void Sandbox::Impl::serve(const httplib::Request& req, httplib::Response& res) {
+void Sandbox::Impl::serve(HttpRequest&& req, Responder respond) {
   const FaultDecision fault = faults.roll();
-  if (fault.delay.count() > 0) std::this_thread::sleep_for(fault.delay);
+  if (fault.delay.count() <= 0) return respond(answer(req, fault));
+  // The timer's work must be copyable (std::function): the request and its responder wait in a shared slot.
+  auto waiting = std::make_shared<std::pair<HttpRequest, Responder>>(std::move(req), std::move(respond));
+  server->after(fault.delay, [this, waiting, fault] { waiting->second(answer(waiting->first, fault)); });
+}
 
+HttpAnswer Sandbox::Impl::answer(const HttpRequest& req, const FaultDecision& fault) {
   RecordedRequest record;
   if (options.record_requests) {
     record.method = req.method;
@@ -200,59 +136,47 @@ void Sandbox::Impl::serve(const httplib::Request& req, httplib::Response& res) {
     record.fault = injected;
     log.add(std::move(record));
   };
+  auto text = [](int status, std::string body) {
+    HttpAnswer a;
+    a.status = status;
+    a.body = std::move(body);
+    return a;
+  };
 
-  if (const std::optional<int> connection = fault.drop ? connection_of(req) : std::nullopt) {
-    // Recorded before the socket goes: a client that sees its connection end may read the record at once.
+  if (fault.drop) {
     finish(0, "drop");
-    ::shutdown(*connection, SHUT_RDWR);
-    res.status = 500;  // never reaches the client: the socket is already shut down
-    return;
+    return {0, "", "", {}, Delivery::no_answer};
   }
   std::optional<int> retry_after = faults.take_rate_limit_token(options.org_url_slug);
   if (!retry_after && fault.rate_limited) retry_after = std::max(0, faults.options().rate_limited_retry_after_seconds);
   if (retry_after) {
-    res.status = 429;
-    res.set_header("Retry-After", std::to_string(*retry_after));
-    res.set_content("rate limit exceeded: too many requests for organization " + options.org_url_slug + "\n",
-                    "text/plain; charset=utf-8");
+    HttpAnswer a = text(429, "rate limit exceeded: too many requests for organization " + options.org_url_slug + "\n");
+    a.headers.emplace_back("Retry-After", std::to_string(*retry_after));
     finish(429, "rate_limit");
-    return;
+    return a;
   }
   if (fault.server_error) {
-    res.status = 503;
-    res.set_content("service unavailable (injected fault)\n", "text/plain; charset=utf-8");
     finish(503, "error");
-    return;
+    return text(503, "service unavailable (injected fault)\n");
   }
 
-  std::optional<std::string> token;
-  if (req.has_header(kTokenHeader)) token = req.get_header_value(kTokenHeader);
+  const std::optional<std::string> token = req.header(kTokenHeader);
   Reply reply = req.path == kAdvancePath
                     ? answer_advance(req.method, token, this->token, req.body,
                                      [this](std::chrono::microseconds by) { return advance(by); })
-                    : service->handle(req.method, req.path, token, req.body, query_of(req.target));
-  if (const std::optional<int> connection = fault.drop_after ? connection_of(req) : std::nullopt) {
+                    : service->handle(req.method, req.path, token, req.body, req.query, req.header("Content-Type"));
+  if (fault.drop_after) {
     finish(0, "drop_after");  // processed: the change is made, only the answer is lost
-    ::shutdown(*connection, SHUT_RDWR);
-    res.status = 500;  // never reaches the client
-    return;
+    return {0, "", "", {}, Delivery::no_answer};
   }
-  res.status = reply.status;
-  for (const auto& [name, value] : reply.headers) res.set_header(name, value);
-  if (fault.truncate && reply.body.size() > 1) {
-    // Declare the full length, send the first half, then abort: the client sees a short body.
-    auto body = std::make_shared<std::string>(std::move(reply.body));
-    res.set_content_provider(body->size(), reply.content_type,
-                             [body](std::size_t offset, std::size_t, httplib::DataSink& sink) {
-                               const std::size_t half = body->size() / 2;
-                               if (offset < half) sink.write(body->data() + offset, half - offset);
-                               return offset < half ? true : false;
-                             });
+  HttpAnswer a{reply.status, std::move(reply.content_type), std::move(reply.body), std::move(reply.headers), Delivery::whole};
+  if (fault.truncate && a.body.size() > 1) {
+    a.delivery = Delivery::half_body;  // the full length declared, half the body sent, then the connection ends
     finish(reply.status, "truncate");
-    return;
+    return a;
   }
-  res.set_content(std::move(reply.body), reply.content_type);
   finish(reply.status);
+  return a;
 }
 
 Sandbox::Sandbox(SandboxOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {}
@@ -286,58 +210,22 @@ void Sandbox::start() {
     s.token = random_token();
   }
 
-  auto server = std::make_unique<InStepServer>();
-  const int threads = s.options.threads;
-  server->new_task_queue = [threads] { return new httplib::ThreadPool(static_cast<std::size_t>(threads)); };
-  server->set_tcp_nodelay(true);
-  server->set_keep_alive_max_count(kKeepAliveMaxCount);
-  server->set_payload_max_length(kMaxPayloadBytes);
-  const auto handler = [&s](const httplib::Request& req, httplib::Response& res) { s.serve(req, res); };
-  const std::string any = R"(.*)";
-  server->Get(any, handler).Post(any, handler).Put(any, handler).Patch(any, handler).Delete(any, handler).Options(any, handler);
-  // httplib routes no other method (it answers TRACE, CONNECT and the methods InStepServer lets through its
-  // parser with an empty 400): the service answers them like any wrong method, 405 with Allow (404 for an
-  // unknown path). Before httplib would read a body, which for these methods it never does.
-  server->set_pre_routing_handler([&s](const httplib::Request& req, httplib::Response& res) {
-    if (InStepServer::has_routes_for(req.method)) return httplib::Server::HandlerResponse::Unhandled;
-    s.serve(req, res);
-    return httplib::Server::HandlerResponse::Handled;
+  HttpServerOptions http;
+  http.host = s.options.host;
+  http.port = s.options.port;
+  http.threads = s.options.threads;
+  s.server = std::make_unique<HttpServer>(http, [&s](HttpRequest&& req, Responder respond) {
+    s.serve(std::move(req), std::move(respond));
   });
-  // The errors httplib answers itself (a request it cannot read, multipart/form-data without a boundary, a
-  // body over the limit) come with an empty body: give them the one line of text every other error has.
-  server->set_error_handler(httplib::Server::HandlerWithResponse([](const httplib::Request&, httplib::Response& res) {
-    if (!res.body.empty() || res.content_provider_ || res.content_length_ > 0) {
-      return httplib::Server::HandlerResponse::Unhandled;
-    }
-    Reply reply = text_reply(res.status, httplib_error_message(res.status));
-    res.set_content(std::move(reply.body), reply.content_type);
-    return httplib::Server::HandlerResponse::Handled;
-  }));
-
-  int port = s.options.port;
-  if (port == 0) {
-    port = server->bind_to_any_port(s.options.host);
-  } else if (!server->bind_to_port(s.options.host, port)) {
-    port = -1;
-  }
-  if (port <= 0) {
-    throw trunk::Error("sandbox: cannot listen on " + s.options.host + ":" + std::to_string(s.options.port) +
-                       " (address in use or not local?)");
-  }
-  s.port = port;
-  s.server = std::move(server);
-  httplib::Server* raw = s.server.get();
-  s.thread = std::thread([raw] { raw->listen_after_bind(); });
-  // stop() only works once the accept loop runs; wait for it so start();stop() cannot hang.
-  while (!raw->is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  s.port = s.server->port();
+  s.server->start();
   s.running = true;
 }
 
 void Sandbox::stop() {
   Impl& s = *impl_;
   if (!s.server) return;
-  s.server->stop();
-  if (s.thread.joinable()) s.thread.join();
+  s.server->stop();  // first: the handler, on the server's threads, reads s.server until they have ended
   s.server.reset();
   s.running = false;
 }

@@ -87,7 +87,7 @@ std::optional<Request> read_request(std::string_view body, std::string_view quer
   return std::nullopt;
 }
 
-/// GET (or HEAD, which cpp-httplib answers without the body) of the OpenAPI document; 405 for other methods.
+/// GET (or HEAD, which the HTTP server answers without the body) of the OpenAPI document; 405 for other methods.
 Reply openapi_reply(std::string_view method) {
   if (method != "GET" && method != "HEAD") {
     Reply reply = text_reply(405, "method not allowed: " + std::string(method) + " (use GET)");
@@ -460,8 +460,19 @@ Reply Service::serve(std::string_view body, std::string_view query) {
   return answer(*request);
 }
 
+namespace {
+/// Whether a Content-Type names JSON: application/json or a +json type, any parameters (charset) aside.
+bool is_json_media_type(std::string_view content_type) {
+  std::string type(content_type.substr(0, content_type.find(';')));
+  type.erase(std::remove_if(type.begin(), type.end(), [](unsigned char c) { return std::isspace(c) != 0; }), type.end());
+  std::transform(type.begin(), type.end(), type.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return type == "application/json" || (type.rfind("application/", 0) == 0 && type.size() > 5 &&
+                                        type.compare(type.size() - 5, 5, "+json") == 0);
+}
+}  // namespace
+
 Reply Service::handle(std::string_view method, std::string_view path, const std::optional<std::string>& token,
-                      std::string_view body, std::string_view query) {
+                      std::string_view body, std::string_view query, const std::optional<std::string>& content_type) {
   if (path == kOpenApiPath) return openapi_reply(method);
   using Serve = Reply (Service::*)(std::string_view, std::string_view);
   Serve operation = nullptr;
@@ -482,10 +493,15 @@ Reply Service::handle(std::string_view method, std::string_view path, const std:
   }
   if (!token) return text_reply(401, "unauthorized: missing x-api-token header");
   if (!constant_time_equal(*token, token_)) return text_reply(401, "unauthorized: invalid API token");
+  // The operations take JSON (interface.md); a body declared as something else (a form, multipart) is refused
+  // rather than guessed at. No Content-Type at all is read as JSON, as a hand-written request usually means it.
+  if (operation_method == "POST" && content_type && !is_json_media_type(*content_type)) {
+    return text_reply(415, "unsupported media type: " + *content_type + " (send application/json)");
+  }
   try {
     return (this->*operation)(body, query);
   } catch (const std::exception& e) {
-    // Never let an exception reach cpp-httplib, whose default answer would not be our one-line text.
+    // Never let an exception reach the HTTP server, whose answer would not say what went wrong.
     return text_reply(500, std::string("internal error: ") + e.what());
   }
 }

@@ -1,11 +1,11 @@
 #pragma once
 // The operations of the API (trunk/operations.hpp) over a History and a QueueStore, independent of the HTTP library:
-// (method, path, token header, body) in, (status, headers, body) out. sandbox.cpp puts it on cpp-httplib
-// and adds the faults.
+// (method, path, token header, body) in, (status, headers, body) out. sandbox.cpp puts it on the HTTP server
+// (http_server.hpp) and adds the faults.
 //
 // Order of checks: unknown path 404, method other than the operation's (POST, or GET for
-// getMergeQueueMetrics; any other method, TRACE and unknown ones included) 405 with Allow, token 401, request shape and rules 400 (the body, or the query string of
-// the GET), unknown repository / organization / test / merge queue / pull request / test run 404, then the
+// getMergeQueueMetrics; any other method, TRACE and unknown ones included) 405 with Allow, token 401, a POST whose
+// Content-Type is not JSON 415, request shape and rules 400 (the body, or the query string of the GET), unknown repository / organization / test / merge queue / pull request / test run 404, then the
 // operation's own refusals (409 createQueue of an existing queue, 400 for a state that forbids the change), foreign
 // page token 500. GET /openapi.json answers the OpenAPI document (trunk/openapi.hpp) with no token.
 
@@ -30,9 +30,8 @@ namespace trunk::sandbox {
 
 struct Reply {
   int status = 200;
-  // With the charset parameter cpp-httplib 0.11 does not compress the body. Debian's build would otherwise
-  // pick brotli at quality 11 whenever a client offers it, which costs ~2 s per 100-test page: on loopback
-  // compression only burns CPU, so the sandbox answers uncompressed (any client may still ask for gzip).
+  // The sandbox answers uncompressed whatever the client offers: on loopback compression only burns CPU (with
+  // cpp-httplib, the server until issue 17, brotli at quality 11 cost ~2 s per 100-test page).
   std::string content_type = "application/json; charset=utf-8";
   std::string body;
   std::vector<std::pair<std::string, std::string>> headers;
@@ -44,9 +43,11 @@ class Service {
   Service(History history, std::string token, std::string org_url_slug, std::unique_ptr<QueueStore> queues,
           PageTokens page_tokens, std::size_t test_json_budget = kDefaultTestJsonCacheBytes);
 
-  /// `token` is the x-api-token header (nullopt when absent); `query` the query string without its '?'.
+  /// `token` is the x-api-token header (nullopt when absent); `query` the query string without its '?';
+  /// `content_type` the Content-Type header (nullopt when absent: the body is read as JSON).
   Reply handle(std::string_view method, std::string_view path, const std::optional<std::string>& token,
-               std::string_view body, std::string_view query = {});
+               std::string_view body, std::string_view query = {},
+               const std::optional<std::string>& content_type = std::nullopt);
 
   /// The merge queues (Sandbox::advance runs them to the clock's now).
   QueueStore& queues() noexcept { return *queues_; }

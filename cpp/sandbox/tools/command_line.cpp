@@ -60,7 +60,7 @@ std::string usage() {
          "                           POST /sandbox/advance (default: the wall clock)\n"
          "  --flaky-failure-rate F   chance a queue test run fails on a flaky test (default: from the history)\n"
          "  --broken-rate F          chance a submitted pull request is broken (default: from the history)\n"
-         "  --threads N              worker threads; one per open client connection (default 64)\n"
+         "  --threads N              server threads; connections hold none while idle or waiting (default 4)\n"
          "  --latency-ms N           added to every response\n"
          "  --jitter-ms N            plus a uniform random 0..N ms\n"
          "  --error-rate F           fraction of requests answered 503\n"
@@ -78,7 +78,6 @@ std::string usage() {
 
 CommandLine parse(const std::vector<std::string>& args) {
   CommandLine line;
-  line.options.threads = 64;  // the binary serves many client connections (wrk, several notebooks) at once
   SandboxOptions& o = line.options;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& flag = args[i];

@@ -1,8 +1,8 @@
 #pragma once
-// trunk::sandbox::Sandbox: a local, stateful implementation of the service of interface.md, served by
-// cpp-httplib on a background thread. Used by the demo, notebooks, Python tests and benchmarks, and by users
-// who want to try their automation offline. httplib stays out of this header (pimpl) so consumers need not
-// see it.
+// trunk::sandbox::Sandbox: a local, stateful implementation of the service of interface.md, served by an
+// event-driven HTTP/1.1 server (Boost.Asio/Beast) on background threads. Used by the demo, notebooks, Python
+// tests and benchmarks, and by users who want to try their automation offline. The server stays out of this
+// header (pimpl) so consumers need not see Boost.
 //
 // Clock: the flaky-test history is generated relative to `now`. SandboxOptions::now = nullopt means the wall
 // clock at start(), truncated to the second, so "the last 7 days" on the caller's own clock has data; tests
@@ -67,9 +67,9 @@ struct SandboxOptions {
   std::chrono::milliseconds switching_modes_duration{2000};
   std::string state_file;  ///< "" = queues in memory only; else loaded at start, rewritten atomically
   std::string data_file;   ///< "" = generate from seed; else load the history from this JSON (save_data format)
-  /// Worker threads. cpp-httplib keeps a kept-alive connection on its thread, so this is also the number of
-  /// client connections served at once (others wait for one to close).
-  int threads = 32;
+  /// Threads that read, answer and write requests. Serving is event-driven: a connection holds no thread while
+  /// it is idle, sends slowly or waits out injected latency, so a few threads serve any number of connections.
+  int threads = 4;
   FaultOptions faults;
   bool record_requests = true;  ///< keep a log of the requests received (the last 10,000)
   ClockMode clock = ClockMode::real;  ///< the clock of the merge queues
