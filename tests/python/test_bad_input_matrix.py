@@ -280,6 +280,17 @@ RAW: list[tuple[str, str, Callable[[trunk_api.Sandbox, trunk_api.Repo], bytes], 
     ("negative_concurrency", "/v1/updateQueue",
      lambda b, r: json.dumps({"repo": _repo_json(r), "targetBranch": "m", "concurrency": -1}).encode(), 400,
      "concurrency"),
+    # Decision (issue 17): no request field is nullable; null is refused like any other wrong type.
+    ("null_page_token", "/v1/flaky-tests/list-unhealthy-tests",
+     lambda b, r: json.dumps({"repo": _repo_json(r), "org_url_slug": b.org_url_slug, "status": "FLAKY",
+                              "page_query": {"page_size": 10, "page_token": None}}).encode(), 400,
+     "page_query.page_token: expected string, got null"),
+    ("null_testing_timeout", "/v1/updateQueue",
+     lambda b, r: json.dumps({"repo": _repo_json(r), "targetBranch": "main", "testingTimeoutMinutes": None}).encode(),
+     400, "testingTimeoutMinutes: expected integer, got null"),
+    ("null_delete_required_statuses", "/v1/updateQueue",
+     lambda b, r: json.dumps({"repo": _repo_json(r), "targetBranch": "main", "deleteRequiredStatuses": None}).encode(),
+     400, "deleteRequiredStatuses: expected boolean, got null"),
     ("oversized", "/v1/updateQueue",
      lambda b, r: json.dumps({"repo": _repo_json(r), "targetBranch": "m" * (3 << 20)}).encode(), 413, ""),
 ]
@@ -295,3 +306,19 @@ def test_sandbox_answers_raw_bad_requests_with_the_field(box: trunk_api.Sandbox,
     assert box.token not in text
     assert _post_raw(box, "/v1/updateQueue", json.dumps({"repo": _repo_json(repo), "targetBranch": "main"}).encode())[0] == 200
 
+
+
+def test_none_is_not_sent_and_the_raw_null_boundary(box: trunk_api.Sandbox, client: Client,
+                                                    repo: trunk_api.Repo) -> None:
+    """None for an optional argument means "not sent": the request carries no null (the sandbox would refuse
+    it, above), and the setting is left as it was; without the null key the same raw request is answered."""
+    before = client.get_queue(repo, "main")
+    box.clear_requests()
+    after = client.update_queue(repo, "main", testing_timeout_minutes=None, delete_required_statuses=None,
+                                required_statuses=None, state=None)
+    assert box.requests[-1].body == {"repo": _repo_json(repo), "targetBranch": "main"}
+    assert b"null" not in box.requests[-1].raw_body
+    assert after.testing_timeout_minutes == before.testing_timeout_minutes
+    assert after.required_statuses == before.required_statuses
+    status, text = _post_raw(box, "/v1/updateQueue", json.dumps({"repo": _repo_json(repo), "targetBranch": "main"}).encode())
+    assert status == 200, text
