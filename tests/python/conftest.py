@@ -3,6 +3,7 @@ clients pointed at it. Tests that need faults start their own small sandbox."""
 
 from __future__ import annotations
 
+import signal
 from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone
 
@@ -25,6 +26,24 @@ def ensure_queue(box: trunk_api.Sandbox, repo: trunk_api.Repo, branch: str) -> s
         pass
     box.clear_requests()
     return branch
+
+
+@pytest.fixture
+def sigint_as_in_a_terminal() -> Iterator[None]:
+    """SIGINT as a program started from an interactive shell has it: Python's default handler
+    (KeyboardInterrupt) in this process, and the default action in the programs it starts.
+
+    A shell that starts the suite in the background (`scripts/test &`, `nohup scripts/test &`, CI runners)
+    makes it ignore SIGINT, and an ignored signal stays ignored across fork and exec: a Ctrl-C test would then
+    test how the suite was started rather than the library. Setting the handler here is enough for the children
+    too, because exec resets a handled signal to its default action (POSIX), so every program a test starts
+    begins as if typed at a prompt, with no code added to it; preexec_fn, the other way, is unsafe in a
+    process with threads (the sandboxes' server threads run here)."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 @pytest.fixture(scope="session")
