@@ -99,14 +99,14 @@ class Traffic:
         return (f"{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nx-api-token: {self.token}\r\n{extra}").encode()
 
     def details_body(self, test_id: str, **override: object) -> bytes:
-        body = {"repo": self.repo, "org_url_slug": self.org, "test_id": test_id}
+        body: dict[str, object] = {"repo": self.repo, "org_url_slug": self.org, "test_id": test_id}
         body.update(override)
         return json.dumps(body).encode()
 
     @staticmethod
     def json_test_id(answer: Answer, test_id: str) -> bool:
         try:
-            return json.loads(answer.body)["test"]["id"].lower() == test_id.lower()
+            return bool(json.loads(answer.body)["test"]["id"].lower() == test_id.lower())
         except (ValueError, KeyError, TypeError):
             return False
 
