@@ -19,9 +19,11 @@ the middle of an unread body, or an answer meant for another request. Kinds:
   wrong_type   POST, org_url_slug a number                       400, names org_url_slug
   no_length    POST with neither Content-Length nor chunked      400 at once, "request body must be JSON"
   pipelined    valid + wrong_type in one packet                  both answered, in order
+  bad_framing  POST, Transfer-Encoding "chunked, gzip" and a      400 + Connection: close (RFC 9112 6.3: the
+               chunked body 20 ms later                          length is unknown); the driver reconnects
 
-A connection that ends, or an answer that does not come within --timeout seconds, is counted (closed,
-timeout) and the connection is opened again. Prints a table per kind and the totals; exits 1 when any answer
+A connection that ends (other than after bad_framing's Connection: close), or an answer that does not come
+within --timeout seconds, is counted (closed, timeout) and the connection is opened again. Prints a table per kind and the totals; exits 1 when any answer
 was desynchronised, timed out, or a connection ended without saying so. Traffic goes to 127.0.0.1 only.
 
     TRUNK_TOKEN=... TRUNK_ORG=... TRUNK_REPO_HOST=... TRUNK_REPO_OWNER=... TRUNK_REPO_NAME=... TRUNK_IDS=a,b,c \\
@@ -97,14 +99,14 @@ class Traffic:
         return (f"{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nx-api-token: {self.token}\r\n{extra}").encode()
 
     def details_body(self, test_id: str, **override: object) -> bytes:
-        body = {"repo": self.repo, "org_url_slug": self.org, "test_id": test_id}
+        body: dict[str, object] = {"repo": self.repo, "org_url_slug": self.org, "test_id": test_id}
         body.update(override)
         return json.dumps(body).encode()
 
     @staticmethod
     def json_test_id(answer: Answer, test_id: str) -> bool:
         try:
-            return json.loads(answer.body)["test"]["id"].lower() == test_id.lower()
+            return bool(json.loads(answer.body)["test"]["id"].lower() == test_id.lower())
         except (ValueError, KeyError, TypeError):
             return False
 
@@ -151,6 +153,13 @@ class Traffic:
         if kind == "no_length":
             return [Request(kind, [self.head("POST", DETAILS, json_type + "\r\n")],
                             lambda a: self.text(a, 400, "request body must be JSON"), "400 empty body")]
+        if kind == "bad_framing":
+            body = self.details_body(test_id)
+            chunks = b"%x\r\n%s\r\n0\r\n\r\n" % (len(body), body)
+            head = self.head("POST", DETAILS, json_type + "Transfer-Encoding: chunked, gzip\r\n\r\n")
+            return [Request(kind, [head, chunks],
+                            lambda a: self.text(a, 400) and a.headers.get("connection", "").lower() == "close",
+                            "400 + Connection: close")]
         if kind == "pipelined":
             first, second = self.make("valid", rng)[0], self.make("wrong_type", rng)[0]
             # One packet: the second request's bytes arrive with the first's.
@@ -160,7 +169,9 @@ class Traffic:
 
 
 KINDS = ["valid", "split", "chunked", "openapi", "get", "options", "trace", "unknown", "bad_json", "wrong_type",
-         "no_length", "pipelined"]
+         "no_length", "pipelined", "bad_framing"]
+#: The kinds whose answer ends the connection (Connection: close expected, then a new connection).
+CLOSING = {"bad_framing"}
 
 
 @dataclasses.dataclass
@@ -210,8 +221,11 @@ async def connection_loop(port: int, traffic: Traffic, requests: int, seed: int,
                         text = answer.body[:120].decode("utf-8", "replace").replace(traffic.token, "<token>")
                         examples.append(f"{request.kind}: expected {request.expected}, got {answer.status} {text!r}")
                 if answer.headers.get("connection", "").lower() == "close":
-                    counts[request.kind].closed += 1  # none of these requests gives a reason to end it
+                    if request.kind not in CLOSING:
+                        counts[request.kind].closed += 1  # nothing in these requests is a reason to end it
                     raise Closed
+                # Otherwise the connection goes on, as a client's would: if the server read less than the
+                # request (bad_framing kept alive), what it answers next is counted against the next request.
         except (Closed, ConnectionError):
             writer.close()
             reader = writer = None
