@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import signal
 from collections.abc import Iterator
+from pathlib import Path
 from datetime import datetime, timedelta, timezone
 
 import pytest
@@ -68,3 +69,15 @@ def client(box: trunk_api.Sandbox) -> trunk_api.Client:
 @pytest.fixture
 def repo(box: trunk_api.Sandbox) -> trunk_api.Repo:
     return box.repos[0]
+
+
+@pytest.fixture()
+def acme(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[trunk_api.Sandbox]:
+    """A sandbox serving the organization "acme", with the environment the README's and the docs' blocks are
+    written for (``Client()`` works as written); blocks that write files write them in a temporary directory."""
+    with trunk_api.Sandbox(org_url_slug="acme", tests=800) as sandbox:
+        monkeypatch.setenv("TRUNK_API_TOKEN", sandbox.token)
+        monkeypatch.setenv("TRUNK_BASE_URL", sandbox.url)
+        monkeypatch.delenv("TRUNK_API_KEY", raising=False)
+        monkeypatch.chdir(tmp_path)
+        yield sandbox

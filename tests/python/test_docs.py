@@ -15,7 +15,6 @@ from __future__ import annotations
 import importlib.util
 import inspect
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -32,16 +31,6 @@ PAGES_WITH_PYTHON = [page for page in PAGES if python_blocks((DOCS / page).read_
 
 def page_text(page: str) -> str:
     return (DOCS / page).read_text(encoding="utf-8")
-
-
-@pytest.fixture()
-def acme(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Sandbox]:
-    with Sandbox(org_url_slug="acme", tests=800) as sandbox:
-        monkeypatch.setenv("TRUNK_API_TOKEN", sandbox.token)
-        monkeypatch.setenv("TRUNK_BASE_URL", sandbox.url)
-        monkeypatch.delenv("TRUNK_API_KEY", raising=False)
-        monkeypatch.chdir(tmp_path)  # blocks that write files write them here
-        yield sandbox
 
 
 def test_the_pages_the_issue_asks_for_are_there():

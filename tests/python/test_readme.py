@@ -14,7 +14,6 @@ import os
 import re
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -24,16 +23,6 @@ from trunk_api import Sandbox
 from doc_blocks import CLI_MARKER, FENCE, ROOT, blocks, cli_block, paste_problems, python_blocks, run_cli_block, run_python
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")
-
-
-@pytest.fixture()
-def acme(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Sandbox]:
-    with Sandbox(org_url_slug="acme", tests=800) as sandbox:
-        monkeypatch.setenv("TRUNK_API_TOKEN", sandbox.token)
-        monkeypatch.setenv("TRUNK_BASE_URL", sandbox.url)
-        monkeypatch.delenv("TRUNK_API_KEY", raising=False)
-        monkeypatch.chdir(tmp_path)  # blocks that write files write them here
-        yield sandbox
 
 
 def test_it_is_a_landing_page_of_at_most_150_lines():
