@@ -36,8 +36,8 @@ def main() -> int:
         # The tour's clients live inside tour() and close their connections when it returns, so the sandbox
         # stops at once instead of waiting for idle keep-alive connections to time out.
         tour(sandbox)
-    print(f"\ndone in {time.perf_counter() - started:.1f} s. Next: the README's Python quick start, "
-          "`trunk-api --help`, and notebooks/.")
+    print(f"\ndone in {time.perf_counter() - started:.1f} s. Next: docs/getting-started.md, "
+          "`trunk-api --help`, and notebooks/ (jupyter lab, from .venv).")
     return 0
 
 

@@ -181,7 +181,7 @@ void check_pages(sb::Service& service, std::string_view path, Request request, c
       }
       if constexpr (!failing) {
         FUZZ_REQUIRE(test.status && test.status->value &&
-                         *test.status->value == lower(std::string(trunk::to_wire(request.status))),
+                         test.status->value->wire() == lower(std::string(trunk::to_wire(request.status))),
                      "unhealthy listing returned a test of another status: " + describe(reply, body));
       }
     }

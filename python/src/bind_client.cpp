@@ -53,9 +53,12 @@ void bind_operation(py::class_<PyClient>& cls, Method method) {
         PyDict_DelItemString(kwargs.ptr(), "max_results");
       }
       Request request = build_request<Request>(iter_name, args, kwargs, /*allow_page_token=*/false);
+      std::string query = iter_name + "(" + call_arguments(request, /*allow_page_position=*/false) +
+                          ", max_results=" + (limit ? std::to_string(*limit) : std::string("None")) + ")";
       auto pager = self.client->template pager<Op>(std::move(request));
       if (limit) pager.limit_prefetch(static_cast<std::size_t>(*limit));  // no page past max_results
-      return std::make_shared<ListingIterator<typename Op::Response>>(self.client, std::move(pager), limit);
+      return std::make_shared<ListingIterator<typename Op::Response>>(self.client, std::move(pager), limit,
+                                                                      std::move(query));
     }, ("Every item of every page of " + name + ", fetched lazily; max_results stops early.").c_str());
   }
 }

@@ -36,6 +36,13 @@ void raise_api_error(const ApiError& error, const char* class_name) {
 void translate(std::exception_ptr pointer) {
   try {
     std::rethrow_exception(pointer);
+  } catch (const MissingTokenError&) {
+    // The C++ message names ClientOptions::token; the facade's class words the remedy for Python callers from
+    // the variables the core reads.
+    py::tuple variables(kTokenVariables.size());
+    for (std::size_t i = 0; i < kTokenVariables.size(); ++i) variables[i] = py::str(std::string(kTokenVariables[i]));
+    const py::object cls = error_class("MissingTokenError");
+    raise(cls, cls(variables));
   } catch (const ValidationError& error) {
     const py::object violation = error_class("Violation");
     py::list violations;

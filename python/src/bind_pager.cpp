@@ -35,6 +35,12 @@ void bind_listing(py::module_& m, const char* name, const char* page_view_name, 
                           item + " objects, or use .pages for " + page +
                           " objects, .to_list() or .to_pandas(). Starting it a second time raises ValueError.";
   py::class_<Iterator, std::shared_ptr<Iterator>>(m, name, doc.c_str())
+      .def("__repr__", [name](const Iterator& self) {
+        // What it will ask for (or has been asking for), without fetching: a notebook cell showing an iterator
+        // says which query it is.
+        return "<" + std::string(name) + " " + self.query() + (self.started() ? ", started" : ", not started") +
+               ">";
+      })
       .def("__iter__", [](const std::shared_ptr<Iterator>& self) {
         self->start();
         return self;
@@ -54,10 +60,12 @@ void bind_listing(py::module_& m, const char* name, const char* page_view_name, 
         return self.drain();
       }, ("Every " + item + " of every remaining page as a list.").c_str())
       .def("to_columns", [](Iterator& self) {
+        require_frame_libraries();  // the columns are numpy arrays: say what to install before consuming anything
         self.start();
         return columns_of(self.drain());
       }, "Every item as flat columns (kind, data, mask) for trunk_api._pandas.frame_from_columns; used by to_pandas().")
       .def("to_pandas", [](Iterator& self) {
+        require_frame_libraries();  // before start(): without pandas the listing is neither fetched nor consumed
         self.start();
         py::dict columns = columns_of(self.drain());
         return frame_from_columns(columns);

@@ -27,6 +27,7 @@
 #include "trunk/merge_queue_requests.hpp"
 #include "trunk/page.hpp"
 #include "trunk/repo.hpp"
+#include "trunk/time.hpp"
 
 namespace trunk::python {
 
@@ -155,6 +156,59 @@ void read_fields(ArgCollector& args, const pybind11::dict& given, const std::str
       }
     }
   });
+}
+
+/// A request value as Python source a caller could have written: text quoted by repr(), a repository as its
+/// "host/owner/name", a time as its RFC 3339 text, an enumeration as its wire string.
+template <typename V>
+std::string argument_repr(const V& value) {
+  namespace py = pybind11;
+  if constexpr (schema::IsOptional<V>::value) {
+    return value ? argument_repr(*value) : "None";
+  } else if constexpr (std::is_same_v<V, Repo>) {
+    return py::repr(py::str(value.to_string())).template cast<std::string>();
+  } else if constexpr (std::is_same_v<V, Timestamp>) {
+    return py::repr(py::str(format_rfc3339(value))).template cast<std::string>();
+  } else if constexpr (schema::DescribedEnum<V>) {
+    return py::repr(py::str(std::string(to_wire(value)))).template cast<std::string>();
+  } else if constexpr (schema::IsVariant<V>::value) {
+    return std::visit([](const auto& alternative) { return argument_repr(alternative); }, value);
+  } else if constexpr (schema::IsVector<V>::value) {
+    std::string out = "[";
+    for (const auto& item : value) out += (out.size() > 1 ? ", " : "") + argument_repr(item);
+    return out + "]";
+  } else {
+    return py::repr(py::cast(value)).template cast<std::string>();  // str, int, float, bool
+  }
+}
+
+/// The arguments of a Python call that builds `request` ("repo='github.com/acme/widgets', org_url_slug='acme',
+/// page_size=100"), under the parameter names read_fields takes; fields not sent (None) are left out. For a
+/// repr that says what a lazy listing will ask for without asking.
+template <schema::Described R>
+std::string call_arguments(const R& request, bool allow_page_position) {
+  std::string out;
+  auto append = [&out](std::string_view name, const std::string& value) {
+    out += (out.empty() ? "" : ", ") + std::string(name) + "=" + value;
+  };
+  schema::for_each_field<R>([&](const auto& field) {
+    using Member = typename std::remove_cvref_t<decltype(field)>::member_type;
+    const auto& value = request.*(field.member);
+    if constexpr (std::is_same_v<Member, PageQuery>) {
+      append("page_size", argument_repr(value.page_size));
+      if (allow_page_position) append("page_token", argument_repr(value.page_token));
+    } else if constexpr (kFlattened<Member>) {
+      const std::string inner = call_arguments(value, allow_page_position);
+      if (!inner.empty()) out += (out.empty() ? "" : ", ") + inner;
+    } else {
+      if (field.rules.page_position && !allow_page_position) return;
+      if constexpr (schema::IsOptional<Member>::value) {
+        if (!value) return;
+      }
+      append(field.name, argument_repr(value));
+    }
+  });
+  return out;
 }
 
 /// Builds R from a Python call of `operation`. `allow_page_token`: false for the iter_ calls (they start at

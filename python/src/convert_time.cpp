@@ -42,23 +42,31 @@ namespace {
   throw ValidationError({Violation{std::string(field), shown, rule}});
 }
 
-Timestamp from_datetime(py::handle value) {
+/// The rule a naive datetime breaks. A naive datetime says nothing about its zone: `datetime.now()` is local
+/// time, `datetime.utcnow()` and many pandas timestamps are UTC. Reading it either way silently shifts a window
+/// by the UTC offset for the other half of callers (until issue 14 it was read as UTC, so a laptop in Los
+/// Angeles asked for a window 8 hours in the past); refusing it says so before anything is sent.
+constexpr const char* kNaiveRule =
+    "must be time-zone aware: a naive datetime could be UTC or local time, and is not guessed (use "
+    "datetime.now(timezone.utc), value.replace(tzinfo=timezone.utc) for UTC, value.astimezone() for local "
+    "time, or pandas' tz_localize)";
+
+Timestamp from_datetime(py::handle value, std::string_view field) {
   using namespace std::chrono;
   PyObject* object = value.ptr();
+  // utcoffset() is None for naive datetimes and a timedelta for aware ones. Calling the method (rather than
+  // reading tzinfo) honours every tzinfo implementation: zoneinfo, pytz, dateutil, pandas.
+  py::object offset = value.attr("utcoffset")();
+  if (offset.is_none()) reject(value, field, kNaiveRule);
   const year_month_day date{year{PyDateTime_GET_YEAR(object)},
                             month{static_cast<unsigned>(PyDateTime_GET_MONTH(object))},
                             day{static_cast<unsigned>(PyDateTime_GET_DAY(object))}};
   Timestamp result = sys_days{date} + hours{PyDateTime_DATE_GET_HOUR(object)} +
                      minutes{PyDateTime_DATE_GET_MINUTE(object)} + seconds{PyDateTime_DATE_GET_SECOND(object)} +
                      microseconds{PyDateTime_DATE_GET_MICROSECOND(object)};
-  // utcoffset() is None for naive datetimes (read as UTC) and a timedelta for aware ones. Calling the method
-  // (rather than reading tzinfo) honours every tzinfo implementation: zoneinfo, pytz, dateutil, pandas.
-  py::object offset = value.attr("utcoffset")();
-  if (!offset.is_none()) {
-    PyObject* delta = offset.ptr();
-    result -= days{PyDateTime_DELTA_GET_DAYS(delta)} + seconds{PyDateTime_DELTA_GET_SECONDS(delta)} +
-              microseconds{PyDateTime_DELTA_GET_MICROSECONDS(delta)};
-  }
+  PyObject* delta = offset.ptr();
+  result -= days{PyDateTime_DELTA_GET_DAYS(delta)} + seconds{PyDateTime_DELTA_GET_SECONDS(delta)} +
+            microseconds{PyDateTime_DELTA_GET_MICROSECONDS(delta)};
   return result;
 }
 
@@ -67,7 +75,7 @@ Timestamp from_datetime(py::handle value) {
 Timestamp timestamp_from_python(py::handle value, std::string_view field) {
   if (PyDateTime_Check(value.ptr())) {
     try {
-      return from_datetime(value);
+      return from_datetime(value, field);
     } catch (const py::error_already_set& error) {
       // pandas.NaT is a datetime subclass whose utcoffset() raises: a missing value, not a time.
       reject(value, field, std::string("must be a datetime with a value (") + error.what() + ")");
@@ -80,7 +88,15 @@ Timestamp timestamp_from_python(py::handle value, std::string_view field) {
       PyErr_Clear();
       reject(value, field, "must be valid UTF-8 text");
     }
-    return parse_rfc3339(std::string_view(text, static_cast<std::size_t>(size)), field);
+    const std::string_view written(text, static_cast<std::size_t>(size));
+    const Timestamp parsed = parse_rfc3339(written, field);
+    // The same rule as for a naive datetime: text without an offset is a wall-clock time of an unknown zone.
+    if (!rfc3339_has_offset(written)) {
+      reject(value, field,
+             "must carry its offset, Z or +hh:mm/-hh:mm (e.g. 2026-11-20T12:00:00Z): a time without one could be "
+             "UTC or local time, and is not guessed");
+    }
+    return parsed;
   }
   reject(value, field, "must be a datetime, a pandas.Timestamp or an RFC 3339 string");
 }

@@ -1,9 +1,11 @@
 #pragma once
 // Conversions between trunk::Timestamp (UTC, microseconds) and Python.
 //
-// Python -> Timestamp accepts an aware datetime (converted to UTC), a naive datetime (read as UTC, the
-// project's rule), a pandas.Timestamp (a datetime subclass; nanoseconds are truncated) or an RFC 3339 string
-// (parsed by trunk::parse_rfc3339). Anything else is a ValidationError naming the field.
+// Python -> Timestamp accepts an aware datetime (converted to UTC), an aware pandas.Timestamp (a datetime
+// subclass; nanoseconds are truncated) or an RFC 3339 string (parsed by trunk::parse_rfc3339, which requires
+// its offset). A naive datetime is refused (convert_time.cpp, kNaiveRule says why), like anything else that is
+// not a time: a ValidationError naming the field. This is the one place every time argument passes through
+// (requests, Sandbox(now=...)), so the rule holds for all of them.
 // Timestamp -> Python gives an aware datetime in UTC.
 //
 // The datetime C API lives in convert_time.cpp only (PyDateTime_IMPORT fills a per-file pointer); this header

@@ -10,18 +10,19 @@ namespace {
 
 // Kept for the life of the process (leaked on purpose: no destructor-order problems at interpreter exit).
 PyObject* errors_module = nullptr;
-PyObject* frame_builder = nullptr;
+PyObject* frames_module = nullptr;
 
 }  // namespace
 
 void bind_facade_hooks(py::module_& m) {
-  m.def("_connect_facade", [](const py::object& errors, const py::object& build_frame) {
+  m.def("_connect_facade", [](const py::object& errors, const py::object& frames) {
     Py_XDECREF(errors_module);
-    Py_XDECREF(frame_builder);
+    Py_XDECREF(frames_module);
     errors_module = errors.inc_ref().ptr();
-    frame_builder = build_frame.inc_ref().ptr();
-  }, py::arg("errors"), py::arg("frame_from_columns"),
-        "Called once by trunk_api at import: the exception classes and the DataFrame builder of the facade.");
+    frames_module = frames.inc_ref().ptr();
+  }, py::arg("errors"), py::arg("frames"),
+        "Called once by trunk_api at import: the exception classes (trunk_api.errors) and the DataFrame module "
+        "(trunk_api._pandas) of the facade.");
 }
 
 py::object facade_error_class(const char* name) {
@@ -30,8 +31,13 @@ py::object facade_error_class(const char* name) {
 }
 
 py::object frame_from_columns(const py::dict& columns) {
-  if (frame_builder == nullptr) throw py::import_error("to_pandas() needs the trunk_api package (import trunk_api)");
-  return py::reinterpret_borrow<py::object>(frame_builder)(columns);
+  require_frame_libraries();
+  return py::reinterpret_borrow<py::object>(frames_module).attr("frame_from_columns")(columns);
+}
+
+void require_frame_libraries() {
+  if (frames_module == nullptr) throw py::import_error("to_pandas() needs the trunk_api package (import trunk_api)");
+  py::reinterpret_borrow<py::object>(frames_module).attr("require_libraries")();
 }
 
 }  // namespace trunk::python

@@ -3,7 +3,8 @@
 // calls _core._connect_facade) instead of _core importing the trunk_api package: the dependency goes one way,
 // facade -> _core, and _core never imports a module of the package that imports it.
 //   - the exception classes of trunk_api/errors.py (they carry Python-level constructors and docs);
-//   - the DataFrame builder of trunk_api/_pandas.py (pandas is an optional dependency of the facade).
+//   - trunk_api/_pandas.py: the DataFrame builder, and the check that numpy and pandas (optional dependencies
+//     of the facade) are installed, made before a listing is consumed.
 
 #include <pybind11/pybind11.h>
 
@@ -15,5 +16,8 @@ void bind_facade_hooks(pybind11::module_& m);
 pybind11::object facade_error_class(const char* name);
 /// trunk_api._pandas.frame_from_columns(columns).
 pybind11::object frame_from_columns(const pybind11::dict& columns);
+/// trunk_api._pandas.require_libraries(): raises ModuleNotFoundError saying what to install when numpy or
+/// pandas is missing. Called before anything is fetched, so the iterator is still whole afterwards.
+void require_frame_libraries();
 
 }  // namespace trunk::python

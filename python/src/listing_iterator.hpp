@@ -17,6 +17,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -32,8 +33,11 @@ class ListingIterator {
   using Traits = PageTraits<Page>;
   using Item = typename Traits::Item;
 
-  ListingIterator(std::shared_ptr<Client> client, Pager<Page> pager, std::optional<std::int64_t> max_results)
-      : client_(std::move(client)), pager_(std::move(pager)), max_results_(max_results) {}
+  /// `query`: the call that made it, as its repr shows it (iter_failing_tests(repo=..., ...)); never the token,
+  /// which no request holds.
+  ListingIterator(std::shared_ptr<Client> client, Pager<Page> pager, std::optional<std::int64_t> max_results,
+                  std::string query)
+      : client_(std::move(client)), pager_(std::move(pager)), max_results_(max_results), query_(std::move(query)) {}
 
   /// Drops the pager with the GIL released: its prefetch thread may be waiting for the GIL (the log callback
   /// forwards to Python) and must be joined, which would deadlock while this thread held the GIL.
@@ -54,6 +58,7 @@ class ListingIterator {
     started_ = true;
   }
   bool started() const noexcept { return started_; }
+  const std::string& query() const noexcept { return query_; }
 
   /// The next item, or nullopt at the end (or once max_results items were given). Releases the GIL to fetch.
   std::optional<Item> next_item() {
@@ -141,6 +146,7 @@ class ListingIterator {
   std::shared_ptr<Client> client_;  // the pager refers to it: keep it alive
   Pager<Page> pager_;
   std::optional<std::int64_t> max_results_;
+  std::string query_;
   std::int64_t yielded_ = 0;
   bool started_ = false;
   Page current_{};

@@ -35,6 +35,8 @@ void bind_enum(py::module_& m) {
   py::object cls = enum_class(std::string(Description::name), members, py::arg("module") = "trunk_api.enums",
                               py::arg("qualname") = std::string(Description::name), py::arg("type") = py::module_::import("builtins").attr("str"));
   cls.attr("__doc__") = std::string(Description::doc);
+  // TestHealth & co.: a name pytest would otherwise try to collect as a test class in a user's test module.
+  cls.attr("__test__") = false;
   // str() and format() give the wire string, as a user printing a setting expects ("paused", not
   // "QueueState.PAUSED").
   cls.attr("__str__") = py::cpp_function([](py::handle self) { return self.attr("value"); }, py::is_method(cls));

@@ -47,6 +47,7 @@ from trunk_api.enums import (
     QueueMode,
     QueueState,
     RequiredStatusesSource,
+    TestHealth,
     TestingStatus,
 )
 from trunk_api.errors import (
@@ -56,6 +57,7 @@ from trunk_api.errors import (
     BulkError,
     ConflictError,
     DecodeError,
+    MissingTokenError,
     NotFoundError,
     PaginationError,
     PermissionDeniedError,
@@ -70,9 +72,9 @@ from trunk_api.errors import (
 from trunk_api.sandbox import RecordedRequest, Sandbox
 from trunk_api import _pandas, errors
 
-# The core reaches the facade's exception classes and DataFrame builder through what is handed to it here; it
+# The core reaches the facade's exception classes and DataFrame module through what is handed to it here; it
 # never imports this package itself.
-_core._connect_facade(errors, _pandas.frame_from_columns)
+_core._connect_facade(errors, _pandas)
 
 __all__ = [
     "__version__",
@@ -93,6 +95,7 @@ __all__ = [
     "MergeMethod",
     "MergeQueueMetrics",
     "MetricSample",
+    "MissingTokenError",
     "NotFoundError",
     "OptimizationMode",
     "PageInfo",
@@ -121,6 +124,7 @@ __all__ = [
     "ServerError",
     "SubmittedPullRequest",
     "TestCase",
+    "TestHealth",
     "TestingStatus",
     "TestIterator",
     "TestPage",

@@ -11,6 +11,7 @@ __version__: str
 
 class QueueState(str, enum.Enum):
     """State of a merge queue. Requests may set running, paused or draining; switching_modes is reported only."""
+    __test__: ClassVar[bool]  # False: pytest must not collect TestHealth & co.
     RUNNING = 'running'
     PAUSED = 'paused'
     DRAINING = 'draining'
@@ -18,32 +19,38 @@ class QueueState(str, enum.Enum):
 
 class QueueMode(str, enum.Enum):
     """single tests pull requests one at a time; parallel tests several at once."""
+    __test__: ClassVar[bool]  # False: pytest must not collect TestHealth & co.
     SINGLE = 'single'
     PARALLEL = 'parallel'
 
 class DirectMergeMode(str, enum.Enum):
     """always lets an up-to-date pull request merge directly instead of being tested in the queue."""
+    __test__: ClassVar[bool]  # False: pytest must not collect TestHealth & co.
     OFF = 'off'
     ALWAYS = 'always'
 
 class OptimizationMode(str, enum.Enum):
     """bisection_skip_redundant_tests bisects failed batches and skips redundant tests."""
+    __test__: ClassVar[bool]  # False: pytest must not collect TestHealth & co.
     OFF = 'off'
     BISECTION_SKIP_REDUNDANT_TESTS = 'bisection_skip_redundant_tests'
 
 class MergeMethod(str, enum.Enum):
     """The Git strategy used to merge a pull request into the target branch."""
+    __test__: ClassVar[bool]  # False: pytest must not collect TestHealth & co.
     MERGE_COMMIT = 'merge_commit'
     SQUASH = 'squash'
     REBASE = 'rebase'
 
 class HealthStatus(str, enum.Enum):
     """Filter of list_unhealthy_tests; wire strings are upper case, inputs accept any case ("flaky" too)."""
+    __test__: ClassVar[bool]  # False: pytest must not collect TestHealth & co.
     FLAKY = 'FLAKY'
     BROKEN = 'BROKEN'
 
 class PullRequestState(str, enum.Enum):
     """Where a pull request stands in a merge queue."""
+    __test__: ClassVar[bool]  # False: pytest must not collect TestHealth & co.
     NOT_READY = 'not_ready'
     PENDING = 'pending'
     TESTING = 'testing'
@@ -53,19 +60,29 @@ class PullRequestState(str, enum.Enum):
     CANCELLED = 'cancelled'
     PENDING_FAILURE = 'pending_failure'
 
+class TestHealth(str, enum.Enum):
+    """A test's health as its status reports it (TestStatus.value; lower case on the wire)."""
+    __test__: ClassVar[bool]  # False: pytest must not collect TestHealth & co.
+    HEALTHY = 'healthy'
+    FLAKY = 'flaky'
+    BROKEN = 'broken'
+
 class QuarantinedTestStatus(str, enum.Enum):
     """Health of a quarantined test (upper case on the wire)."""
+    __test__: ClassVar[bool]  # False: pytest must not collect TestHealth & co.
     HEALTHY = 'HEALTHY'
     FLAKY = 'FLAKY'
     BROKEN = 'BROKEN'
 
 class QuarantineSetting(str, enum.Enum):
     """Why a test is quarantined: always (by a person) or automatically (by its health)."""
+    __test__: ClassVar[bool]  # False: pytest must not collect TestHealth & co.
     ALWAYS_QUARANTINE = 'ALWAYS_QUARANTINE'
     AUTO_QUARANTINE = 'AUTO_QUARANTINE'
 
 class GitHubMergeability(str, enum.Enum):
     """Whether the code host reports the pull request mergeable."""
+    __test__: ClassVar[bool]  # False: pytest must not collect TestHealth & co.
     UNSPECIFIED = 'unspecified'
     IN_PROGRESS = 'in_progress'
     MERGEABLE = 'mergeable'
@@ -73,6 +90,7 @@ class GitHubMergeability(str, enum.Enum):
 
 class TestingStatus(str, enum.Enum):
     """Where one merge queue test run stands."""
+    __test__: ClassVar[bool]  # False: pytest must not collect TestHealth & co.
     IN_PROGRESS = 'in_progress'
     FAILED = 'failed'
     CANCELLED = 'cancelled'
@@ -80,12 +98,14 @@ class TestingStatus(str, enum.Enum):
 
 class RequiredStatusesSource(str, enum.Enum):
     """Where a test run's required statuses came from."""
+    __test__: ClassVar[bool]  # False: pytest must not collect TestHealth & co.
     TRUNK_CONFIG = 'trunk_config'
     REPO_PROVIDER_BRANCH_PROTECTION = 'repo_provider_branch_protection'
     MERGE_INSTANCE = 'merge_instance'
 
 class AllTargets(str, enum.Enum):
     """Every target of the repository is impacted (setImpactedTargets' "ALL")."""
+    __test__: ClassVar[bool]  # False: pytest must not collect TestHealth & co.
     ALL = 'ALL'
 
 class RepositoryRef:
@@ -93,7 +113,8 @@ class RepositoryRef:
     __match_args__: ClassVar[tuple[str, ...]] = ('html_url',)
     __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
     @property
-    def html_url(self) -> str | None: ...
+    def html_url(self) -> str | None:
+        """link to the repository"""
     @property
     def extra(self) -> dict[str, Any]: ...
     def to_dict(self) -> dict[str, Any]: ...
@@ -109,7 +130,8 @@ class TicketRef:
     __match_args__: ClassVar[tuple[str, ...]] = ('html_url',)
     __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
     @property
-    def html_url(self) -> str | None: ...
+    def html_url(self) -> str | None:
+        """link to the ticket"""
     @property
     def extra(self) -> dict[str, Any]: ...
     def to_dict(self) -> dict[str, Any]: ...
@@ -125,11 +147,14 @@ class TestStatus:
     __match_args__: ClassVar[tuple[str, ...]] = ('value', 'reason', 'timestamp')
     __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
     @property
-    def value(self) -> str | None: ...
+    def value(self) -> TestHealth | str | None:
+        """healthy, flaky or broken"""
     @property
-    def reason(self) -> str | None: ...
+    def reason(self) -> str | None:
+        'free text; may be "" or start with a space'
     @property
-    def timestamp(self) -> datetime | None: ...
+    def timestamp(self) -> datetime | None:
+        """when the status was set"""
     @property
     def extra(self) -> dict[str, Any]: ...
     def to_dict(self) -> dict[str, Any]: ...
@@ -145,11 +170,14 @@ class FailureSummary:
     __match_args__: ClassVar[tuple[str, ...]] = ('summary', 'occurrence_count', 'last_occurrence')
     __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
     @property
-    def summary(self) -> str | None: ...
+    def summary(self) -> str | None:
+        """the failure message"""
     @property
-    def occurrence_count(self) -> int | None: ...
+    def occurrence_count(self) -> int | None:
+        """how often it occurred"""
     @property
-    def last_occurrence(self) -> datetime | None: ...
+    def last_occurrence(self) -> datetime | None:
+        """when it last occurred"""
     @property
     def extra(self) -> dict[str, Any]: ...
     def to_dict(self) -> dict[str, Any]: ...
@@ -165,37 +193,53 @@ class TestCase:
     __match_args__: ClassVar[tuple[str, ...]] = ('id', 'name', 'variant', 'classname', 'file_path', 'parent', 'html_url', 'repository', 'status', 'failure_rate_last_7d', 'failure_rate_last_24h', 'pull_requests_impacted_last_7d', 'quarantined', 'codeowners', 'ticket', 'most_common_failures')
     __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
     @property
-    def id(self) -> str | None: ...
+    def id(self) -> str | None:
+        """test case identifier (UUID)"""
     @property
-    def name(self) -> str | None: ...
+    def name(self) -> str | None:
+        """test name"""
     @property
-    def variant(self) -> str | None: ...
+    def variant(self) -> str | None:
+        """variant of the test"""
     @property
-    def classname(self) -> str | None: ...
+    def classname(self) -> str | None:
+        """class of the test"""
     @property
-    def file_path(self) -> str | None: ...
+    def file_path(self) -> str | None:
+        """file of the test"""
     @property
-    def parent(self) -> str | None: ...
+    def parent(self) -> str | None:
+        """parent suite"""
     @property
-    def html_url(self) -> str | None: ...
+    def html_url(self) -> str | None:
+        """link to the test"""
     @property
-    def repository(self) -> RepositoryRef | None: ...
+    def repository(self) -> RepositoryRef | None:
+        """the repository of the test"""
     @property
-    def status(self) -> TestStatus | None: ...
+    def status(self) -> TestStatus | None:
+        """health status"""
     @property
-    def failure_rate_last_7d(self) -> float | None: ...
+    def failure_rate_last_7d(self) -> float | None:
+        """fraction in [0, 1]"""
     @property
-    def failure_rate_last_24h(self) -> float | None: ...
+    def failure_rate_last_24h(self) -> float | None:
+        """fraction in [0, 1]"""
     @property
-    def pull_requests_impacted_last_7d(self) -> int | None: ...
+    def pull_requests_impacted_last_7d(self) -> int | None:
+        """pull requests the test impacted in the last 7 days"""
     @property
-    def quarantined(self) -> bool | None: ...
+    def quarantined(self) -> bool | None:
+        """whether the test is quarantined"""
     @property
-    def codeowners(self) -> list[str] | None: ...
+    def codeowners(self) -> list[str] | None:
+        """owners of the test"""
     @property
-    def ticket(self) -> TicketRef | None: ...
+    def ticket(self) -> TicketRef | None:
+        """the linked ticket"""
     @property
-    def most_common_failures(self) -> list[FailureSummary] | None: ...
+    def most_common_failures(self) -> list[FailureSummary] | None:
+        """the most common failures (failing-test listing and details only)"""
     @property
     def extra(self) -> dict[str, Any]: ...
     def to_dict(self) -> dict[str, Any]: ...
@@ -211,17 +255,23 @@ class PageInfo:
     __match_args__: ClassVar[tuple[str, ...]] = ('total_rows', 'total_pages', 'next_page_token', 'prev_page_token', 'last_page_token', 'page_index')
     __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
     @property
-    def total_rows(self) -> int | None: ...
+    def total_rows(self) -> int | None:
+        """rows of the whole listing"""
     @property
-    def total_pages(self) -> int | None: ...
+    def total_pages(self) -> int | None:
+        """pages of the whole listing"""
     @property
-    def next_page_token(self) -> str | None: ...
+    def next_page_token(self) -> str | None:
+        '"" on the last page'
     @property
-    def prev_page_token(self) -> str | None: ...
+    def prev_page_token(self) -> str | None:
+        '"" on the first page'
     @property
-    def last_page_token(self) -> str | None: ...
+    def last_page_token(self) -> str | None:
+        """token of the last page"""
     @property
-    def page_index(self) -> int | None: ...
+    def page_index(self) -> int | None:
+        """0-based index of this page"""
     @property
     def extra(self) -> dict[str, Any]: ...
     def to_dict(self) -> dict[str, Any]: ...
@@ -237,9 +287,11 @@ class TestPage:
     __match_args__: ClassVar[tuple[str, ...]] = ('tests', 'page')
     __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
     @property
-    def tests(self) -> list[TestCase]: ...
+    def tests(self) -> list[TestCase]:
+        """the tests of this page"""
     @property
-    def page(self) -> PageInfo: ...
+    def page(self) -> PageInfo:
+        """page information"""
     @property
     def extra(self) -> dict[str, Any]: ...
     def to_dict(self) -> dict[str, Any]: ...
@@ -255,7 +307,8 @@ class TestDetails:
     __match_args__: ClassVar[tuple[str, ...]] = ('test',)
     __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
     @property
-    def test(self) -> TestCase: ...
+    def test(self) -> TestCase:
+        """the test case"""
     @property
     def extra(self) -> dict[str, Any]: ...
     def to_dict(self) -> dict[str, Any]: ...
@@ -271,27 +324,38 @@ class QuarantinedTest:
     __match_args__: ClassVar[tuple[str, ...]] = ('name', 'parent', 'file', 'classname', 'status', 'codeowners', 'quarantine_setting', 'quarantined_at', 'status_last_updated_at', 'test_case_id', 'variant')
     __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
     @property
-    def name(self) -> str | None: ...
+    def name(self) -> str | None:
+        """test name"""
     @property
-    def parent(self) -> str | None: ...
+    def parent(self) -> str | None:
+        """parent suite (may be null)"""
     @property
-    def file(self) -> str | None: ...
+    def file(self) -> str | None:
+        """file of the test (may be null)"""
     @property
-    def classname(self) -> str | None: ...
+    def classname(self) -> str | None:
+        """class of the test (may be null)"""
     @property
-    def status(self) -> QuarantinedTestStatus | str | None: ...
+    def status(self) -> QuarantinedTestStatus | str | None:
+        """HEALTHY, FLAKY or BROKEN"""
     @property
-    def codeowners(self) -> list[str] | None: ...
+    def codeowners(self) -> list[str] | None:
+        """owners of the test"""
     @property
-    def quarantine_setting(self) -> QuarantineSetting | str | None: ...
+    def quarantine_setting(self) -> QuarantineSetting | str | None:
+        """ALWAYS_QUARANTINE or AUTO_QUARANTINE"""
     @property
-    def quarantined_at(self) -> datetime | None: ...
+    def quarantined_at(self) -> datetime | None:
+        """when it was quarantined"""
     @property
-    def status_last_updated_at(self) -> datetime | None: ...
+    def status_last_updated_at(self) -> datetime | None:
+        """when its status last changed"""
     @property
-    def test_case_id(self) -> str | None: ...
+    def test_case_id(self) -> str | None:
+        """the test case id (documented as unstable: do not rely on it)"""
     @property
-    def variant(self) -> str | None: ...
+    def variant(self) -> str | None:
+        """variant of the test"""
     @property
     def extra(self) -> dict[str, Any]: ...
     def to_dict(self) -> dict[str, Any]: ...
@@ -307,9 +371,11 @@ class QuarantinedTestPage:
     __match_args__: ClassVar[tuple[str, ...]] = ('quarantined_tests', 'page')
     __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
     @property
-    def quarantined_tests(self) -> list[QuarantinedTest]: ...
+    def quarantined_tests(self) -> list[QuarantinedTest]:
+        """the quarantined tests of this page"""
     @property
-    def page(self) -> PageInfo: ...
+    def page(self) -> PageInfo:
+        """page information"""
     @property
     def extra(self) -> dict[str, Any]: ...
     def to_dict(self) -> dict[str, Any]: ...
@@ -325,27 +391,38 @@ class PullRequest:
     __match_args__: ClassVar[tuple[str, ...]] = ('state', 'state_changed_at', 'priority_value', 'priority_name', 'skip_the_line', 'pr_number', 'pr_title', 'pr_sha', 'pr_base_branch', 'pr_author', 'no_batch')
     __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
     @property
-    def state(self) -> PullRequestState | str | None: ...
+    def state(self) -> PullRequestState | str | None:
+        """where it stands in the queue"""
     @property
-    def state_changed_at(self) -> str | None: ...
+    def state_changed_at(self) -> str | None:
+        """when the state last changed"""
     @property
-    def priority_value(self) -> int | None: ...
+    def priority_value(self) -> int | None:
+        """priority (lower first; 0 is urgent)"""
     @property
-    def priority_name(self) -> str | None: ...
+    def priority_name(self) -> str | None:
+        """name of the priority"""
     @property
-    def skip_the_line(self) -> bool | None: ...
+    def skip_the_line(self) -> bool | None:
+        """whether it skipped the line"""
     @property
-    def pr_number(self) -> int | None: ...
+    def pr_number(self) -> int | None:
+        """pull request number"""
     @property
-    def pr_title(self) -> str | None: ...
+    def pr_title(self) -> str | None:
+        """title"""
     @property
-    def pr_sha(self) -> str | None: ...
+    def pr_sha(self) -> str | None:
+        """head commit"""
     @property
-    def pr_base_branch(self) -> str | None: ...
+    def pr_base_branch(self) -> str | None:
+        """base branch"""
     @property
-    def pr_author(self) -> str | None: ...
+    def pr_author(self) -> str | None:
+        """author"""
     @property
-    def no_batch(self) -> bool | None: ...
+    def no_batch(self) -> bool | None:
+        """whether it is tested outside batches"""
     @property
     def extra(self) -> dict[str, Any]: ...
     def to_dict(self) -> dict[str, Any]: ...
@@ -361,45 +438,65 @@ class QueueSettings:
     __match_args__: ClassVar[tuple[str, ...]] = ('state', 'branch', 'concurrency', 'testing_timeout_minutes', 'mode', 'can_optimistically_merge', 'pending_failure_depth', 'batch', 'batching_max_wait_time_minutes', 'batching_min_size', 'create_prs_for_testing_branches', 'comments_enabled', 'commands_enabled', 'status_check_enabled', 'bisection_concurrency', 'required_statuses', 'direct_merge_mode', 'optimization_mode', 'merge_method', 'enqueued_pull_requests')
     __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
     @property
-    def state(self) -> QueueState | str | None: ...
+    def state(self) -> QueueState | str | None:
+        """queue state"""
     @property
-    def branch(self) -> str | None: ...
+    def branch(self) -> str | None:
+        """target branch of the queue"""
     @property
-    def concurrency(self) -> int | None: ...
+    def concurrency(self) -> int | None:
+        """pull requests or batches tested at once"""
     @property
-    def testing_timeout_minutes(self) -> int | None: ...
+    def testing_timeout_minutes(self) -> int | None:
+        """minutes to wait for tests before timing out"""
     @property
-    def mode(self) -> QueueMode | str | None: ...
+    def mode(self) -> QueueMode | str | None:
+        """single: one pull request at a time; parallel: several at once"""
     @property
-    def can_optimistically_merge(self) -> bool | None: ...
+    def can_optimistically_merge(self) -> bool | None:
+        """a passing pull request also marks those ahead of it as passing"""
     @property
-    def pending_failure_depth(self) -> int | None: ...
+    def pending_failure_depth(self) -> int | None:
+        """pull requests below a failing one that finish testing before it is removed"""
     @property
-    def batch(self) -> bool | None: ...
+    def batch(self) -> bool | None:
+        """batch pull requests for testing"""
     @property
-    def batching_max_wait_time_minutes(self) -> int | None: ...
+    def batching_max_wait_time_minutes(self) -> int | None:
+        """minutes to wait to collect a batch"""
     @property
-    def batching_min_size(self) -> int | None: ...
+    def batching_min_size(self) -> int | None:
+        """pull requests needed to form a batch"""
     @property
-    def create_prs_for_testing_branches(self) -> bool | None: ...
+    def create_prs_for_testing_branches(self) -> bool | None:
+        """open pull requests for testing branches so CI runs on them"""
     @property
-    def comments_enabled(self) -> bool | None: ...
+    def comments_enabled(self) -> bool | None:
+        """post comments on pull requests"""
     @property
-    def commands_enabled(self) -> bool | None: ...
+    def commands_enabled(self) -> bool | None:
+        """accept the merge slash-command in pull request comments"""
     @property
-    def status_check_enabled(self) -> bool | None: ...
+    def status_check_enabled(self) -> bool | None:
+        """post a status check showing the queue status"""
     @property
-    def bisection_concurrency(self) -> int | None: ...
+    def bisection_concurrency(self) -> int | None:
+        """tests run while bisecting a failed batch"""
     @property
-    def required_statuses(self) -> list[str] | None: ...
+    def required_statuses(self) -> list[str] | None:
+        """statuses that must pass during queue testing"""
     @property
-    def direct_merge_mode(self) -> DirectMergeMode | str | None: ...
+    def direct_merge_mode(self) -> DirectMergeMode | str | None:
+        """always: up-to-date pull requests merge directly"""
     @property
-    def optimization_mode(self) -> OptimizationMode | str | None: ...
+    def optimization_mode(self) -> OptimizationMode | str | None:
+        """bisection and skipping of redundant tests"""
     @property
-    def merge_method(self) -> MergeMethod | str | None: ...
+    def merge_method(self) -> MergeMethod | str | None:
+        """git strategy used to merge into the target branch"""
     @property
-    def enqueued_pull_requests(self) -> list[PullRequest] | None: ...
+    def enqueued_pull_requests(self) -> list[PullRequest] | None:
+        """the pull requests in the queue (getQueue only; absent in updateQueue answers)"""
     @property
     def extra(self) -> dict[str, Any]: ...
     def to_dict(self) -> dict[str, Any]: ...
@@ -415,13 +512,17 @@ class Readiness:
     __match_args__: ClassVar[tuple[str, ...]] = ('has_impacted_targets', 'requires_impacted_targets', 'does_base_branch_match', 'git_hub_mergeability')
     __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
     @property
-    def has_impacted_targets(self) -> bool | None: ...
+    def has_impacted_targets(self) -> bool | None:
+        """impacted targets have been set for its head commit"""
     @property
-    def requires_impacted_targets(self) -> bool | None: ...
+    def requires_impacted_targets(self) -> bool | None:
+        """the queue waits for impacted targets before testing"""
     @property
-    def does_base_branch_match(self) -> bool | None: ...
+    def does_base_branch_match(self) -> bool | None:
+        """its base branch is the queue's branch"""
     @property
-    def git_hub_mergeability(self) -> GitHubMergeability | str | None: ...
+    def git_hub_mergeability(self) -> GitHubMergeability | str | None:
+        """whether the code host reports it mergeable"""
     @property
     def extra(self) -> dict[str, Any]: ...
     def to_dict(self) -> dict[str, Any]: ...
@@ -437,35 +538,50 @@ class SubmittedPullRequest:
     __match_args__: ClassVar[tuple[str, ...]] = ('id', 'state', 'state_changed_at', 'priority_value', 'priority_name', 'skip_the_line', 'pr_number', 'pr_title', 'pr_sha', 'pr_base_branch', 'pr_author', 'readiness', 'is_currently_submitted_to_queue', 'force_enqueued', 'used_default_priority_name')
     __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
     @property
-    def id(self) -> str | None: ...
+    def id(self) -> str | None:
+        """the service's id of this submission"""
     @property
-    def state(self) -> PullRequestState | str | None: ...
+    def state(self) -> PullRequestState | str | None:
+        """where it stands in the queue"""
     @property
-    def state_changed_at(self) -> str | None: ...
+    def state_changed_at(self) -> str | None:
+        """when the state last changed"""
     @property
-    def priority_value(self) -> int | None: ...
+    def priority_value(self) -> int | None:
+        """priority (lower first; 0 is urgent)"""
     @property
-    def priority_name(self) -> str | None: ...
+    def priority_name(self) -> str | None:
+        """name of the priority"""
     @property
-    def skip_the_line(self) -> bool | None: ...
+    def skip_the_line(self) -> bool | None:
+        """whether it skipped the line"""
     @property
-    def pr_number(self) -> int | None: ...
+    def pr_number(self) -> int | None:
+        """pull request number"""
     @property
-    def pr_title(self) -> str | None: ...
+    def pr_title(self) -> str | None:
+        """title"""
     @property
-    def pr_sha(self) -> str | None: ...
+    def pr_sha(self) -> str | None:
+        """head commit"""
     @property
-    def pr_base_branch(self) -> str | None: ...
+    def pr_base_branch(self) -> str | None:
+        """base branch"""
     @property
-    def pr_author(self) -> str | None: ...
+    def pr_author(self) -> str | None:
+        """author"""
     @property
-    def readiness(self) -> Readiness | None: ...
+    def readiness(self) -> Readiness | None:
+        """what it still waits for"""
     @property
-    def is_currently_submitted_to_queue(self) -> bool | None: ...
+    def is_currently_submitted_to_queue(self) -> bool | None:
+        """it is in the queue now (false once merged, failed or cancelled)"""
     @property
-    def force_enqueued(self) -> bool | None: ...
+    def force_enqueued(self) -> bool | None:
+        """it was put in the queue without waiting for readiness"""
     @property
-    def used_default_priority_name(self) -> str | None: ...
+    def used_default_priority_name(self) -> str | None:
+        """the priority it got when the submission named none"""
     @property
     def extra(self) -> dict[str, Any]: ...
     def to_dict(self) -> dict[str, Any]: ...
@@ -495,9 +611,11 @@ class PullRequestPage:
     __match_args__: ClassVar[tuple[str, ...]] = ('pull_requests', 'next_cursor')
     __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
     @property
-    def pull_requests(self) -> list[PullRequest]: ...
+    def pull_requests(self) -> list[PullRequest]:
+        """the pull requests of this page"""
     @property
-    def next_cursor(self) -> str | None: ...
+    def next_cursor(self) -> str | None:
+        """cursor of the next page; absent on the last page"""
     @property
     def extra(self) -> dict[str, Any]: ...
     def to_dict(self) -> dict[str, Any]: ...
@@ -513,29 +631,41 @@ class TestRunDetails:
     __match_args__: ClassVar[tuple[str, ...]] = ('required_statuses', 'required_statuses_source', 'test_branch', 'test_branch_sha', 'created_at', 'status', 'check_suites', 'status_checks', 'tested_pull_requests', 'impacted_targets', 'impacted_targets_for_tested_prs', 'dependent_prs')
     __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
     @property
-    def required_statuses(self) -> list[str] | None: ...
+    def required_statuses(self) -> list[str] | None:
+        """statuses that must pass"""
     @property
-    def required_statuses_source(self) -> RequiredStatusesSource | str | None: ...
+    def required_statuses_source(self) -> RequiredStatusesSource | str | None:
+        """where the required statuses came from"""
     @property
-    def test_branch(self) -> str | None: ...
+    def test_branch(self) -> str | None:
+        """the branch under test"""
     @property
-    def test_branch_sha(self) -> str | None: ...
+    def test_branch_sha(self) -> str | None:
+        """the commit under test"""
     @property
-    def created_at(self) -> str | None: ...
+    def created_at(self) -> str | None:
+        """when the test run started"""
     @property
-    def status(self) -> TestingStatus | str | None: ...
+    def status(self) -> TestingStatus | str | None:
+        """where the test run stands"""
     @property
-    def check_suites(self) -> Any | None: ...
+    def check_suites(self) -> Any | None:
+        """check suites of the run"""
     @property
-    def status_checks(self) -> Any | None: ...
+    def status_checks(self) -> Any | None:
+        """status checks of the run"""
     @property
-    def tested_pull_requests(self) -> Any | None: ...
+    def tested_pull_requests(self) -> Any | None:
+        """the pull requests this run tests"""
     @property
-    def impacted_targets(self) -> Any | None: ...
+    def impacted_targets(self) -> Any | None:
+        """targets the run tests"""
     @property
-    def impacted_targets_for_tested_prs(self) -> Any | None: ...
+    def impacted_targets_for_tested_prs(self) -> Any | None:
+        """impacted targets of each tested pull request"""
     @property
-    def dependent_prs(self) -> Any | None: ...
+    def dependent_prs(self) -> Any | None:
+        """pull requests whose testing depends on this run"""
     @property
     def extra(self) -> dict[str, Any]: ...
     def to_dict(self) -> dict[str, Any]: ...
@@ -551,13 +681,17 @@ class MetricSample:
     __match_args__: ClassVar[tuple[str, ...]] = ('name', 'labels', 'value', 'timestamp_ms')
     __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
     @property
-    def name(self) -> str: ...
+    def name(self) -> str:
+        """metric name (with _bucket, _sum... for histograms)"""
     @property
-    def labels(self) -> Any: ...
+    def labels(self) -> Any:
+        """label name to value (an object; {} when none)"""
     @property
-    def value(self) -> float: ...
+    def value(self) -> float:
+        """the sample's value (NaN and infinities allowed)"""
     @property
-    def timestamp_ms(self) -> int | None: ...
+    def timestamp_ms(self) -> int | None:
+        """milliseconds since 1970 when the exposition gives one"""
     @property
     def extra(self) -> dict[str, Any]: ...
     def to_dict(self) -> dict[str, Any]: ...
@@ -573,11 +707,14 @@ class MergeQueueMetrics:
     __match_args__: ClassVar[tuple[str, ...]] = ('text', 'samples', 'types')
     __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
     @property
-    def text(self) -> str: ...
+    def text(self) -> str:
+        """the exposition as the service sent it"""
     @property
-    def samples(self) -> list[MetricSample]: ...
+    def samples(self) -> list[MetricSample]:
+        """every sample, in the text's order"""
     @property
-    def types(self) -> Any: ...
+    def types(self) -> Any:
+        """metric family name to its # TYPE (counter, gauge, histogram...)"""
     @property
     def extra(self) -> dict[str, Any]: ...
     def to_dict(self) -> dict[str, Any]: ...
@@ -597,11 +734,14 @@ class Repo:
     def parse(text: str) -> Repo: ...
     def __hash__(self) -> int: ...
     @property
-    def host(self) -> str: ...
+    def host(self) -> str:
+        """github.com, gitlab.com or a self-hosted host name"""
     @property
-    def owner(self) -> str: ...
+    def owner(self) -> str:
+        """owner; GitLab owners may contain '/' (subgroups)"""
     @property
-    def name(self) -> str: ...
+    def name(self) -> str:
+        """repository name"""
     def to_dict(self) -> dict[str, Any]: ...
     @staticmethod
     def from_dict(data: dict[str, Any]) -> Repo: ...
@@ -667,7 +807,7 @@ def schema() -> dict[str, Any]: ...
 def client_defaults() -> dict[str, Any]: ...
 def sandbox_defaults() -> dict[str, Any]: ...
 def openapi_document() -> str: ...
-def _connect_facade(errors: Any, frame_from_columns: Callable[[dict[str, Any]], Any]) -> None: ...
+def _connect_facade(errors: Any, frames: Any) -> None: ...
 
 class Client:
     def __init__(

@@ -273,7 +273,13 @@ class _Context:
             return trunk_api.Client(args.token, args.base_url, timeout=args.timeout, max_retries=args.max_retries)
         except errors.ValidationError:
             raise
-        except errors.TrunkError as error:  # no token configured, unusable base URL: a configuration problem
+        except errors.MissingTokenError as error:
+            # The library's message speaks Python (Client(token=...)); a shell user sets a variable or an option.
+            first, *others = error.variables
+            alternatives = f" (or {', '.join(others)})" if others else ""
+            raise UsageError(f"no API token: set the {first}{alternatives} environment variable, or pass --token "
+                             "(visible in ps and shell history)") from None
+        except errors.TrunkError as error:  # unusable base URL: a configuration problem
             raise UsageError(str(error)) from None
 
 

@@ -39,13 +39,15 @@ from trunk_api.enums import (
     QueueMode,
     QueueState,
 )
-from trunk_api.errors import BulkError, TrunkError
+from trunk_api.errors import BulkError, MissingTokenError, TrunkError
 
 __all__ = ["Client", "RepoLike", "TimeLike"]
 
-#: A repository: a :class:`Repo` or a ``"host/owner/name"`` string (GitLab owners may contain ``/``).
+#: A repository: a :class:`Repo` or a ``"host/owner/name"`` string (GitLab owners may contain ``/``); the address
+#: of its page (``https://github.com/acme/widgets.git``) names it too.
 RepoLike = Repo | str
-#: A time: an aware ``datetime``, a naive one (read as UTC), a ``pandas.Timestamp`` or an RFC 3339 string.
+#: A time: an aware ``datetime`` or ``pandas.Timestamp``, or RFC 3339 text with its offset. Naive times are
+#: refused (a ValidationError), not guessed to be UTC or local time.
 TimeLike = datetime | str
 
 _logger = logging.getLogger("trunk_api")
@@ -73,7 +75,7 @@ class Client:
     client cannot wipe *your* copies: the ``str`` you pass (Python strings are immutable, and
     ``del`` does not clear their memory), ``os.environ`` / the process environment, or any string you read
     the token from. Those are in a core dump of your process unless you keep them out of it. See the
-    README, "Security".
+    documentation's Security page (docs/security.md).
     """
 
     def __init__(
@@ -377,8 +379,8 @@ class Client:
 def _restore_client(settings: dict[str, Any]) -> Client:
     try:
         return Client(None, **settings)
-    except TrunkError as error:
+    except MissingTokenError as error:
         raise TrunkError(
-            "an unpickled trunk_api.Client needs its token again (it is never pickled): set TRUNK_API_TOKEN "
-            f"or TRUNK_API_KEY in this process ({error})"
+            "an unpickled trunk_api.Client needs its token again (it is never pickled): set "
+            f"{' or '.join(error.variables)} in this process"
         ) from None

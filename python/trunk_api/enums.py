@@ -24,6 +24,7 @@ from trunk_api._core import (
     QueueMode,
     QueueState,
     RequiredStatusesSource,
+    TestHealth,
     TestingStatus,
 )
 
@@ -40,5 +41,6 @@ __all__ = [
     "QueueMode",
     "QueueState",
     "RequiredStatusesSource",
+    "TestHealth",
     "TestingStatus",
 ]

@@ -2,6 +2,7 @@
 raises them through an exception translator, with messages built in C++ that never contain the token.
 
     TrunkError
+    ├── MissingTokenError                        no token given, none in the environment (.variables)
     ├── ValidationError (also ValueError)        a request broke a rule; nothing was sent (.errors)
     ├── DecodeError                              a response could not be read (.path)
     ├── PaginationError                          the server broke the paging protocol
@@ -30,6 +31,7 @@ __all__ = [
     "BulkError",
     "ConflictError",
     "DecodeError",
+    "MissingTokenError",
     "NotFoundError",
     "PaginationError",
     "PermissionDeniedError",
@@ -45,6 +47,20 @@ __all__ = [
 
 class TrunkError(Exception):
     """Base class of every error raised by trunk_api."""
+
+
+class MissingTokenError(TrunkError):
+    """No API token: none was passed to ``Client(token=...)`` and none of the environment variables
+    ``variables`` (``TRUNK_API_TOKEN``, then ``TRUNK_API_KEY``, as the core reads them) is set."""
+
+    def __init__(self, variables: tuple[str, ...]) -> None:
+        self.variables = tuple(variables)
+        first, *others = self.variables
+        alternatives = f" (or {', '.join(others)})" if others else ""
+        super().__init__(f"no API token: pass Client(token=...) or set the {first}{alternatives} environment variable")
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (type(self), (self.variables,))
 
 
 @dataclasses.dataclass(frozen=True)

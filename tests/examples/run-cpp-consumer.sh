@@ -4,12 +4,13 @@
 #   2. configures and builds examples/cpp from scratch against that prefix (find_package(trunk_api CONFIG)),
 #   3. starts the installed trunk-sandbox on a free loopback port and runs the example against it,
 #   4. checks the output and the exit codes (0 with the right token, 3 with a wrong one), stops the sandbox.
-# It does the same for the C++ example of README.md (its ```cmake and ```cpp blocks), so that block runs as
-# written too.
+# It does the same for the C++ example of the documentation (docs/guides/cpp.md, its ```cmake and ```cpp
+# blocks), so that block runs as written too.
 # The library build directory (build/consumer, or $TRUNK_CONSUMER_BUILD_DIR) is reused between runs; the
 # install prefix and the example's build directory are new every time.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+guide="$root/docs/guides/cpp.md"  # the page whose C++ example is built and run below
 build="${TRUNK_CONSUMER_BUILD_DIR:-$root/build/consumer}"
 jobs="${TRUNK_CONSUMER_JOBS:-2}"
 
@@ -54,28 +55,28 @@ quiet cmake -S "$root/examples/cpp" -B "$work/example" "${generator[@]}" -DCMAKE
   -DCMAKE_PREFIX_PATH="$prefix"
 quiet cmake --build "$work/example" -j "$jobs"
 
-echo "== README: build its C++ example (the \`\`\`cmake and \`\`\`cpp blocks) the same way"
-mkdir -p "$work/readme-src"
-extract_block() {  # prints the first fenced block of README.md whose info string is $1
-  awk -v lang="$1" '$0 == "```" lang { inside = 1; next } inside && $0 == "```" { exit } inside { print }' "$root/README.md"
+echo "== docs/guides/cpp.md: build its C++ example (the \`\`\`cmake and \`\`\`cpp blocks) the same way"
+mkdir -p "$work/guide-src"
+extract_block() {  # prints the first fenced block of the guide whose info string is $1
+  awk -v lang="$1" '$0 == "```" lang { inside = 1; next } inside && $0 == "```" { exit } inside { print }' "$guide"
 }
 {
   echo "cmake_minimum_required(VERSION 3.20)"
-  echo "project(readme_example LANGUAGES CXX)"
+  echo "project(guide_example LANGUAGES CXX)"
   extract_block cmake
-} >"$work/readme-src/CMakeLists.txt"
-extract_block cpp >"$work/readme-src/main.cpp"
-grep -q "find_package(trunk_api CONFIG REQUIRED)" "$work/readme-src/CMakeLists.txt" \
-  || { echo "README has no cmake block with find_package(trunk_api ...)" >&2; exit 1; }
-grep -q "int main" "$work/readme-src/main.cpp" || { echo "README has no cpp block with main()" >&2; exit 1; }
-quiet cmake -S "$work/readme-src" -B "$work/readme-build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release \
+} >"$work/guide-src/CMakeLists.txt"
+extract_block cpp >"$work/guide-src/main.cpp"
+grep -q "find_package(trunk_api CONFIG REQUIRED)" "$work/guide-src/CMakeLists.txt" \
+  || { echo "docs/guides/cpp.md has no cmake block with find_package(trunk_api ...)" >&2; exit 1; }
+grep -q "int main" "$work/guide-src/main.cpp" || { echo "docs/guides/cpp.md has no cpp block with main()" >&2; exit 1; }
+quiet cmake -S "$work/guide-src" -B "$work/guide-build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_PREFIX_PATH="$prefix"
-quiet cmake --build "$work/readme-build" -j "$jobs"
-readme_program="$(find "$work/readme-build" -maxdepth 1 -type f -perm -u+x | head -n 1)"
-[ -n "$readme_program" ] || { echo "the README example did not produce a program" >&2; exit 1; }
+quiet cmake --build "$work/guide-build" -j "$jobs"
+guide_program="$(find "$work/guide-build" -maxdepth 1 -type f -perm -u+x | head -n 1)"
+[ -n "$guide_program" ] || { echo "the guide's example did not produce a program" >&2; exit 1; }
 
 echo "== run: start the installed trunk-sandbox and list failing tests with the example"
-# Organization "acme", as in the README's example.
+# Organization "acme", as in the guide's example.
 "$prefix/bin/trunk-sandbox" --port 0 --tests 400 --seed 7 --org acme >"$work/sandbox.out" 2>"$work/sandbox.err" &
 sandbox_pid=$!
 for _ in $(seq 1 100); do
@@ -120,12 +121,12 @@ if grep -q "wrong-token-for-the-example" "$work/wrong.out" "$work/wrong.err"; th
   exit 1
 fi
 
-echo "== run: the README's C++ example"
-TRUNK_BASE_URL="$url" TRUNK_API_TOKEN="$token" "$readme_program" >"$work/readme.out" 2>"$work/readme.err" \
-  || { echo "the README example failed:" >&2; cat "$work/readme.err" >&2; exit 1; }
-readme_lines="$(wc -l <"$work/readme.out")"
-[ "$readme_lines" -gt 0 ] || { echo "the README example printed nothing" >&2; exit 1; }
-echo "README example printed $readme_lines failing tests"
+echo "== run: the C++ example of docs/guides/cpp.md"
+TRUNK_BASE_URL="$url" TRUNK_API_TOKEN="$token" "$guide_program" >"$work/guide.out" 2>"$work/guide.err" \
+  || { echo "the guide's example failed:" >&2; cat "$work/guide.err" >&2; exit 1; }
+guide_lines="$(wc -l <"$work/guide.out")"
+[ "$guide_lines" -gt 0 ] || { echo "the guide's example printed nothing" >&2; exit 1; }
+echo "the guide's example printed $guide_lines failing tests"
 
 kill -TERM "$sandbox_pid"
 wait "$sandbox_pid"

@@ -3,7 +3,9 @@ clients pointed at it. Tests that need faults start their own small sandbox."""
 
 from __future__ import annotations
 
+import signal
 from collections.abc import Iterator
+from pathlib import Path
 from datetime import datetime, timedelta, timezone
 
 import pytest
@@ -25,6 +27,24 @@ def ensure_queue(box: trunk_api.Sandbox, repo: trunk_api.Repo, branch: str) -> s
         pass
     box.clear_requests()
     return branch
+
+
+@pytest.fixture
+def sigint_as_in_a_terminal() -> Iterator[None]:
+    """SIGINT as a program started from an interactive shell has it: Python's default handler
+    (KeyboardInterrupt) in this process, and the default action in the programs it starts.
+
+    A shell that starts the suite in the background (`scripts/test &`, `nohup scripts/test &`, CI runners)
+    makes it ignore SIGINT, and an ignored signal stays ignored across fork and exec: a Ctrl-C test would then
+    test how the suite was started rather than the library. Setting the handler here is enough for the children
+    too, because exec resets a handled signal to its default action (POSIX), so every program a test starts
+    begins as if typed at a prompt, with no code added to it; preexec_fn, the other way, is unsafe in a
+    process with threads (the sandboxes' server threads run here)."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 @pytest.fixture(scope="session")
@@ -49,3 +69,15 @@ def client(box: trunk_api.Sandbox) -> trunk_api.Client:
 @pytest.fixture
 def repo(box: trunk_api.Sandbox) -> trunk_api.Repo:
     return box.repos[0]
+
+
+@pytest.fixture()
+def acme(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[trunk_api.Sandbox]:
+    """A sandbox serving the organization "acme", with the environment the README's and the docs' blocks are
+    written for (``Client()`` works as written); blocks that write files write them in a temporary directory."""
+    with trunk_api.Sandbox(org_url_slug="acme", tests=800) as sandbox:
+        monkeypatch.setenv("TRUNK_API_TOKEN", sandbox.token)
+        monkeypatch.setenv("TRUNK_BASE_URL", sandbox.url)
+        monkeypatch.delenv("TRUNK_API_KEY", raising=False)
+        monkeypatch.chdir(tmp_path)
+        yield sandbox

@@ -17,9 +17,6 @@ from trunk_api import TrunkError
 
 from conftest import NOW, SANDBOX_TOKEN, WEEK_START
 
-pytest.importorskip("pytest_asyncio")
-
-
 @pytest.fixture(scope="module")
 def fault_box() -> Iterator[trunk_api.Sandbox]:
     """A sandbox of its own for fault injection, so latency and errors never reach the shared one."""
@@ -262,7 +259,8 @@ def test_runs_under_asyncio_run_and_uvloop(box: trunk_api.Sandbox) -> None:
             return (await client.get_test_details(repo, box.org_url_slug, test_id)).id
 
     assert asyncio.run(main()) == test_id
-    uvloop = pytest.importorskip("uvloop")
+    import uvloop  # in the test extra: a missing uvloop fails here rather than skipping the check
+
     assert uvloop.run(main()) == test_id
 
 

@@ -116,7 +116,9 @@ CLIENT_SIDE = [
     Bad("window_7_days_plus_1us", "end_time", failing(start_time=NOW - timedelta(days=7, microseconds=1))),
     Bad("window_empty", "end_time", failing(start_time=NOW)),
     Bad("window_reversed", "end_time", failing(start_time=NOW + timedelta(seconds=1))),
-    Bad("naive_and_aware_window_8_days", "end_time", failing(start_time=NAIVE_NOW - timedelta(days=8))),
+    Bad("naive_start", "start_time", failing(start_time=NAIVE_NOW - timedelta(days=1))),  # refused, not guessed
+    Bad("naive_end", "end_time", failing(end_time=NAIVE_NOW)),
+    Bad("offsetless_text_start", "start_time", failing(start_time="2026-11-19T12:00:00")),
     Bad("offset_window_reversed", "end_time", failing(start_time=NOW.astimezone(PLUS_5) + timedelta(hours=1))),
     Bad("start_time_none", "start_time", failing(start_time=None)),
     Bad("start_time_int", "start_time", failing(start_time=1_700_000_000)),
@@ -201,7 +203,8 @@ def test_valid_side_of_each_boundary_is_sent(box: trunk_api.Sandbox, client: Cli
     ensure_queue(box, repo, "bounds")
     org = box.org_url_slug
     client.list_failing_tests(repo, org, NOW - timedelta(days=7), NOW, page_size=100)  # exactly 7 days
-    client.list_failing_tests(repo, org, NAIVE_NOW - timedelta(days=7), NOW, page_size=1)  # naive = UTC
+    client.list_failing_tests(repo, org, NAIVE_NOW.replace(tzinfo=timezone.utc) - timedelta(days=7), NOW,
+                              page_size=1)  # made aware: accepted
     client.list_failing_tests(repo, org, (NOW - timedelta(days=1)).astimezone(PLUS_5), NOW)  # any offset
     settings = client.update_queue(repo, "bounds", concurrency=4294967295, batching_min_size=1, required_statuses=[])
     assert settings.concurrency == 4294967295 and settings.required_statuses == []
@@ -277,6 +280,17 @@ RAW: list[tuple[str, str, Callable[[trunk_api.Sandbox, trunk_api.Repo], bytes], 
     ("negative_concurrency", "/v1/updateQueue",
      lambda b, r: json.dumps({"repo": _repo_json(r), "targetBranch": "m", "concurrency": -1}).encode(), 400,
      "concurrency"),
+    # Decision (issue 17): no request field is nullable; null is refused like any other wrong type.
+    ("null_page_token", "/v1/flaky-tests/list-unhealthy-tests",
+     lambda b, r: json.dumps({"repo": _repo_json(r), "org_url_slug": b.org_url_slug, "status": "FLAKY",
+                              "page_query": {"page_size": 10, "page_token": None}}).encode(), 400,
+     "page_query.page_token: expected string, got null"),
+    ("null_testing_timeout", "/v1/updateQueue",
+     lambda b, r: json.dumps({"repo": _repo_json(r), "targetBranch": "main", "testingTimeoutMinutes": None}).encode(),
+     400, "testingTimeoutMinutes: expected integer, got null"),
+    ("null_delete_required_statuses", "/v1/updateQueue",
+     lambda b, r: json.dumps({"repo": _repo_json(r), "targetBranch": "main", "deleteRequiredStatuses": None}).encode(),
+     400, "deleteRequiredStatuses: expected boolean, got null"),
     ("oversized", "/v1/updateQueue",
      lambda b, r: json.dumps({"repo": _repo_json(r), "targetBranch": "m" * (3 << 20)}).encode(), 413, ""),
 ]
@@ -292,3 +306,19 @@ def test_sandbox_answers_raw_bad_requests_with_the_field(box: trunk_api.Sandbox,
     assert box.token not in text
     assert _post_raw(box, "/v1/updateQueue", json.dumps({"repo": _repo_json(repo), "targetBranch": "main"}).encode())[0] == 200
 
+
+
+def test_none_is_not_sent_and_the_raw_null_boundary(box: trunk_api.Sandbox, client: Client,
+                                                    repo: trunk_api.Repo) -> None:
+    """None for an optional argument means "not sent": the request carries no null (the sandbox would refuse
+    it, above), and the setting is left as it was; without the null key the same raw request is answered."""
+    before = client.get_queue(repo, "main")
+    box.clear_requests()
+    after = client.update_queue(repo, "main", testing_timeout_minutes=None, delete_required_statuses=None,
+                                required_statuses=None, state=None)
+    assert box.requests[-1].body == {"repo": _repo_json(repo), "targetBranch": "main"}
+    assert b"null" not in box.requests[-1].raw_body
+    assert after.testing_timeout_minutes == before.testing_timeout_minutes
+    assert after.required_statuses == before.required_statuses
+    status, text = _post_raw(box, "/v1/updateQueue", json.dumps({"repo": _repo_json(repo), "targetBranch": "main"}).encode())
+    assert status == 200, text

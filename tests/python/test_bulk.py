@@ -135,6 +135,7 @@ def test_the_gil_is_released_for_the_whole_call() -> None:
     assert [t.id for t in got] == ids
 
 
+@pytest.mark.usefixtures("sigint_as_in_a_terminal")
 def test_ctrl_c_interrupts_a_bulk_call() -> None:
     release = threading.Event()
 

@@ -78,6 +78,7 @@ def test_dropping_an_iterator_with_a_prefetch_in_flight_returns(caplog: pytest.L
         assert not any("HTTP 200" in message for message in seen[1:]), seen  # page 2 never completed
 
 
+@pytest.mark.usefixtures("sigint_as_in_a_terminal")
 def test_ctrl_c_while_waiting_for_a_prefetched_page() -> None:
     release = threading.Event()
     first = {"page": {"next_page_token": "p2"}, "tests": [{"id": "00000000-0000-4000-8000-000000000001"}]}

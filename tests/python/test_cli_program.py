@@ -110,6 +110,7 @@ def test_rate_limited_exits_5_and_says_when_to_retry(cli, monkeypatch):
     assert "429" in message and "retry after" in message
 
 
+@pytest.mark.usefixtures("sigint_as_in_a_terminal")
 def test_ctrl_c_interrupts_a_blocked_call_with_exit_130(sandbox, target):
     # A server that reads the request and never answers: once it has the request, the CLI is blocked in the
     # call, and Ctrl-C must end it (exit 0 would mean it waited for an answer, which never comes).

@@ -50,6 +50,7 @@ def _blocking_server(release: threading.Event) -> ScriptedServer:
     return ScriptedServer(responder=respond)
 
 
+@pytest.mark.usefixtures("sigint_as_in_a_terminal")
 @pytest.mark.parametrize("how", ["interrupt_main", "pthread_kill"])
 def test_ctrl_c_interrupts_a_blocked_call(how: str) -> None:
     release = threading.Event()
@@ -76,6 +77,7 @@ def test_ctrl_c_interrupts_a_blocked_call(how: str) -> None:
         assert client.get_test_details("github.com/a/b", "org", UUID).id == UUID
 
 
+@pytest.mark.usefixtures("sigint_as_in_a_terminal")
 def test_ctrl_c_interrupts_iteration() -> None:
     release = threading.Event()
     with _blocking_server(release) as server:
@@ -91,6 +93,7 @@ def test_ctrl_c_interrupts_iteration() -> None:
             release.set()
 
 
+@pytest.mark.usefixtures("sigint_as_in_a_terminal")
 def test_ctrl_c_interrupts_a_retry_wait() -> None:
     with ScriptedServer([Reply(429, "wait", {"Retry-After": "30"})]) as server:
         client = trunk_api.Client(TOKEN, server.url, max_retries=3)

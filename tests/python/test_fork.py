@@ -117,6 +117,7 @@ _SLOW_CALL = textwrap.dedent("""
 """)
 
 
+@pytest.mark.usefixtures("sigint_as_in_a_terminal")
 def test_sigint_interrupts_a_long_call_in_another_process() -> None:
     """Like a user pressing Ctrl-C: a real SIGINT from outside, during a call the server answers only after a
     minute. The process must leave the call with KeyboardInterrupt (not wait for the answer)."""

@@ -8,8 +8,10 @@ command (nothing deselects the marker).
 from __future__ import annotations
 
 import importlib.util
+import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import nbformat
@@ -31,15 +33,22 @@ def _generator():
 
 
 @pytest.fixture(scope="module")
-def python3_kernel() -> str:
-    """The kernel the notebooks name. ipykernel provides it; register it for this user when it is missing."""
+def python3_kernel(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The kernel the notebooks name, running this interpreter (the one with the trunk_api under test): a
+    kernelspec of its own, first on JUPYTER_PATH, so a "python3" kernel registered for the user (perhaps by
+    another interpreter or a deleted venv) is not the one that runs them. Nothing is written outside tmp."""
     from jupyter_client.kernelspec import KernelSpecManager
 
-    if "python3" not in KernelSpecManager().find_kernel_specs():
-        subprocess.run([sys.executable, "-m", "ipykernel", "install", "--user"], check=True,
-                       capture_output=True)
-    assert "python3" in KernelSpecManager().find_kernel_specs()
-    return "python3"
+    jupyter_path = tmp_path_factory.mktemp("jupyter")
+    subprocess.run([sys.executable, "-m", "ipykernel", "install", "--prefix", str(jupyter_path)], check=True,
+                   capture_output=True)
+    kernels = jupyter_path / "share" / "jupyter"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("JUPYTER_PATH", os.pathsep.join(filter(None, [str(kernels), os.environ.get("JUPYTER_PATH")])))
+        spec = KernelSpecManager().get_kernel_spec("python3")
+        assert Path(spec.resource_dir).is_relative_to(kernels)
+        assert spec.argv[0] == sys.executable
+        yield "python3"
 
 
 def test_the_notebooks_are_there():

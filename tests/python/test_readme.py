@@ -1,118 +1,97 @@
-"""The README's code runs as written.
+"""The README is a landing page whose code runs as written.
 
-- Every ```python block runs, in order, in one namespace (like a reader pasting them into one session). The
-  blocks start their own Sandbox; the process environment also points TRUNK_API_TOKEN and TRUNK_BASE_URL at a
-  sandbox serving the organization "acme", so a block that writes `Client()` works as written too.
-- The command-line block marked "runs as written" runs in bash against that sandbox.
-- The ```cmake and ```cpp blocks are built and run by tests/examples/run-cpp-consumer.sh (test_cpp_consumer.py).
-- The top of the README (title, one paragraph, the two commands) stays first, and the reference tables cover
-  every Client option.
+- At most 150 lines; the top is the title, one paragraph and the two commands (scripts/demo, scripts/test).
+- Every code block is accounted for: the ```python block runs (with TRUNK_API_TOKEN and TRUNK_BASE_URL pointing
+  at a sandbox serving "acme", so `Client()` would work as written), the command-line block marked "runs as
+  written" runs in bash against that sandbox, and the install blocks name scripts and paths that exist or that
+  the scripts make (.venv). Every Python block pastes into a Python prompt.
+- Its links lead to documentation pages that exist; the pages themselves are tested by test_docs.py.
 """
 
 from __future__ import annotations
 
-import inspect
 import os
 import re
 import subprocess
 import sys
-import sysconfig
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from trunk_api import Client, Sandbox
+from trunk_api import Sandbox
 
-ROOT = Path(__file__).resolve().parents[2]
+from doc_blocks import CLI_MARKER, FENCE, ROOT, blocks, cli_block, paste_problems, python_blocks, run_cli_block, run_python
+
 README = (ROOT / "README.md").read_text(encoding="utf-8")
-FENCE = re.compile(r"^```(?P<lang>[a-z]*)\n(?P<body>.*?)^```$", re.MULTILINE | re.DOTALL)
-CLI_MARKER = "<!-- The next block runs as written in tests/python/test_readme.py"
 
 
-def blocks(lang: str) -> list[str]:
-    return [m.group("body") for m in FENCE.finditer(README) if m.group("lang") == lang]
-
-
-@pytest.fixture()
-def acme(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Sandbox]:
-    with Sandbox(org_url_slug="acme", tests=800) as sandbox:
-        monkeypatch.setenv("TRUNK_API_TOKEN", sandbox.token)
-        monkeypatch.setenv("TRUNK_BASE_URL", sandbox.url)
-        monkeypatch.delenv("TRUNK_API_KEY", raising=False)
-        monkeypatch.chdir(tmp_path)  # blocks that write files write them here
-        yield sandbox
+def test_it_is_a_landing_page_of_at_most_150_lines():
+    assert len(README.splitlines()) <= 150
 
 
 def test_the_top_is_the_title_a_paragraph_and_the_two_commands():
     top = README.split("\n## ", 1)[0]
     assert top.startswith("# trunk-api\n")
-    commands = [line.split("#")[0].strip() for line in blocks("bash")[0].splitlines()]
+    commands = [line.split("#")[0].strip() for line in blocks(README, "bash")[0].splitlines()]
     assert commands == ["scripts/demo", "scripts/test"]
+    for command in commands:
+        assert os.access(ROOT / command, os.X_OK), command
     assert README.index("scripts/demo") < README.index("\n## ")
 
 
-def test_python_blocks_run_in_order_in_one_namespace(acme, capsys):
-    python_blocks = blocks("python")
-    assert len(python_blocks) >= 6
-    namespace: dict[str, object] = {"__name__": "__readme__"}
-    try:
-        for number, source in enumerate(python_blocks, 1):
-            exec(compile(source, f"README.md, python block {number}", "exec"), namespace)
-    finally:
-        for value in list(namespace.values()):
-            if isinstance(value, Sandbox):
-                value.stop()
+def test_every_code_block_is_run_or_checked():
+    """A new block must be given a test here: the Python one and the command-line one run, the rest are the
+    install commands (checked below)."""
+    fenced = [match.group("lang") for match in FENCE.finditer(README)]
+    assert fenced.count("python") == len(python_blocks(README)) == 1  # none skipped
+    bash = blocks(README, "bash")
+    cli = cli_block(README)
+    install = [block for block in bash if block != cli]
+    assert len(install) == 3 and sorted(set(fenced)) == ["bash", "python"]
+    assert README.count(CLI_MARKER) == 1
+
+
+def test_the_install_blocks_say_how_to_use_the_venv_the_notebooks_and_the_wheel():
+    install = "\n".join(block for block in blocks(README, "bash") if block != cli_block(README))
+    assert ". .venv/bin/activate" in install and "jupyter lab notebooks/" in install
+    assert "pip install dist/trunk_api-*.whl" in install
+    assert (ROOT / "notebooks").is_dir() and list((ROOT / "notebooks").glob("*.ipynb"))
+    # Every line is a command (or a comment): nothing a reader would paste and get "command not found" for.
+    for line in filter(None, install.splitlines()):
+        assert re.match(r"^(\.|python|pip|jupyter|scripts/)\S*", line), line
+
+
+def test_the_python_block_runs_and_shows_what_it_says(acme, capsys):
+    namespace, left_running = run_python(python_blocks(README), "README.md")
     out = capsys.readouterr().out
-    # What the quick start promises to show.
-    assert "PRs" in out and "paused" in out
-    assert "404" in out  # the NotFoundError example
-    assert "concurrency" in out  # the ValidationError example names the field
+    assert "failure_rate_last_24h" in out and "merge queue: paused" in out
     assert acme.token not in out
-    started = namespace["sandbox"]
-    assert isinstance(started, Sandbox) and not started.running  # the README stops what it starts
+    assert isinstance(namespace["sandbox"], Sandbox) and left_running == []  # the README stops what it starts
 
 
-def test_command_line_block_runs_as_written(acme):
-    start = README.index(CLI_MARKER)
-    block = next(m.group("body") for m in FENCE.finditer(README, start) if m.group("lang") == "bash")
-    assert block.count("trunk-api ") >= 6
-    env = dict(os.environ)
-    scripts = [sysconfig.get_path("scripts"), str(Path(sys.executable).parent)]  # where pip put trunk-api
-    env["PATH"] = os.pathsep.join(scripts + [env.get("PATH", "")])
-    result = subprocess.run(["bash", "-euo", "pipefail", "-c", block], env=env, capture_output=True, text=True,
-                            timeout=120)
+def test_python_blocks_paste_into_a_python_prompt():
+    for number, source in enumerate(python_blocks(README), 1):
+        assert paste_problems(source) == [], f"README python block {number}"
+
+
+def test_the_command_line_block_runs_as_written(acme):
+    block = cli_block(README)
+    assert block.count("trunk-api ") == 3
+    result = run_cli_block(block)
     assert result.returncode == 0, result.stderr
     assert acme.token not in result.stdout + result.stderr
-    assert Path("failing.csv").read_text().startswith("id,name,")
-    assert "most common failures" not in result.stdout  # `test` off a terminal prints JSON...
-    assert '"most_common_failures"' in result.stdout  # ...with the test's failures
-    assert "state:" in result.stdout and "required_statuses:" in result.stdout  # the last command's table
-    queue_bodies = [r.body for r in acme.requests if r.path == "/v1/updateQueue"]
-    assert [body.get("state") for body in queue_bodies] == ["paused", None, "running"]
-    assert queue_bodies[1]["requiredStatuses"] == ["ci/build", "ci/test"] and queue_bodies[1]["batch"] is True
+    assert Path("broken.csv").read_text().startswith("id,name,")
+    assert [r.body.get("state") for r in acme.requests if r.path == "/v1/updateQueue"] == ["paused"]
+    unhealthy = [r.body for r in acme.requests if r.path.endswith("list-unhealthy-tests")]
+    assert unhealthy and unhealthy[0]["repo"] == {"host": "github.com", "owner": "acme", "name": "storefront"}
 
 
-def test_configuration_table_lists_every_client_option():
-    section = README.split("## Configuration", 1)[1].split("\n## ", 1)[0]
-    for name in inspect.signature(Client.__init__).parameters:
-        if name != "self":
-            assert f"| `{name}` |" in section, name
-    for variable in ("TRUNK_API_TOKEN", "TRUNK_API_KEY", "TRUNK_BASE_URL"):
-        assert variable in section
-
-
-def test_sandbox_table_lists_every_fault_option():
-    section = README.split("## The sandbox", 1)[1].split("\n## ", 1)[0]
-    for name in ("latency_ms", "jitter_ms", "error_rate", "rate_limit", "drop_rate", "truncate_rate", "fault_seed"):
-        assert f"`{name}`" in section, name
-
-
-def test_the_sections_the_issue_asks_for_are_there():
-    headings = re.findall(r"^## (.+)$", README, re.MULTILINE)
-    for wanted in ("What it is, and for whom", "Install", "Python quick start", "Command line", "Configuration",
-                   "Errors and retries", "Pagination", "The sandbox", "C++", "Performance", "Development"):
-        assert wanted in headings
+def test_links_lead_to_pages_that_exist():
+    links = re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", README)
+    local = [link for link in links if not re.match(r"^[a-z]+://", link)]
+    assert len(local) >= 12
+    for link in local:
+        assert (ROOT / link).exists(), link
 
 
 def test_the_demo_runs_and_tells_its_story():
@@ -127,4 +106,3 @@ def test_the_demo_runs_and_tells_its_story():
                  "AuthenticationError (401)", "ValidationError: end_time", "done in"):
         assert part in out, part
     assert "not-the-token" not in out
-

@@ -1,5 +1,6 @@
-"""Times in every accepted form: aware datetime (any offset), naive datetime (read as UTC), pandas.Timestamp,
-RFC 3339 strings; bad forms are a ValidationError naming the field. Returned times are aware UTC."""
+"""Times in every accepted form: aware datetime (any offset), aware pandas.Timestamp, RFC 3339 strings with
+their offset; bad forms, naive times among them (test_newcomer.py), are a ValidationError naming the field.
+Returned times are aware UTC."""
 
 from __future__ import annotations
 
@@ -21,14 +22,13 @@ EXPECTED = {"start_time": "2026-11-13T12:00:00Z", "end_time": "2026-11-20T12:00:
     ("start", "end"),
     [
         (WEEK_START, NOW),
-        (WEEK_START.replace(tzinfo=None), NOW.replace(tzinfo=None)),  # naive = UTC
         (WEEK_START.astimezone(timezone(timedelta(hours=5, minutes=30))), NOW.astimezone(ZoneInfo("America/New_York"))),
         (pd.Timestamp("2026-11-13T12:00:00Z"), pd.Timestamp("2026-11-20 13:00", tz="Europe/Paris")),
-        (pd.Timestamp("2026-11-13 12:00"), NOW),  # naive pandas.Timestamp
+        (pd.Timestamp("2026-11-13 12:00").tz_localize("UTC"), NOW),  # localized pandas.Timestamp
         ("2026-11-13T12:00:00Z", "2026-11-20T14:00:00+02:00"),
-        ("2026-11-13 12:00:00", "2026-11-20t12:00:00.000z"),
+        ("2026-11-13 12:00:00+00:00", "2026-11-20t12:00:00.000z"),
     ],
-    ids=["aware", "naive", "offsets", "pandas", "pandas-naive", "rfc3339", "rfc3339-variants"],
+    ids=["aware", "offsets", "pandas", "pandas-localized", "rfc3339", "rfc3339-variants"],
 )
 def test_accepted_forms(box: trunk_api.Sandbox, client: trunk_api.Client, repo: Repo, start: object,
                         end: object) -> None:

@@ -14,11 +14,11 @@ namespace trunk {
 struct ClientOptions {
   /// nullopt -> $TRUNK_BASE_URL, else "https://api.trunk.io". Operation paths ("/v1/...") are appended.
   std::optional<std::string> base_url;
-  /// nullopt -> $TRUNK_API_TOKEN, then $TRUNK_API_KEY; when none is set the Client constructor throws
-  /// trunk::Error naming both variables.
+  /// nullopt -> $TRUNK_API_TOKEN, then $TRUNK_API_KEY (kTokenVariables); when none is set the Client
+  /// constructor throws trunk::MissingTokenError naming both variables.
   /// The Client copies the token into memory excluded from core dumps and wipes the ClientOptions it was
   /// given (taken by value: pass std::move(options) and your string is the one wiped). Copies you keep, and
-  /// the environment variables, are yours to protect (README, "Security").
+  /// the environment variables, are yours to protect (docs/security.md).
   std::optional<std::string> token;
   std::chrono::milliseconds timeout{30000};  ///< per attempt, whole transfer; 0 = no per-attempt limit
   std::chrono::milliseconds connect_timeout{10000};

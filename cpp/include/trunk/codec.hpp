@@ -10,10 +10,14 @@
 // number, got string".
 //
 // Decoding of requests (what the sandbox reads; instantiated in the trunk::sandbox library, link it to decode a
-// request) is strict: malformed JSON or a wrong type throws DecodeError;
-// a missing required field, an unknown key, an unknown enum value or a bad timestamp throws one
-// ValidationError naming every such field. Integers must be JSON integers there (5.0 is not). `null` reads
-// as absent in both directions. They do not check ranges: run validate() (validation.hpp).
+// request) is strict: malformed JSON or a wrong type throws DecodeError, and `null` is a wrong type there
+// ("testingTimeoutMinutes: expected integer, got null"; the encoders never write null), except for a field
+// declared nullable (schema::Rules::nullable: submitPullRequest's priority, "or null" in the published
+// description), where it reads as absent; a missing required field, an unknown key, an unknown enum value or a bad timestamp throws one
+// ValidationError naming every such field. They do not check ranges: run validate() (validation.hpp).
+//
+// In both directions an integer field takes any JSON number with a zero fraction (5, 5.0, 1e3: JSON Schema's
+// "integer", the OpenAPI document's type), and refuses 5.5.
 //
 // decode() refuses documents nested deeper than 128 levels (DecodeError) before parsing, so hostile input
 // cannot exhaust the stack in later recursive operations on the kept raw JSON.

@@ -45,6 +45,10 @@ struct Rules {
   bool omit_if_empty = false;  ///< text: "" is the default and is not sent (page_token)
   /// The position of a listing's page (listPullRequests' cursor): pagers set it, so iter_ calls do not take it.
   bool page_position = false;
+  /// Requests: the service's published description allows `null` for this optional field, read as absent (the
+  /// strict decoding refuses null for every other field; the encoders never write it). Only submitPullRequest's
+  /// priority ("or null").
+  bool nullable = false;
   std::int64_t min = std::numeric_limits<std::int64_t>::min();  ///< integers: inclusive bounds
   std::int64_t max = std::numeric_limits<std::int64_t>::max();
 

@@ -44,6 +44,10 @@ TRUNK_ENUM(HealthStatus,
   X(merged, "merged") X(failed, "failed") X(cancelled, "cancelled") X(pending_failure, "pending_failure")
 TRUNK_ENUM(PullRequestState, "Where a pull request stands in a merge queue.", TRUNK_PULL_REQUEST_STATE_VALUES)
 
+#define TRUNK_TEST_HEALTH_VALUES(X) X(healthy, "healthy") X(flaky, "flaky") X(broken, "broken")
+TRUNK_ENUM(TestHealth, "A test's health as its status reports it (TestStatus.value; lower case on the wire).",
+           TRUNK_TEST_HEALTH_VALUES)
+
 #define TRUNK_QUARANTINED_TEST_STATUS_VALUES(X) X(healthy, "HEALTHY") X(flaky, "FLAKY") X(broken, "BROKEN")
 TRUNK_ENUM(QuarantinedTestStatus, "Health of a quarantined test (upper case on the wire).",
            TRUNK_QUARANTINED_TEST_STATUS_VALUES)
@@ -75,8 +79,8 @@ TRUNK_ENUM(AllTargets, "Every target of the repository is impacted (setImpactedT
 /// Every enumeration (a new one adds itself here).
 #define TRUNK_ALL_ENUMS(X)                                                                                     \
   X(QueueState) X(QueueMode) X(DirectMergeMode) X(OptimizationMode) X(MergeMethod) X(HealthStatus)             \
-  X(PullRequestState) X(QuarantinedTestStatus) X(QuarantineSetting) X(GitHubMergeability) X(TestingStatus)      \
-  X(RequiredStatusesSource) X(AllTargets)
+  X(PullRequestState) X(TestHealth) X(QuarantinedTestStatus) X(QuarantineSetting) X(GitHubMergeability)         \
+  X(TestingStatus) X(RequiredStatusesSource) X(AllTargets)
 
 /// The wire string of a value; "" for a value outside the enumeration (only reachable through a cast).
 template <schema::DescribedEnum E>

@@ -2,6 +2,7 @@
 // The one exception hierarchy of the library. Every error thrown by trunk-api derives from trunk::Error.
 //
 //   Error
+//   ├── MissingTokenError    no API token was given and none is in the environment (Client's constructor).
 //   ├── ValidationError      a request broke a rule; nothing was sent. Lists every violation.
 //   ├── DecodeError          a response (or request, on the server side) could not be read; names the JSON path.
 //   ├── PaginationError      the server broke the paging protocol (e.g. handed back a token twice).
@@ -19,9 +20,11 @@
 //
 // Messages never contain the API token: the client redacts it before building any message.
 
+#include <array>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace trunk {
@@ -30,6 +33,17 @@ class Error : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
+
+/// No API token was given (ClientOptions::token) and none of the environment variables kTokenVariables is set.
+/// Its own type, so that each binding can say the remedy in its caller's terms: the message here speaks C++
+/// (ClientOptions::token); Python says token=, the command line --token.
+class MissingTokenError : public Error {
+ public:
+  using Error::Error;
+};
+
+/// The environment variables a Client reads its token from when none is given, in order of preference.
+inline constexpr std::array<std::string_view, 2> kTokenVariables{"TRUNK_API_TOKEN", "TRUNK_API_KEY"};
 
 /// One broken rule: which field, what value it had (as text), and the rule it broke.
 struct Violation {

@@ -68,7 +68,8 @@ TRUNK_DESCRIBE(DeleteQueueRequest, "Deletes an empty merge queue (400 while it h
 /// A priority: a number 0..4294967295 (lower first; 0 is urgent and skips the line) or a priority name
 /// ("urgent", "high", "medium", "low", "lowest" in the service's documentation).
 using Priority = std::variant<std::int64_t, std::string>;
-inline constexpr schema::Rules kPriorityRules{.non_empty = true, .min = 0, .max = 4294967295};
+/// The published description gives priority "or null" (the queue's default, like not sending it).
+inline constexpr schema::Rules kPriorityRules{.non_empty = true, .nullable = true, .min = 0, .max = 4294967295};
 
 /// POST /v1/submitPullRequest. Not safe to repeat.
 #define TRUNK_SUBMIT_PULL_REQUEST_FIELDS(X)                                                                  \

@@ -9,6 +9,7 @@
 
 #include "trunk/describe.hpp"
 #include "trunk/json_value.hpp"
+#include "trunk/open_enum.hpp"
 #include "trunk/time.hpp"
 
 namespace trunk {
@@ -34,7 +35,7 @@ struct TicketRef {
 TRUNK_DESCRIBE(TicketRef, "The ticket linked to a test case.", TRUNK_TICKET_REF_FIELDS)
 
 #define TRUNK_TEST_STATUS_FIELDS(X)                                                                              \
-  X(std::optional<std::string>, value, "value", {}, schema::kNone, "\"healthy\", \"flaky\" or \"broken\"")            \
+  X(std::optional<OpenEnum<TestHealth>>, value, "value", {}, schema::kNone, "healthy, flaky or broken")              \
   X(std::optional<std::string>, reason, "reason", {}, schema::kNone, "free text; may be \"\" or start with a space") \
   X(std::optional<Timestamp>, timestamp, "timestamp", {}, schema::kNone, "when the status was set")
 

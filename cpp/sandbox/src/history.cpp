@@ -120,7 +120,7 @@ trunk::TestCase to_test_case(const RepoHistory& repo, const TestRecord& test, co
   out.name = test.name;
   out.variant = test.variant;
   trunk::TestStatus status;
-  status.value = std::string(health_wire(facts.health));
+  status.value = trunk::OpenEnum<trunk::TestHealth>::from_wire(health_wire(facts.health));
   status.reason = facts.reason;
   status.timestamp = facts.status_since;
   out.status = std::move(status);

@@ -66,6 +66,42 @@ HttpAnswer unreadable(const beast::error_code& error) {
   return answer;
 }
 
+/// What a request's Transfer-Encoding says of its body (RFC 9112 6.1, 6.3).
+enum class Codings {
+  none,                      // no Transfer-Encoding: Content-Length or no body
+  chunked,                   // exactly chunked
+  chunked_with_unsupported,  // chunked last, after a coding this server does not decode (e.g. "gzip, chunked")
+  length_unknown,            // the final coding is not chunked: where the body ends cannot be known
+};
+
+Codings transfer_codings(const http::request_header<>& head, std::string* unsupported) {
+  std::vector<std::string> codings;
+  const auto [first, last] = head.equal_range(http::field::transfer_encoding);
+  for (auto field = first; field != last; ++field) {
+    const std::string value = text(field->value());
+    std::size_t start = 0;
+    while (start <= value.size()) {
+      const std::size_t comma = std::min(value.find(',', start), value.size());
+      std::string coding = value.substr(start, comma - start);
+      coding.erase(0, coding.find_first_not_of(" \t"));
+      coding.erase(coding.find_last_not_of(" \t") + 1);
+      coding = coding.substr(0, coding.find(';'));  // transfer parameters
+      std::transform(coding.begin(), coding.end(), coding.begin(),
+                     [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+      if (!coding.empty()) codings.push_back(coding);
+      start = comma + 1;
+    }
+  }
+  if (codings.empty()) return Codings::none;
+  if (codings.back() != "chunked") return Codings::length_unknown;
+  for (std::size_t i = 0; i + 1 < codings.size(); ++i) {
+    if (codings[i] == "chunked") return Codings::length_unknown;  // chunked twice (RFC 9112 6.1: must not)
+    *unsupported = codings[i];
+    return Codings::chunked_with_unsupported;
+  }
+  return Codings::chunked;
+}
+
 }  // namespace
 
 std::optional<std::string> HttpRequest::header(std::string_view name) const {
@@ -148,6 +184,22 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
   void on_head(const beast::error_code& error) {
     if (error) return refuse(error);
     const auto& head = parser_->get();
+    unsupported_coding_.clear();
+    switch (transfer_codings(head, &unsupported_coding_)) {
+      case Codings::none:
+      case Codings::chunked:
+        break;
+      case Codings::length_unknown:
+        // RFC 9112 6.3 (4): a request whose final transfer coding is not chunked has no knowable end: 400, and
+        // the connection ends (what follows cannot be told from a next request).
+        keep_alive_ = false;
+        head_request_ = false;
+        version_ = 11;
+        return write({400, "text/plain; charset=utf-8",
+                      "bad request: the body's length is unknown (Transfer-Encoding must end in chunked)\n", {}});
+      case Codings::chunked_with_unsupported:
+        break;  // the end is known: read the body (the connection stays in step), then answer 501 in handle()
+    }
     // RFC 9110 10.1.1: a client waiting for "100 Continue" before sending its body gets it, unless the body
     // is already here (then the client has stopped waiting anyway).
     const auto expect = head.find(http::field::expect);
@@ -192,6 +244,13 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
     head_request_ = message.method() == http::verb::head;
     version_ = message.version();
     stream_.expires_never();  // the handler may take its time (injected latency); no thread waits meanwhile
+    if (!unsupported_coding_.empty()) {
+      // RFC 9112 6.1: a transfer coding the server does not understand is answered 501; the body was read to its
+      // chunked end, so the connection goes on in step.
+      write({501, "text/plain; charset=utf-8",
+             "not implemented: transfer coding " + unsupported_coding_ + " (only chunked is understood)\n", {}});
+      return;
+    }
     if (version_ == 11 && message.find(http::field::host) == message.end()) {
       // RFC 9112 3.2: a server must answer 400 to an HTTP/1.1 request without Host.
       write({400, "text/plain; charset=utf-8", "bad request: an HTTP/1.1 request needs a Host header\n", {}});
@@ -269,6 +328,7 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
   std::optional<http::request_parser<http::string_body>> parser_;
   std::array<char, 4096> scratch_{};
   // The request being answered.
+  std::string unsupported_coding_;  // a transfer coding before the final chunked that the server cannot undo
   bool keep_alive_ = true;
   bool head_request_ = false;
   unsigned version_ = 11;
@@ -325,9 +385,11 @@ void HttpServer::start() {
   for (int i = 0; i < threads; ++i) s.threads.emplace_back([&s] { s.io.run(); });
 }
 
-HttpServer::~HttpServer() {
+HttpServer::~HttpServer() { stop(); }
+
+void HttpServer::stop() {
   Impl& s = *impl_;
-  s.stopping = true;
+  if (s.stopping.exchange(true)) return;
   // The threads first: the acceptor is not safe to close while a thread may be starting the next accept.
   // What is still pending (accepts, reads, timers) is destroyed with the io_context, closing its sockets.
   s.io.stop();

@@ -94,7 +94,9 @@ class HttpServer {
 
   /// Binds and listens (trunk::Error when the address cannot be used); serving starts with start().
   HttpServer(HttpServerOptions options, Handler handler);
-  /// Stops: no new connections, open ones closed, pending `after` work dropped; returns when the threads end.
+  /// Stops: no new connections, open ones closed, pending `after` work dropped; returns when the threads have
+  /// ended, so from then on nothing of the handler runs. Idempotent; the destructor stops too.
+  void stop();
   ~HttpServer();
   HttpServer(const HttpServer&) = delete;
   HttpServer& operator=(const HttpServer&) = delete;

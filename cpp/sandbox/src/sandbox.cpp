@@ -225,7 +225,8 @@ void Sandbox::start() {
 void Sandbox::stop() {
   Impl& s = *impl_;
   if (!s.server) return;
-  s.server.reset();  // returns when its threads have ended
+  s.server->stop();  // first: the handler, on the server's threads, reads s.server until they have ended
+  s.server.reset();
   s.running = false;
 }
 

@@ -63,6 +63,10 @@ std::optional<Request> read_request(std::string_view body, std::string_view quer
     Request request;
     if constexpr (std::is_same_v<Request, trunk::GetMergeQueueMetricsRequest>) {
       request = trunk::metrics_request_from_query(query);
+    } else if (body.find_first_not_of(" \t\r\n") == std::string_view::npos) {
+      // Said plainly: a POST without Content-Length (or with 0) has no body at all (RFC 9112 6.3).
+      *error = text_reply(400, "malformed request: the body is empty; request body must be JSON");
+      return std::nullopt;
     } else {
       request = trunk::decode<Request>(body);
     }

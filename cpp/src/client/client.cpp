@@ -88,7 +88,7 @@ struct Client::Impl {
     curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);  // no SIGALRM for DNS timeouts: we are multi-threaded
     curl_easy_setopt(easy, CURLOPT_POST, 1L);
     // HTTP/1.1 also over TLS: with HTTP/2, nghttp2 would keep the token header in its HPACK table and frame
-    // buffers on its own heap, which our wiping allocator does not reach (README "Security"). The client pools
+    // buffers on its own heap, which our wiping allocator does not reach (docs/security.md). The client pools
     // one connection per handle anyway, so HTTP/2 multiplexing would not be used.
     curl_easy_setopt(easy, CURLOPT_HTTP_VERSION, static_cast<long>(CURL_HTTP_VERSION_1_1));
     curl_easy_setopt(easy, CURLOPT_HTTPHEADER, headers.get());

@@ -84,14 +84,15 @@ std::string_view resolve_token(const std::optional<std::string>& configured) {
   std::optional<std::string_view> token;
   if (configured) token = *configured;
   // getenv's string belongs to the process environment (the caller's): viewed, never copied.
-  for (const char* name : {"TRUNK_API_TOKEN", "TRUNK_API_KEY"}) {
+  for (std::string_view name : kTokenVariables) {
     if (token) break;
-    if (const char* value = std::getenv(name); value != nullptr && *value != '\0') token = std::string_view(value);
+    if (const char* value = std::getenv(std::string(name).c_str()); value != nullptr && *value != '\0') {
+      token = std::string_view(value);
+    }
   }
   if (!token) {
-    throw Error(
-        "no API token: pass ClientOptions::token or set the TRUNK_API_TOKEN (or TRUNK_API_KEY) environment "
-        "variable");
+    throw MissingTokenError("no API token: pass ClientOptions::token or set the " + std::string(kTokenVariables[0]) +
+                            " (or " + std::string(kTokenVariables[1]) + ") environment variable");
   }
   if (token->empty()) throw Error("the API token is empty");
   const bool has_control = std::any_of(token->begin(), token->end(), [](unsigned char c) {

@@ -127,7 +127,7 @@ void read_value(od::value& value, const JsonPath& path, DecodeContext&, std::str
   out.assign(checked(value.get_string()));
 }
 
-void read_value(od::value& value, const JsonPath& path, DecodeContext& context, std::int64_t& out) {
+void read_value(od::value& value, const JsonPath& path, DecodeContext&, std::int64_t& out) {
   const od::json_type type = type_of(value);
   if (type != od::json_type::number) throw_wrong_type(path, "integer", type);
   const std::string_view token = trim_right(value.raw_json_token());
@@ -146,10 +146,11 @@ void read_value(od::value& value, const JsonPath& path, DecodeContext& context, 
   // which also rejects what no double holds).
   const Json parsed = parse_extra(token);
   const double number = parsed.get<double>();
-  // Answers type the queue settings as "number": accept 5.0 but not 5.5. Requests take integers only.
+  // JSON has one number type, and JSON Schema's "integer" (the OpenAPI document's type of these fields) is any
+  // number with a zero fraction: 5.0 and 1e3 are integers, 5.5 is not, in answers and requests alike (a
+  // sender whose language writes every number as a double, or a schema-driven generator, sends 5.0).
   const bool integral = std::isfinite(number) && std::trunc(number) == number;
-  if (context.mode == DecodeMode::tolerant && integral && number >= -9223372036854775808.0 &&
-      number < 9223372036854775808.0) {
+  if (integral && number >= -9223372036854775808.0 && number < 9223372036854775808.0) {
     out = static_cast<std::int64_t>(number);
     return;
   }

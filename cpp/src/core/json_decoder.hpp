@@ -4,11 +4,15 @@
 //
 // Two modes, chosen by the type: models that keep unknown keys (answers) are read tolerantly, messages
 // without (requests, read by the sandbox) strictly.
-//  - tolerant: null and missing read as absent, unknown keys kept in `extra`, integers may arrive as floats
-//    with an integral value (the queue settings are typed "number"), unknown enum values kept raw (OpenEnum);
-//  - strict: integers must be JSON integers, and a missing required field, an unknown key, an unknown enum
-//    value or a bad timestamp is recorded so that one ValidationError lists them all.
-// In both, a value of the wrong JSON type is a DecodeError naming its path
+//  - tolerant: null and missing read as absent, unknown keys kept in `extra`, unknown enum values kept raw
+//    (OpenEnum);
+//  - strict: null is a value of the wrong type like any other (the client never sends null and the OpenAPI
+//    document gives no field null: "page_token: expected string, got null"; a field declared `nullable`, as
+//    the published description makes submitPullRequest's priority, reads it as absent), and a missing required field,
+//    an unknown key, an unknown enum value or a bad timestamp is recorded so that one ValidationError lists
+//    them all.
+// In both, an integer may be written with a zero fraction or an exponent (5.0, 1e3: JSON Schema's
+// "integer"), a value of the wrong JSON type is a DecodeError naming its path
 // ("tests[3].failure_rate_last_7d: expected number, got string"), and malformed JSON is a DecodeError with
 // the path "" and a message starting "malformed JSON: ".
 
@@ -188,6 +192,7 @@ struct FieldDispatch {
     std::string_view wire;
     Reader read;
     bool required;
+    bool nullable;
   };
   static constexpr std::size_t size = schema::field_count<T>();
   static_assert(size <= 64, "a model has at most 64 fields (the decoder tracks them in a bitset)");
@@ -195,7 +200,8 @@ struct FieldDispatch {
   template <std::size_t... I>
   static constexpr std::array<Entry, size> make(std::index_sequence<I...>) {
     return {Entry{std::get<I>(schema::Model<T>::fields).wire, &read_field<T, I>,
-                  std::get<I>(schema::Model<T>::fields).rules.required}...};
+                  std::get<I>(schema::Model<T>::fields).rules.required,
+                  std::get<I>(schema::Model<T>::fields).rules.nullable}...};
   }
   static constexpr std::array<Entry, size> entries = make(std::make_index_sequence<size>{});
 
@@ -237,7 +243,13 @@ void read_object(od::object& object, const JsonPath& path, DecodeContext& contex
       continue;
     }
     hint = index + 1;
-    if (checked(value.is_null())) continue;  // null reads as absent
+    // An answer's null reads as absent. A request's null goes to the field's reader, which refuses it like
+    // any other wrong type ("expected integer, got null"), unless the field is declared nullable (the
+    // published description allows it): the request decoding is the sandbox's, the one place where what a
+    // request may hold is decided (see the top of this file).
+    if ((context.mode == DecodeMode::tolerant || Dispatch::entries[index].nullable) && checked(value.is_null())) {
+      continue;
+    }
     seen.set(index);
     Dispatch::entries[index].read(out, value, path.member(key), context);
   }

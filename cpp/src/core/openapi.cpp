@@ -88,7 +88,8 @@ Doc variant_schema(const schema::Rules& rules, std::index_sequence<I...>) {
 template <typename T, Side side>
 Doc value_schema(const schema::Rules& rules) {
   if constexpr (schema::IsOptional<T>::value || schema::IsVector<T>::value) {
-    // Absent is "not required", never null: the client does not send null, the service promises no null.
+    // Absent is "not required", not null: the client does not send null, the service promises no null
+    // (model_schema adds null only to a request field declared nullable).
     Doc inner = value_schema<typename T::value_type, side>(rules);
     if constexpr (schema::IsOptional<T>::value) {
       return inner;
@@ -142,6 +143,11 @@ Doc model_schema() {
   schema::for_each_field<T>([&](const auto& field) {
     using Member = typename std::remove_cvref_t<decltype(field)>::member_type;
     Doc property = value_schema<Member, side>(field.rules);
+    if (side == Side::request && field.rules.nullable) {
+      // The one kind of null a request may carry (the published description's "or null"): read as absent.
+      if (!property.contains("oneOf")) property = Doc{{"oneOf", Doc::array({std::move(property)})}};
+      property["oneOf"].push_back(Doc{{"type", "null"}});
+    }
     std::string description(field.doc);
     if (property.contains("description")) description += ". " + property["description"].get<std::string>();
     property["description"] = description;
@@ -284,7 +290,7 @@ std::string build_document() {
         {"description",
          "The operations, requests and answers of the Trunk v1 API (merge queue and flaky tests) that "
          "trunk-api implements, generated from its declarations. Requests are strict: only the listed "
-         "properties, only the values a request may carry, never null. Answers are tolerant: they may carry "
+         "properties, only the values a request may carry, no null where none is declared. Answers are tolerant: they may carry "
          "more properties, and enumeration values beyond the known ones. x-trunk-repeatable tells whether a "
          "retry may send the request again."}}},
       {"servers", Doc::array({{{"url", "https://api.trunk.io"}}})},

@@ -187,4 +187,12 @@ std::string format_rfc3339(Timestamp t) {
   return std::string(buffer, std::size_t(length)) + 'Z';
 }
 
+bool rfc3339_has_offset(std::string_view text) noexcept {
+  if (text.empty()) return false;
+  if (text.back() == 'Z' || text.back() == 'z') return true;
+  // "+hh:mm" / "-hh:mm" ends the text; the shortest such text is YYYY-MM-DDTHH:MM:SS+hh:mm (25 characters), and
+  // in text that parses no other '+' or '-' can stand 6 characters from the end.
+  return text.size() >= 25 && (text[text.size() - 6] == '+' || text[text.size() - 6] == '-');
+}
+
 }  // namespace trunk

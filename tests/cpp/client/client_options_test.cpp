@@ -60,6 +60,17 @@ TEST(ClientOptions, MissingTokenNamesBothVariables) {
   const std::string message = error_message_of(options);
   EXPECT_NE(message.find("TRUNK_API_TOKEN"), std::string::npos) << message;
   EXPECT_NE(message.find("TRUNK_API_KEY"), std::string::npos) << message;
+  // Its own type, which the bindings catch to word the remedy for their callers; C++ callers read C++ words.
+  EXPECT_THROW(Client{options}, MissingTokenError);
+  EXPECT_NE(message.find("ClientOptions::token"), std::string::npos) << message;
+}
+
+TEST(ClientOptions, AnEmptyEnvironmentVariableIsNoToken) {
+  ScopedEnv token("TRUNK_API_TOKEN", "");
+  ScopedEnv key("TRUNK_API_KEY", std::nullopt);
+  ClientOptions options;
+  options.base_url = "http://127.0.0.1:1";
+  EXPECT_THROW(Client{options}, MissingTokenError);
 }
 
 TEST(ClientOptions, TokenFromEnvironmentIsSentPreferringTrunkApiToken) {

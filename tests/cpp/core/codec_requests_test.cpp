@@ -175,6 +175,31 @@ TEST(RequestEncode, FalseBooleansAreSentNotDropped) {
   EXPECT_EQ(keys(to_json(request)), (Keys{"repo", "targetBranch", "batch", "deleteRequiredStatuses"}));
 }
 
+/// The JSON paths of every null in `json`.
+void find_nulls(const Json& json, const std::string& path, std::vector<std::string>& out) {
+  if (json.is_null()) out.push_back(path.empty() ? "<root>" : path);
+  if (json.is_object()) {
+    for (const auto& [key, value] : json.items()) find_nulls(value, path.empty() ? key : path + "." + key, out);
+  } else if (json.is_array()) {
+    for (std::size_t i = 0; i < json.size(); ++i) find_nulls(json[i], path + "[" + std::to_string(i) + "]", out);
+  }
+}
+
+// The client never sends null (the sandbox refuses it, below): every request, with nothing set and with
+// everything set, encodes without one.
+TEST(RequestEncode, NoRequestEverCarriesNull) {
+  std::vector<std::string> nulls;
+#define TRUNK_TEST_NO_NULL_(Type) find_nulls(to_json(Type{}), #Type, nulls);
+  TRUNK_ALL_REQUEST_MODELS(TRUNK_TEST_NO_NULL_)
+#undef TRUNK_TEST_NO_NULL_
+  find_nulls(to_json(full_update()), "full_update", nulls);
+  find_nulls(to_json(failing_request()), "failing_request", nulls);
+  EXPECT_TRUE(nulls.empty()) << "null at " << ::testing::PrintToString(nulls);
+  // The check itself finds a null where there is one.
+  find_nulls(Json::parse(R"({"a": [1, null]})"), "", nulls);
+  EXPECT_EQ(nulls, (std::vector<std::string>{"a[1]"}));
+}
+
 // ---- strict decoding (the sandbox's side) ---------------------------------------------------------------
 TEST(RequestDecode, RoundTripsEveryRequest) {
   const auto failing = failing_request();
@@ -194,16 +219,81 @@ TEST(RequestDecode, RoundTripsEveryRequest) {
   EXPECT_EQ(decode<PageQuery>(encode(PageQuery{3, "t"})), (PageQuery{3, "t"}));
 }
 
-TEST(RequestDecode, AcceptsEveryTimestampFormAndNullAsAbsent) {
+TEST(RequestDecode, AcceptsEveryTimestampForm) {
   const auto request = decode<ListFailingTestsRequest>(R"({
     "repo": {"host": "h", "owner": "o", "name": "n"}, "org_url_slug": "s",
     "start_time": "2024-05-01 02:00:00+02:00", "end_time": "2024-05-02t00:00:00z",
-    "page_query": {"page_size": 10, "page_token": null}})");
+    "page_query": {"page_size": 10}})");
   EXPECT_EQ(request.start_time, parse_rfc3339("2024-05-01T00:00:00Z"));
+  EXPECT_EQ(request.end_time, parse_rfc3339("2024-05-02T00:00:00Z"));
   EXPECT_EQ(request.page_query.page_token, "");
-  const auto update = decode<UpdateQueueRequest>(
-      R"({"repo": {"host": "h", "owner": "o", "name": "n"}, "targetBranch": "b", "concurrency": null})");
-  EXPECT_FALSE(update.concurrency.has_value());
+}
+
+// Decision (issue 17): no request field is nullable. The published description gives none null and the client
+// never sends it, so a request's null is a wrong type like any other, naming the field, null and the type:
+// optional fields, required ones (not "missing": the key is there), nested ones and list elements alike.
+TEST(RequestDecode, NullIsAWrongTypeForEveryField) {
+  const std::string repo = R"("repo": {"host": "h", "owner": "o", "name": "n"})";
+  const std::pair<std::string, std::string> update_cases[] = {
+      {R"("testingTimeoutMinutes": null)", "testingTimeoutMinutes: expected integer, got null"},
+      {R"("deleteRequiredStatuses": null)", "deleteRequiredStatuses: expected boolean, got null"},
+      {R"("requiredStatuses": null)", "requiredStatuses: expected array, got null"},
+      {R"("requiredStatuses": ["ci", null])", "requiredStatuses[1]: expected string, got null"},
+      {R"("state": null)", "state: expected string, got null"},
+      {R"("concurrency": null)", "concurrency: expected integer, got null"},
+  };
+  for (const auto& [field, message] : update_cases) {
+    const std::string body = "{" + repo + R"(, "targetBranch": "b", )" + field + "}";
+    EXPECT_EQ(decode_error_of([&] { decode<UpdateQueueRequest>(body); }), message) << body;
+  }
+  EXPECT_EQ(decode_error_of([&] { decode<UpdateQueueRequest>("{" + repo + R"(, "targetBranch": null})"); }),
+            "targetBranch: expected string, got null");
+  EXPECT_EQ(decode_error_of([] { decode<UpdateQueueRequest>(R"({"repo": null, "targetBranch": "b"})"); }),
+            "repo: expected object, got null");
+  EXPECT_EQ(decode_error_of([] {
+              decode<UpdateQueueRequest>(R"({"repo": {"host": "h", "owner": null, "name": "n"}, "targetBranch": "b"})");
+            }),
+            "repo.owner: expected string, got null");
+  const std::string failing = "{" + repo + R"(, "org_url_slug": "s", "start_time": "2024-05-01T00:00:00Z",
+      "end_time": "2024-05-02T00:00:00Z", "page_query": {"page_size": 10, "page_token": null}})";
+  EXPECT_EQ(decode_error_of([&] { decode<ListFailingTestsRequest>(failing); }),
+            "page_query.page_token: expected string, got null");
+  // The nested pull request; and the one field the published description gives null (submitPullRequest's
+  // priority, "or null"), declared nullable: null reads as absent there, the queue's default.
+  EXPECT_EQ(decode_error_of([&] {
+              decode<SubmitPullRequestRequest>("{" + repo + R"(, "targetBranch": "b", "pr": {"number": null}})");
+            }),
+            "pr.number: expected integer, got null");
+  EXPECT_FALSE(decode<SubmitPullRequestRequest>("{" + repo + R"(, "targetBranch": "b", "pr": {"number": 1}, "priority": null})")
+                   .priority.has_value());
+  EXPECT_EQ(decode_error_of([&] {
+              decode<SubmitPullRequestRequest>("{" + repo + R"(, "targetBranch": "b", "pr": {"number": 1}, "noBatch": null})");
+            }),
+            "noBatch: expected boolean, got null");
+  // The boundary's other side: the same requests without the null key are read.
+  EXPECT_FALSE(decode<UpdateQueueRequest>("{" + repo + R"(, "targetBranch": "b"})").testing_timeout_minutes);
+  EXPECT_EQ(decode<UpdateQueueRequest>("{" + repo + R"(, "targetBranch": "b", "deleteRequiredStatuses": false})")
+                .delete_required_statuses,
+            false);
+}
+
+// JSON Schema's "integer" (the document's type of these fields) is any number with a zero fraction.
+TEST(RequestDecode, IntegersMayBeWrittenWithAZeroFractionOrAnExponent) {
+  const std::string head = R"({"repo": {"host": "h", "owner": "o", "name": "n"}, "targetBranch": "b", )";
+  EXPECT_EQ(decode<UpdateQueueRequest>(head + R"("concurrency": 5.0})").concurrency, 5);
+  EXPECT_EQ(decode<UpdateQueueRequest>(head + R"("concurrency": 1e3})").concurrency, 1000);
+  EXPECT_EQ(decode<UpdateQueueRequest>(head + R"("bisectionConcurrency": 4294967295.0})").bisection_concurrency,
+            4294967295);
+  EXPECT_EQ(decode<UpdateQueueRequest>(head + R"("concurrency": -0.0})").concurrency, 0);  // then validate() says
+  EXPECT_EQ(decode_error_of([&] { decode<UpdateQueueRequest>(head + R"("concurrency": 5.5})"); }),
+            "concurrency: expected integer, got 5.5");
+  EXPECT_EQ(decode_error_of([&] { decode<UpdateQueueRequest>(head + R"("concurrency": 1e-3})"); }),
+            "concurrency: expected integer, got 0.001");
+  EXPECT_EQ(decode_error_of([&] { decode<UpdateQueueRequest>(head + R"("concurrency": 1e19})"); }),
+            "concurrency: expected integer, got 1e+19");
+  EXPECT_EQ(decode<ListFailingTestsRequest>(R"({"repo": {"host": "h", "owner": "o", "name": "n"},
+      "org_url_slug": "s", "start_time": "2024-05-01T00:00:00Z", "end_time": "2024-05-02T00:00:00Z",
+      "page_query": {"page_size": 15.0}})").page_query.page_size, 15);
 }
 
 TEST(RequestDecode, ListsEveryMissingRequiredFieldAtOnce) {
@@ -293,10 +383,8 @@ TEST(RequestDecode, WrongTypesAreDecodeErrorsWithPaths) {
       {R"({"repo": {"host": 1}})", "repo.host: expected string, got number"},
       {R"({"repo": {"host": "h", "owner": "o", "name": "n"}, "targetBranch": "b", "concurrency": "5"})",
        "concurrency: expected integer, got string"},
-      {R"({"repo": {"host": "h", "owner": "o", "name": "n"}, "targetBranch": "b", "concurrency": 5.0})",
-       "concurrency: expected integer, got 5.0"},
-      {R"({"repo": {"host": "h", "owner": "o", "name": "n"}, "targetBranch": "b", "concurrency": 1e3})",
-       "concurrency: expected integer, got 1000.0"},
+      {R"({"repo": {"host": "h", "owner": "o", "name": "n"}, "targetBranch": "b", "concurrency": 2.5})",
+       "concurrency: expected integer, got 2.5"},
       {R"({"repo": {"host": "h", "owner": "o", "name": "n"}, "targetBranch": "b", "batch": 1})",
        "batch: expected boolean, got number"},
       {R"({"repo": {"host": "h", "owner": "o", "name": "n"}, "targetBranch": "b", "batch": "true"})",
@@ -321,7 +409,7 @@ TEST(RequestDecode, WrongTypesAreDecodeErrorsWithPaths) {
       "page_query.page_size: expected integer, got string");
   EXPECT_EQ(decode_error_of([] { decode<ListFailingTestsRequest>(R"({"start_time": 1714521600})"); }),
             "start_time: expected string, got number");
-  EXPECT_EQ(decode_error_of([] { decode<GetTestDetailsRequest>(R"({"test_id": null, "org_url_slug": 3})"); }),
+  EXPECT_EQ(decode_error_of([] { decode<GetTestDetailsRequest>(R"({"test_id": "x", "org_url_slug": 3})"); }),
             "org_url_slug: expected string, got number");
 }
 

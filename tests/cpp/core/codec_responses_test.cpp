@@ -54,7 +54,9 @@ TEST(ResponseDecode, FullTestCaseFillsEveryField) {
   ASSERT_TRUE(test.status);
   EXPECT_EQ(test.status->reason, " failed 3 of the last 20 runs on main");  // leading space kept
   EXPECT_EQ(test.status->timestamp, parse_rfc3339("2024-05-01T12:00:00Z"));
-  EXPECT_EQ(test.status->value, "flaky");
+  ASSERT_TRUE(test.status->value);
+  EXPECT_TRUE(*test.status->value == TestHealth::flaky);  // an enumeration, like the queue's (issue 14)
+  EXPECT_EQ(test.status->value->wire(), "flaky");
   ASSERT_TRUE(test.most_common_failures);
   ASSERT_EQ(test.most_common_failures->size(), 2U);
   const auto& first = (*test.most_common_failures)[0];

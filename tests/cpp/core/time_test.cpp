@@ -185,3 +185,24 @@ TEST(Rfc3339Format, RoundTripsThroughParse) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(Rfc3339HasOffset, TellsTextWithAZoneFromWallClockText) {
+  // The forms parse_rfc3339 accepts, with their offset...
+  for (const char* text : {"2026-11-20T12:00:00Z", "2026-11-20t12:00:00z", "2026-11-20 12:00:00+00:00",
+                           "2026-11-20T12:00:00-08:00", "2026-11-20T12:00:00.123456789+05:30",
+                           "2026-11-20T12:00:00.1Z"}) {
+    ASSERT_TRUE(trunk::try_parse_rfc3339(text)) << text;
+    EXPECT_TRUE(trunk::rfc3339_has_offset(text)) << text;
+  }
+  // ...and without: read as UTC by the decoder, refused from people by the Python binding.
+  for (const char* text : {"2026-11-20T12:00:00", "2026-11-20 12:00:00", "2026-11-20T12:00:00.123456",
+                           "2026-11-20T12:00:00.123456789"}) {
+    ASSERT_TRUE(trunk::try_parse_rfc3339(text)) << text;
+    EXPECT_FALSE(trunk::rfc3339_has_offset(text)) << text;
+  }
+  EXPECT_FALSE(trunk::rfc3339_has_offset(""));
+}
+
+}  // namespace

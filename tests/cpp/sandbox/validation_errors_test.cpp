@@ -201,6 +201,65 @@ TEST_F(ValidationErrors, IntegerSettingsAcceptOneTo4294967295) {
   }
 }
 
+// JSON Schema's "integer" (the OpenAPI document's type) is any number with a zero fraction: 5.0 and 1e3 are
+// read as 5 and 1000 and answered as integers; 2.5 is not an integer (above).
+TEST_F(ValidationErrors, IntegersWithAZeroFractionOrAnExponentAreIntegers) {
+  Json body = queue();
+  body["concurrency"] = 3.0;
+  body["batchingMinSize"] = Json::parse("1e3");
+  body["testingTimeoutMinutes"] = 4294967295.0;
+  const auto reply = post(sandbox(), std::string(kUpdateQueue), body);
+  ASSERT_EQ(reply.status, 200) << reply.body;
+  EXPECT_EQ(reply.json()["concurrency"].dump(), "3");
+  EXPECT_EQ(reply.json()["batchingMinSize"].dump(), "1000");
+  EXPECT_EQ(reply.json()["testingTimeoutMinutes"].dump(), "4294967295");
+  Json page = failing();
+  page["page_query"]["page_size"] = 5.0;
+  const auto listed = post(sandbox(), std::string(kListFailingTests), page);
+  ASSERT_EQ(listed.status, 200) << listed.body;
+  EXPECT_EQ(listed.json()["tests"].size(), 5U);
+}
+
+// Decision (issue 17): no request field is nullable (the published description gives none null, the client
+// never sends it), so null is refused like any other wrong type: 400 naming the field, null and the type.
+// The boundary: the same request without the key is answered 200 and changes nothing.
+TEST_F(ValidationErrors, NullForAnyFieldIs400NamingTheFieldAndTheType) {
+  const std::pair<const char*, const char*> queue_fields[] = {{"testingTimeoutMinutes", "expected integer"},
+                                                              {"deleteRequiredStatuses", "expected boolean"},
+                                                              {"requiredStatuses", "expected array"},
+                                                              {"mode", "expected string"},
+                                                              {"targetBranch", "expected string"}};
+  for (const auto& [field, type] : queue_fields) {
+    Json body = queue();
+    body[field] = nullptr;
+    expect_400(kUpdateQueue, body, {std::string(field) + ": " + type + ", got null"});
+  }
+  Json body = failing();
+  body["page_query"]["page_token"] = nullptr;
+  expect_400(kListFailingTests, body, {"page_query.page_token: expected string, got null"});
+  body = unhealthy();
+  body["page_query"]["page_token"] = nullptr;
+  expect_400(kListUnhealthyTests, body, {"page_query.page_token: expected string, got null"});
+  body = details();
+  body["repo"]["owner"] = nullptr;
+  expect_400(kGetTestDetails, body, {"repo.owner: expected string, got null"});
+
+  // The one nullable field (the published description's "or null"): submitPullRequest's priority, the default.
+  Json submit = queue();
+  submit["pr"] = {{"number", 4242}};
+  submit["noBatch"] = nullptr;
+  expect_400(trunk::paths::kSubmitPullRequest, submit, {"noBatch: expected boolean, got null"});
+  submit.erase("noBatch");
+  submit["priority"] = nullptr;
+  expect_200(trunk::paths::kSubmitPullRequest, submit);
+
+  const Json before = post(sandbox(), std::string(kUpdateQueue), queue()).json();
+  body = failing();
+  body["page_query"].erase("page_token");
+  expect_200(kListFailingTests, body);
+  EXPECT_EQ(post(sandbox(), std::string(kUpdateQueue), queue()).json(), before);
+}
+
 TEST_F(ValidationErrors, EnumsAreCheckedAndSwitchingModesCannotBeRequested) {
   const std::pair<const char*, const char*> bad_values[] = {{"state", "stopped"},
                                                              {"state", "switching_modes"},
