@@ -12,16 +12,19 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
 
 #include "bindings.hpp"
 #include "build_request.hpp"
+#include "bulk_conversion.hpp"
 #include "interrupt.hpp"
 #include "py_client.hpp"
 #include "trunk/async_client.hpp"
 #include "trunk/error.hpp"
+#include "trunk/validation.hpp"
 
 namespace py = pybind11;
 
@@ -75,6 +78,48 @@ bool is_cancellation(const std::exception_ptr& error) {
   }
 }
 
+/// The engine-thread callback of one call: it turns the Result into a Python value with `to_python` (or into the
+/// trunk_api exception) and hands it to the asyncio future through loop.call_soon_threadsafe. Called without
+/// the GIL; takes it once.
+template <typename T, typename ToPython>
+std::function<void(Result<T>)> completion_for(const py::object& future, const py::object& loop,
+                                              const py::object& complete_function, ToPython to_python) {
+  // One held tuple (future, loop, complete): the GIL is taken once to drop it, on whichever thread.
+  auto held = hold_with_gil(py::make_tuple(future, loop, complete_function));
+  return [held, to_python](Result<T> result) mutable {
+    if (interpreter_finalizing()) return;
+    const bool cancelled = !result.ok() && is_cancellation(result.error());
+    py::gil_scoped_acquire gil;
+    const py::tuple parts = py::reinterpret_borrow<py::tuple>(*held);
+    py::object value = py::none();
+    py::object error = py::none();
+    try {
+      if (result.ok()) {
+        value = to_python(std::move(result).value());
+      } else if (!cancelled) {
+        error = python_exception(result.error());
+      }
+    } catch (py::error_already_set& raised) {
+      error = raised.value();
+    } catch (...) {
+      error = python_exception(std::current_exception());
+    }
+    try {
+      parts[1].attr("call_soon_threadsafe")(parts[2], parts[0], value, error, cancelled);
+    } catch (py::error_already_set&) {
+      // The loop is closed: nobody waits for this answer any more.
+    }
+    held.reset();  // dropped now, while the GIL is held, rather than in a second GIL hop later
+  };
+}
+
+/// task.cancel() (the future cancelled) cancels the call in flight.
+void cancel_with_future(const py::object& future, AsyncCall call) {
+  future.attr("add_done_callback")(py::cpp_function([call = std::move(call)](const py::object& finished) {
+    if (finished.attr("cancelled")().template cast<bool>()) call.cancel();
+  }));
+}
+
 /// Binds operation Op as _core.AsyncClient.<name>(loop, *args, **kwargs) -> asyncio.Future.
 template <typename Op>
 void bind_async_operation(py::class_<PyAsyncClient>& cls, const py::object& complete_function) {
@@ -87,41 +132,34 @@ void bind_async_operation(py::class_<PyAsyncClient>& cls, const py::object& comp
         if (!self.client) throw Error(std::string(Op::name) + ": the AsyncClient is closed");
         const Request request = build_request<Request>(Op::name, args, kwargs);
         py::object future = loop.attr("create_future")();
-        // One held tuple (future, loop, complete): the GIL is taken once to drop it, on whichever thread.
-        auto held = hold_with_gil(py::make_tuple(future, loop, complete_function));
-        // Runs on the engine thread, without the GIL; the answer is already decoded.
-        auto done = [held](Result<Response> result) mutable {
-          if (interpreter_finalizing()) return;
-          const bool cancelled = !result.ok() && is_cancellation(result.error());
-          py::gil_scoped_acquire gil;
-          const py::tuple parts = py::reinterpret_borrow<py::tuple>(*held);
-          py::object value = py::none();
-          py::object error = py::none();
-          try {
-            if (result.ok()) {
-              value = py::cast(std::move(result).value());
-            } else if (!cancelled) {
-              error = python_exception(result.error());
-            }
-          } catch (py::error_already_set& raised) {
-            error = raised.value();
-          } catch (...) {
-            error = python_exception(std::current_exception());
-          }
-          try {
-            parts[1].attr("call_soon_threadsafe")(parts[2], parts[0], value, error, cancelled);
-          } catch (py::error_already_set&) {
-            // The loop is closed: nobody waits for this answer any more.
-          }
-          held.reset();  // dropped now, while the GIL is held, rather than in a second GIL hop later
-        };
-        AsyncCall call = self.client->template call<Op>(request, std::move(done));
-        future.attr("add_done_callback")(py::cpp_function([call](const py::object& finished) {
-          if (finished.attr("cancelled")().template cast<bool>()) call.cancel();
-        }));
+        auto done = completion_for<Response>(future, loop, complete_function,
+                                             [](Response&& answer) { return py::cast(std::move(answer)); });
+        cancel_with_future(future, self.client->template call<Op>(request, std::move(done)));
         return future;
       },
       std::string(Op::doc).c_str());
+}
+
+/// _core.AsyncClient.get_test_details_many(loop, repo, org_url_slug, test_ids, *, concurrency=8) -> a future of
+/// (results, errors), as the sync binding returns them (bind_bulk.cpp).
+void bind_async_bulk(py::class_<PyAsyncClient>& cls, const py::object& complete_function) {
+  cls.def(
+      "get_test_details_many",
+      [complete_function](PyAsyncClient& self, const py::object& loop, py::handle repo, py::handle org_url_slug,
+                          py::handle test_ids, py::handle concurrency) {
+        if (!self.client) throw Error("get_test_details_many: the AsyncClient is closed");
+        const BulkArguments call = convert_bulk_arguments(repo, org_url_slug, test_ids, concurrency);
+        py::object future = loop.attr("create_future")();
+        auto done = completion_for<AsyncClient::BulkDetails>(
+            future, loop, complete_function,
+            [](AsyncClient::BulkDetails&& outcomes) -> py::object { return bulk_outcome(std::move(outcomes)); });
+        cancel_with_future(future, self.client->get_test_details_many(call.repo, call.org_url_slug, call.test_ids,
+                                                                      call.options, std::move(done)));
+        return future;
+      },
+      py::arg("loop"), py::arg("repo"), py::arg("org_url_slug"), py::arg("test_ids"), py::kw_only(),
+      py::arg("concurrency") = 8,
+      "A future of (results, errors) for many test ids; see trunk_api.AsyncClient.get_test_details_many.");
 }
 
 }  // namespace
@@ -174,6 +212,25 @@ void bind_async(py::module_& m) {
 #define TRUNK_BIND_ASYNC_OPERATION_(Type, ...) bind_async_operation<op::Type>(cls, complete_function);
   TRUNK_OPERATIONS(TRUNK_BIND_ASYNC_OPERATION_)
 #undef TRUNK_BIND_ASYNC_OPERATION_
+  bind_async_bulk(cls, complete_function);
+  // An async listing checks its arguments when it is made, as the sync iterators do, though its first request
+  // waits for the first `async for`.
+  cls.def_static(
+      "validate",
+      [](const std::string& operation, const py::args& args, const py::kwargs& kwargs) {
+        bool known = false;
+#define TRUNK_VALIDATE_ASYNC_OPERATION_(Type, ...)                                                    \
+  if (operation == op::Type::name) {                                                                  \
+    known = true;                                                                                     \
+    validate(build_request<op::Type::Request>(op::Type::name, args, kwargs));                         \
+  }
+        TRUNK_OPERATIONS(TRUNK_VALIDATE_ASYNC_OPERATION_)
+#undef TRUNK_VALIDATE_ASYNC_OPERATION_
+        if (!known) throw py::value_error("no operation named " + operation);
+      },
+      py::arg("operation"),
+      "Converts and validates the arguments of `operation` as its call would (ValidationError, TypeError), sending "
+      "nothing.");
 }
 
 }  // namespace trunk::python

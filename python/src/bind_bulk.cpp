@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "bindings.hpp"
+#include "bulk_conversion.hpp"
 #include "convert_args.hpp"
 #include "interrupt.hpp"
 #include "py_client.hpp"
@@ -47,35 +48,46 @@ std::vector<std::string> convert_test_ids(ArgCollector& args, py::handle test_id
 
 }  // namespace
 
+BulkArguments convert_bulk_arguments(py::handle repo_arg, py::handle org_arg, py::handle ids_arg,
+                                     py::handle concurrency_arg) {
+  ArgCollector args;
+  BulkArguments converted;
+  converted.repo = args.repo(repo_arg);
+  converted.org_url_slug = args.text(org_arg, "org_url_slug");
+  converted.test_ids = convert_test_ids(args, ids_arg);
+  const std::int64_t concurrency = args.integer(concurrency_arg, "concurrency");
+  args.throw_if_failed();
+  if (concurrency < 1 || concurrency > static_cast<std::int64_t>(kMaxBulkConcurrency)) {
+    throw ValidationError({Violation{"concurrency", std::to_string(concurrency),
+                                     "must be between 1 and " + std::to_string(kMaxBulkConcurrency)}});
+  }
+  converted.options.concurrency = static_cast<std::size_t>(concurrency);
+  return converted;
+}
+
+py::tuple bulk_outcome(std::vector<BulkResult<TestDetails>>&& outcomes) {
+  py::list results(outcomes.size());
+  py::dict errors;
+  for (std::size_t i = 0; i < outcomes.size(); ++i) {
+    if (outcomes[i].value) {
+      results[i] = py::cast(std::move(outcomes[i].value->test));
+    } else {
+      results[i] = py::none();
+      errors[py::int_(i)] = python_exception(outcomes[i].error);
+    }
+  }
+  return py::make_tuple(std::move(results), std::move(errors));
+}
+
 void bind_bulk(py::module_& m) {
   auto client = py::reinterpret_borrow<py::object>(m.attr("Client"));
   py::cpp_function method(
       [](PyClient& self, py::handle repo_arg, py::handle org_arg, py::handle ids_arg, py::handle concurrency_arg) {
-        ArgCollector args;
-        const Repo repo = args.repo(repo_arg);
-        const std::string org_url_slug = args.text(org_arg, "org_url_slug");
-        const std::vector<std::string> test_ids = convert_test_ids(args, ids_arg);
-        const std::int64_t concurrency = args.integer(concurrency_arg, "concurrency");
-        args.throw_if_failed();
-        if (concurrency < 1 || concurrency > static_cast<std::int64_t>(kMaxBulkConcurrency)) {
-          throw ValidationError({Violation{"concurrency", std::to_string(concurrency),
-                                           "must be between 1 and " + std::to_string(kMaxBulkConcurrency)}});
-        }
-        BulkOptions options;
-        options.concurrency = static_cast<std::size_t>(concurrency);
-        std::vector<BulkResult<TestDetails>> outcomes = call_without_gil(
-            [&] { return self.client->get_test_details_many(repo, org_url_slug, test_ids, options); });
-        py::list results(outcomes.size());
-        py::dict errors;
-        for (std::size_t i = 0; i < outcomes.size(); ++i) {
-          if (outcomes[i].value) {
-            results[i] = py::cast(std::move(outcomes[i].value->test));
-          } else {
-            results[i] = py::none();
-            errors[py::int_(i)] = python_exception(outcomes[i].error);
-          }
-        }
-        return py::make_tuple(std::move(results), std::move(errors));
+        const BulkArguments call = convert_bulk_arguments(repo_arg, org_arg, ids_arg, concurrency_arg);
+        std::vector<BulkResult<TestDetails>> outcomes = call_without_gil([&] {
+          return self.client->get_test_details_many(call.repo, call.org_url_slug, call.test_ids, call.options);
+        });
+        return bulk_outcome(std::move(outcomes));
       },
       py::name("get_test_details_many"), py::is_method(client), py::sibling(py::getattr(client, "get_test_details_many", py::none())),
       py::arg("repo"), py::arg("org_url_slug"), py::arg("test_ids"), py::kw_only(), py::arg("concurrency") = 8,

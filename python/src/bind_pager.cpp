@@ -12,6 +12,8 @@
 #include "facade_hooks.hpp"
 #include "to_columns.hpp"
 #include "listing_iterator.hpp"
+#include "trunk/operations.hpp"
+#include "trunk/pager.hpp"
 
 namespace py = pybind11;
 
@@ -92,6 +94,40 @@ void bind_pager(py::module_& m) {
   bind_listing<QuarantinedTestPage>(m, "QuarantinedTestIterator", "QuarantinedTestPageIterator", "QuarantinedTest",
                                     "QuarantinedTestPage");
   bind_listing<PullRequestPage>(m, "PullRequestIterator", "PullRequestPageIterator", "PullRequest", "PullRequestPage");
+
+  // What trunk_api.AsyncClient's listings need to page the way Pager<Page> does, from the same PageTraits:
+  // which operations are listings, their item type, the keyword that carries the cursor, and a page's parts.
+  m.def("listings", [] {
+    py::dict listings;
+    for_each_operation([&](auto operation) {
+      using Op = decltype(operation);
+      using Response = typename Op::Response;
+      if constexpr (requires { PageTraits<Response>::style; }) {
+        using Traits = PageTraits<Response>;
+        // The Python call flattens a token-style page_query into page_size/page_token (build_request.hpp); a
+        // cursor-style request has its own `cursor` field.
+        const char* cursor_keyword = Traits::style == PagingStyle::token ? "page_token" : "cursor";
+        listings[py::str(std::string(Op::name))] =
+            py::make_tuple(py::type::of<typename Traits::Item>(), cursor_keyword);
+      }
+    });
+    return listings;
+  }, "{operation name: (item type, cursor keyword)} of every listing operation.");
+  m.def("page_parts", [](py::handle page) -> py::tuple {
+    std::optional<py::tuple> parts;
+    for_each_operation([&](auto operation) {
+      using Response = typename decltype(operation)::Response;
+      if constexpr (requires { PageTraits<Response>::style; }) {
+        if (parts || !py::isinstance<Response>(page)) return;
+        Response& typed = page.cast<Response&>();
+        // The items as Python objects are made once per page, as the page's own attribute would make them.
+        parts = py::make_tuple(py::cast(PageTraits<Response>::items(typed)),
+                               py::cast(PageTraits<Response>::next(typed).value_or("")));
+      }
+    });
+    if (!parts) throw py::type_error("page_parts: not a listing's page");
+    return *parts;
+  }, py::arg("page"), "(items, next cursor or \"\" on the last page) of a listing's page.");
 }
 
 }  // namespace trunk::python

@@ -14,6 +14,7 @@
 
 #include "bindings.hpp"
 #include "convert_time.hpp"
+#include "facade_hooks.hpp"
 #include "model_values.hpp"
 #include "trunk/operations.hpp"
 #include "trunk/pager.hpp"
@@ -310,6 +311,20 @@ void bind_columns(py::module_& m) {
   m.def("test_columns", [](const std::vector<TestCase>& items) { return columns_of(items); }, py::arg("tests"),
         "Flat columns of a list of TestCase (kind, data, mask) for trunk_api._pandas.frame_from_columns.");
   // Per listing item type: the flat column names (CSV header) and rows (CSV body), from the same walk.
+  m.def("listing_columns", [](py::handle item_type, const py::list& items) -> py::dict {
+    require_frame_libraries();
+    std::optional<py::dict> columns;
+    for_each_listing_item([&]<typename Item>(std::type_identity<Item>) {
+      if (columns || !item_type.is(py::type::of<Item>())) return;
+      std::vector<Item> copied;  // the Python objects' C++ values (the async listings hold Python objects)
+      copied.reserve(items.size());
+      for (py::handle item : items) copied.push_back(item.cast<const Item&>());
+      columns = columns_of(copied);
+    });
+    if (!columns) throw py::type_error("listing_columns: not a listing item type");
+    return *columns;
+  }, py::arg("item_type"), py::arg("items"),
+     "Flat columns (kind, data, mask) of listing items of `item_type`, as the sync iterators' to_columns().");
   m.def("column_names", [](py::handle type) -> std::vector<std::string> {
     std::optional<std::vector<std::string>> names;
     for_each_listing_item([&]<typename Item>(std::type_identity<Item>) {

@@ -12,14 +12,13 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import importlib
 import inspect
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from typing import Any
 
 from trunk_api import _core, _pandas
-from trunk_api.client import _DEFAULTS, Client
+from trunk_api.client import _DEFAULTS, Client, _bulk_answer
 from trunk_api.errors import PaginationError, TrunkError, ValidationError, Violation
 
 __all__ = ["AsyncClient", "AsyncListing"]
@@ -28,13 +27,18 @@ _logger = logging.getLogger("trunk_api")
 
 #: The Client methods that are one request each: their coroutines are derived from the operation rows.
 _OPERATIONS: tuple[str, ...] = tuple(
-    name for name in dir(_core.AsyncClient) if not name.startswith("_") and name not in ("close", "base_url")
+    name for name in dir(_core.AsyncClient) if not name.startswith("_") and name not in ("close", "base_url", "validate")
 )
 
 
 def _answer_of(name: str, answer: Any) -> Any:
-    # The sync facade returns the test case itself, not its envelope.
-    return answer.test if name == "get_test_details" else answer
+    # What the sync facade makes of the core's answer: the test case itself, not its envelope; a bulk call's
+    # list, or its BulkError.
+    if name == "get_test_details":
+        return answer.test
+    if name == "get_test_details_many":
+        return _bulk_answer(answer)
+    return answer
 
 
 class AsyncClient:
@@ -147,15 +151,9 @@ del _name
 
 
 # ---- listings -------------------------------------------------------------------------------------------------
-#: iter_<noun> -> (the one-page operation, the attribute of a page holding its items, the request's cursor
-#: keyword, how a page names the next one ("" or None on the last page)).
-_LISTINGS: dict[str, tuple[str, str, str, Callable[[Any], str | None]]] = {
-    "iter_failing_tests": ("list_failing_tests", "tests", "page_token", lambda page: page.page.next_page_token),
-    "iter_unhealthy_tests": ("list_unhealthy_tests", "tests", "page_token", lambda page: page.page.next_page_token),
-    "iter_quarantined_tests": ("list_quarantined_tests", "quarantined_tests", "page_token",
-                               lambda page: page.page.next_page_token),
-    "iter_pull_requests": ("list_pull_requests", "pull_requests", "cursor", lambda page: page.next_cursor),
-}
+#: {list operation: (item type, the keyword that carries the cursor)}, from the core's PageTraits; each has the
+#: async iterator iter_<noun>, as Client has.
+_LISTINGS: dict[str, tuple[type, str]] = _core.listings()
 
 
 class AsyncListing:
@@ -175,7 +173,8 @@ class AsyncListing:
             )
         self._client = client
         self._name = name
-        self._operation, self._items, self._cursor, self._next = _LISTINGS[name]
+        self._operation = "list_" + name.removeprefix("iter_")
+        self._item_type, self._cursor = _LISTINGS[self._operation]
         self._args = args
         self._kwargs = kwargs
         self._max_results = max_results
@@ -187,9 +186,11 @@ class AsyncListing:
             kwargs[self._cursor] = token
         return self._client._submit(self._operation, self._args, kwargs)
 
-    async def _pages(self) -> AsyncIterator[Any]:
+    async def _walk(self) -> AsyncIterator[tuple[Any, list[Any]]]:
+        """(page, its items) for every page wanted."""
         if self._started:
-            raise TrunkError(f"{self._name}: a listing can be iterated once; call {self._name}() again")
+            # As the sync iterators say it: single use.
+            raise ValueError(f"Iterator has already started: call {self._name}() again")
         self._started = True
         left = self._max_results
         if left == 0:
@@ -200,8 +201,8 @@ class AsyncListing:
             while pending is not None:
                 page = await pending
                 pending = None
-                token = self._next(page) or ""
-                count = len(getattr(page, self._items))
+                items, token = _core.page_parts(page)
+                count = len(items)
                 more = bool(token) and count > 0 and (left is None or count < left)
                 if more:
                     if token in seen:
@@ -209,7 +210,7 @@ class AsyncListing:
                     seen.add(token)
                     if self._client._settings["prefetch_pages"]:
                         pending = self._fetch(token)  # on its way while this page is read
-                yield page
+                yield page, items
                 if left is not None:
                     left -= count
                 if not more:
@@ -220,6 +221,10 @@ class AsyncListing:
             if pending is not None:
                 pending.cancel()  # a prefetched page nobody will read: its transfer is dropped
 
+    async def _pages(self) -> AsyncIterator[Any]:
+        async for page, _ in self._walk():
+            yield page
+
     @property
     def pages(self) -> AsyncIterator[Any]:
         """Whole pages as the server sent them; max_results stops fetching further ones."""
@@ -227,8 +232,8 @@ class AsyncListing:
 
     async def _iterate(self) -> AsyncIterator[Any]:
         left = self._max_results
-        async for page in self._pages():
-            for item in getattr(page, self._items):
+        async for _, items in self._walk():
+            for item in items:
                 if left is not None:
                     if left <= 0:
                         return
@@ -238,20 +243,19 @@ class AsyncListing:
     def __aiter__(self) -> AsyncIterator[Any]:
         return self._iterate()
 
+    def __repr__(self) -> str:
+        # Never fetches: says which listing it is and whether it has started (as the sync iterators do).
+        return f"<AsyncListing {self._name}, {'started' if self._started else 'not started'}>"
+
     async def to_list(self) -> list[Any]:
         """Every item, fetched now."""
         return [item async for item in self._iterate()]
 
     async def to_pandas(self) -> Any:
         """Every item as a pandas.DataFrame with the columns of the sync iterator's to_pandas()."""
+        _pandas.require_libraries()  # before fetching: without pandas nothing is requested
         items = await self.to_list()
-        if self._items == "tests":
-            return _pandas.frame_from_columns(_core.test_columns(items))
-        pandas = importlib.import_module("pandas")  # needed only here (pandas ships no type information)
-        if self._items == "quarantined_tests":
-            return pandas.DataFrame([_core.flat_row(item) for item in items],
-                                    columns=_core.column_names(_core.QuarantinedTest))
-        return pandas.DataFrame([item.to_dict() for item in items])
+        return _pandas.frame_from_columns(_core.listing_columns(self._item_type, items))
 
 
 def _listing(name: str) -> Any:
@@ -262,7 +266,9 @@ def _listing(name: str) -> Any:
     def call(self: AsyncClient, *args: Any, **kwargs: Any) -> AsyncListing:
         signature.bind(self, *args, **kwargs)  # a wrong call is the same TypeError as the sync method's
         max_results = kwargs.pop("max_results", None)
-        return AsyncListing(self, name, args, kwargs, max_results)
+        listing = AsyncListing(self, name, args, kwargs, max_results)
+        _core.AsyncClient.validate(listing._operation, *args, **kwargs)  # bad arguments fail here, as in Client
+        return listing
 
     call.__signature__ = signature.replace(return_annotation="AsyncListing")  # type: ignore[attr-defined]
     call.__qualname__ = f"AsyncClient.{name}"
@@ -271,7 +277,7 @@ def _listing(name: str) -> Any:
 
 
 for _name in _LISTINGS:
-    setattr(AsyncClient, _name, _listing(_name))
+    setattr(AsyncClient, "iter_" + _name.removeprefix("list_"), _listing("iter_" + _name.removeprefix("list_")))
 del _name
 
 

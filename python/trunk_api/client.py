@@ -198,16 +198,7 @@ class Client:
         fail, :class:`BulkError` is raised after all have finished, carrying ``.results`` (TestCase or None per
         id) and ``.errors`` ({index: exception}). The GIL is released for the whole call; Ctrl-C stops it.
         """
-        results, errors = self._core.get_test_details_many(repo, org_url_slug, test_ids, concurrency=concurrency)
-        if errors:
-            shown = "; ".join(f"[{index}] {type(error).__name__}: {error}" for index, error in list(errors.items())[:3])
-            more = f"; and {len(errors) - 3} more" if len(errors) > 3 else ""
-            raise BulkError(
-                f"get_test_details_many: {len(errors)} of {len(results)} test ids failed: {shown}{more}",
-                results,
-                errors,
-            )
-        return results  # type: ignore[return-value]
+        return _bulk_answer(self._core.get_test_details_many(repo, org_url_slug, test_ids, concurrency=concurrency))
 
     def iter_failing_tests(
         self,
@@ -374,6 +365,20 @@ class Client:
     def link_ticket_to_test_case(self, repo: RepoLike, test_case_id: str, external_ticket_id: str) -> Acknowledgement:
         """Links ticket ``external_ticket_id`` (e.g. ``"KAN-123"``) of the issue tracker to a test case."""
         return self._core.link_ticket_to_test_case(repo, test_case_id, external_ticket_id)
+
+
+def _bulk_answer(outcome: tuple[list[TestCase | None], dict[int, TrunkError]]) -> list[TestCase]:
+    """The list of a bulk call's TestCases; BulkError when some ids failed (the sync and async calls alike)."""
+    results, errors = outcome
+    if errors:
+        shown = "; ".join(f"[{index}] {type(error).__name__}: {error}" for index, error in list(errors.items())[:3])
+        more = f"; and {len(errors) - 3} more" if len(errors) > 3 else ""
+        raise BulkError(
+            f"get_test_details_many: {len(errors)} of {len(results)} test ids failed: {shown}{more}",
+            results,
+            errors,
+        )
+    return results  # type: ignore[return-value]
 
 
 def _restore_client(settings: dict[str, Any]) -> Client:

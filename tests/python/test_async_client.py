@@ -290,8 +290,75 @@ async def test_listings_are_async_iterators_with_the_sync_items(box: trunk_api.S
             client.iter_failing_tests(repo, box.org_url_slug, WEEK_START, NOW, max_results=-1)
         listing = client.iter_failing_tests(repo, box.org_url_slug, WEEK_START, NOW)
         await listing.to_list()
-        with pytest.raises(TrunkError, match="once"):
+        with pytest.raises(ValueError, match="already started"):
             await listing.to_list()
+        for name, call in (("quarantined", lambda c: c.iter_quarantined_tests(repo, box.org_url_slug, page_size=5)),
+                           ("pull requests", lambda c: c.iter_pull_requests(repo, "main", take=3))):
+            assert (await call(client).to_pandas()).equals(call(sync).to_pandas()), name
+
+
+@pytest.mark.asyncio
+async def test_a_listing_checks_its_arguments_when_made_and_sends_nothing(box: trunk_api.Sandbox,
+                                                                          repo: trunk_api.Repo) -> None:
+    async with box.async_client() as client:
+        box.clear_requests()
+        listing = client.iter_failing_tests(repo, box.org_url_slug, WEEK_START, NOW)
+        assert repr(listing) == "<AsyncListing iter_failing_tests, not started>"
+        with pytest.raises(trunk_api.ValidationError) as caught:
+            client.iter_failing_tests(repo, "", WEEK_START, NOW, page_size=101)  # no await, no async for
+        assert {v.field for v in caught.value.errors} == {"org_url_slug", "page_query.page_size"}
+        with pytest.raises(trunk_api.ValidationError, match="7 days"):
+            client.iter_failing_tests(repo, box.org_url_slug, "2026-11-01T00:00:00Z", "2026-11-09T00:00:00Z")
+        with pytest.raises(TypeError):
+            client.iter_unhealthy_tests(repo, box.org_url_slug, "FLAKY", page_sise=5)
+        assert box.requests == []
+        await listing.to_list()
+        assert repr(listing) == "<AsyncListing iter_failing_tests, started>"
+
+
+@pytest.mark.asyncio
+async def test_get_test_details_many_in_order_with_bulk_error(box: trunk_api.Sandbox, repo: trunk_api.Repo) -> None:
+    ids = box.test_ids(repo)[:30]
+    sync = box.client()
+    async with box.async_client() as client:
+        got = await client.get_test_details_many(repo, box.org_url_slug, iter(ids), concurrency=4)
+        assert got == sync.get_test_details_many(repo, box.org_url_slug, ids)
+        assert [test.id for test in got] == ids
+        unknown = "00000000-0000-4000-8000-000000000000"
+        with pytest.raises(trunk_api.BulkError) as caught:
+            await client.get_test_details_many(repo, box.org_url_slug, [ids[0], unknown, ids[2]])
+        assert [None if r is None else r.id for r in caught.value.results] == [ids[0], None, ids[2]]
+        assert list(caught.value.errors) == [1]
+        assert isinstance(caught.value.errors[1], trunk_api.NotFoundError)
+        assert await client.get_test_details_many(repo, box.org_url_slug, []) == []
+        box.clear_requests()
+        with pytest.raises(trunk_api.ValidationError) as invalid:
+            await client.get_test_details_many(repo, "", [ids[0], "x", ids[1], ""])
+        assert [v.field for v in invalid.value.errors] == ["org_url_slug", "test_ids[1]", "test_ids[3]"]
+        for refused in (0, 257):
+            with pytest.raises(trunk_api.ValidationError, match="concurrency"):
+                await client.get_test_details_many(repo, box.org_url_slug, ids[:1], concurrency=refused)
+        assert box.requests == []
+        for accepted in (1, 256):
+            assert len(await client.get_test_details_many(repo, box.org_url_slug, ids[:2], concurrency=accepted)) == 2
+
+
+@pytest.mark.asyncio
+async def test_cancelling_get_test_details_many_stops_it_at_once(faults: trunk_api.Sandbox) -> None:
+    repo = faults.repos[0]
+    ids = faults.test_ids(repo)[:40]
+    async with faults.async_client() as client:
+        faults.set_faults(latency_ms=2000)
+        task = asyncio.ensure_future(client.get_test_details_many(repo, faults.org_url_slug, ids, concurrency=4))
+        await asyncio.sleep(0.3)
+        started = time.monotonic()
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        assert time.monotonic() - started < 1.0
+        assert len(faults.requests) <= 4  # no id after the first four was sent
+        faults.set_faults(latency_ms=0)
+        assert len(await client.get_test_details_many(repo, faults.org_url_slug, ids[:3])) == 3
 
 
 @pytest.mark.asyncio

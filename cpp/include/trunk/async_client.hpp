@@ -30,7 +30,9 @@
 #include <string>
 #include <utility>
 #include <variant>
+#include <vector>
 
+#include "trunk/bulk.hpp"
 #include "trunk/client.hpp"
 #include "trunk/client_options.hpp"
 #include "trunk/operations.hpp"
@@ -103,6 +105,19 @@ class AsyncClient {
   PendingCall<ResponseType> name(const RequestType& request);
   TRUNK_OPERATIONS(TRUNK_ASYNC_METHOD_)
 #undef TRUNK_ASYNC_METHOD_
+
+  // ---- get_test_details for many ids, with the semantics of Client::get_test_details_many (bulk.hpp):
+  // every input is validated by the call itself (one ValidationError listing each bad one; nothing is queued);
+  // at most options.concurrency requests of this call are in flight (and at most max_in_flight of the whole
+  // client); one id failing does not stop the others. `done` runs once, on the engine thread, when every id
+  // has ended, with one BulkResult per id in input order; or with a CancelledError when the call was
+  // cancelled (AsyncCall::cancel ends the requests in flight and starts no more) or the client closed.
+  using BulkDetails = std::vector<BulkResult<TestDetails>>;
+  AsyncCall get_test_details_many(const Repo& repo, const std::string& org_url_slug,
+                                  const std::vector<std::string>& test_ids, BulkOptions options,
+                                  std::function<void(Result<BulkDetails>)> done);
+  PendingCall<BulkDetails> get_test_details_many(const Repo& repo, const std::string& org_url_slug,
+                                                 const std::vector<std::string>& test_ids, BulkOptions options = {});
 
   /// Operation Op by its declaration (the bindings use it).
   template <typename Op>

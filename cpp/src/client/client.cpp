@@ -16,6 +16,7 @@
 #include "curl_handles.hpp"
 #include "curl_memory.hpp"
 #include "endpoint.hpp"
+#include "pending_call.hpp"
 #include "rate_limiter.hpp"
 #include "redaction.hpp"
 #include "secret_memory.hpp"
@@ -318,7 +319,8 @@ AsyncClient::AsyncClient(ClientOptions options, std::size_t max_in_flight)
   }
   client_->impl_->engine.set_submission_width(max_in_flight);
 }
-AsyncClient::~AsyncClient() { close(); }
+// For good: a completion that would call this client while it is destroyed gets CancelledError instead.
+AsyncClient::~AsyncClient() { client_->impl_->engine.end_submissions(); }
 
 void AsyncClient::close() { client_->impl_->engine.stop_submissions(); }
 
@@ -336,17 +338,9 @@ AsyncCall AsyncClient::call(const typename Op::Request& request,
     return call<op::Type>(request, std::move(done));                                                          \
   }                                                                                                           \
   PendingCall<ResponseType> AsyncClient::name(const RequestType& request) {                                   \
-    auto promise = std::make_shared<std::promise<ResponseType>>();                                            \
-    PendingCall<ResponseType> pending;                                                                        \
-    pending.future = promise->get_future();                                                                   \
-    pending.call = call<op::Type>(request, [promise](Result<ResponseType> result) {                           \
-      if (result.ok()) {                                                                                      \
-        promise->set_value(std::move(result).value());                                                        \
-      } else {                                                                                                \
-        promise->set_exception(result.error());                                                               \
-      }                                                                                                       \
-    });                                                                                                       \
-    return pending;                                                                                           \
+    auto [future, fulfil] = detail::future_and_callback<ResponseType>();                                      \
+    AsyncCall handle = call<op::Type>(request, std::move(fulfil));                                             \
+    return PendingCall<ResponseType>{std::move(future), std::move(handle)};                                   \
   }
 TRUNK_OPERATIONS(TRUNK_ASYNC_METHOD_)
 #undef TRUNK_ASYNC_METHOD_

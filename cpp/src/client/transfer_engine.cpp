@@ -584,7 +584,15 @@ struct TransferEngine::Persistent {
   std::thread thread;  // last: started once everything above exists
 };
 
-TransferEngine::~TransferEngine() { stop_submissions(); }
+TransferEngine::~TransferEngine() { end_submissions(); }
+
+void TransferEngine::end_submissions() {
+  {
+    std::lock_guard lock(persistent_mutex_);
+    submissions_ended_ = true;
+  }
+  stop_submissions();
+}
 
 std::shared_ptr<TransferEngine::Persistent> TransferEngine::persistent() {
   std::lock_guard lock(persistent_mutex_);
@@ -593,12 +601,15 @@ std::shared_ptr<TransferEngine::Persistent> TransferEngine::persistent() {
     // Both are abandoned untouched (never freed: freeing would close the parent's sockets' TLS state).
     new std::shared_ptr<Persistent>(std::move(persistent_));  // deliberately leaked
   }
+  if (submissions_ended_) return nullptr;
   if (!persistent_) persistent_ = std::make_shared<Persistent>(*this, submission_width_);
   return persistent_;
 }
 
 SubmissionHandle TransferEngine::submit(HttpRequest request, Completion done) {
-  return persistent()->submit(std::move(request), std::move(done));
+  const std::shared_ptr<Persistent> running = persistent();
+  if (!running) throw CancelledError(std::string(request.operation) + ": the client is closed");
+  return running->submit(std::move(request), std::move(done));
 }
 
 void TransferEngine::set_submission_width(std::size_t width) {

@@ -155,6 +155,11 @@ class TransferEngine {
   /// submissions start it again.
   void stop_submissions();
 
+  /// stop_submissions() for good: later submissions throw CancelledError instead of starting the thread
+  /// again. For the owner's destructor, so that a completion submitting more work (a bulk call's next id)
+  /// while it is torn down cannot bring the engine thread back.
+  void end_submissions();
+
  private:
   struct Persistent;
   std::shared_ptr<Persistent> persistent();
@@ -162,6 +167,7 @@ class TransferEngine {
   EngineSettings settings_;
   ConnectionPool pool_;
   std::size_t submission_width_ = 64;
+  bool submissions_ended_ = false;  // guarded by persistent_mutex_
   std::mutex persistent_mutex_;
   std::shared_ptr<Persistent> persistent_;  // declared after pool_: stopped before the pool goes
 };

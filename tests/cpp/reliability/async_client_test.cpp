@@ -220,5 +220,133 @@ TEST(AsyncClient, ClosingEndsPendingCallsWithCancelledErrorAndALaterCallStartsAg
   for (auto& result : collector.results) EXPECT_TRUE(holds<CancelledError>(result.error()));
 }
 
+// ---- get_test_details_many ------------------------------------------------------------------------------------
+
+TEST(AsyncClientBulk, EveryIdInInputOrderAndOneFailureDoesNotStopTheOthers) {
+  sandbox::Sandbox box(box_options());
+  box.start();
+  const Repo repo = box.repos().front();
+  std::vector<std::string> ids = box.test_ids(repo);
+  ids.resize(40);
+  const std::string unknown = "00000000-0000-4000-8000-000000000000";
+  ids[17] = unknown;
+  AsyncClient client(fast_options(box));
+  const AsyncClient::BulkDetails results =
+      client.get_test_details_many(repo, box.org_url_slug(), ids, BulkOptions{5}).future.get();
+  ASSERT_EQ(results.size(), ids.size());
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    if (i == 17) {
+      EXPECT_FALSE(results[i].ok());
+      EXPECT_TRUE(holds<NotFoundError>(results[i].error));
+    } else {
+      ASSERT_TRUE(results[i].ok()) << i;
+      EXPECT_EQ(results[i].get().test.id, ids[i]);
+    }
+  }
+}
+
+TEST(AsyncClientBulk, ValidatesEveryIdAndTheConcurrencyBeforeQueueingAnything) {
+  sandbox::Sandbox box(box_options());
+  box.start();
+  const Repo repo = box.repos().front();
+  const std::string good = box.test_ids(repo).front();
+  AsyncClient client(fast_options(box));
+  box.clear_requests();
+  try {
+    client.get_test_details_many(repo, box.org_url_slug(), {good, "nope", good, ""}, BulkOptions{8});
+    FAIL() << "no ValidationError";
+  } catch (const ValidationError& error) {
+    std::vector<std::string> fields;
+    for (const Violation& v : error.violations()) fields.push_back(v.field);
+    EXPECT_EQ(fields, (std::vector<std::string>{"test_ids[1]", "test_ids[3]"}));
+  }
+  for (const std::size_t refused : {std::size_t{0}, kMaxBulkConcurrency + 1}) {
+    EXPECT_THROW(client.get_test_details_many(repo, box.org_url_slug(), {good}, BulkOptions{refused}),
+                 ValidationError);
+  }
+  EXPECT_TRUE(box.requests().empty());
+  for (const std::size_t accepted : {std::size_t{1}, kMaxBulkConcurrency}) {
+    const auto results =
+        client.get_test_details_many(repo, box.org_url_slug(), {good, good}, BulkOptions{accepted}).future.get();
+    EXPECT_TRUE(results[0].ok() && results[1].ok());
+  }
+}
+
+TEST(AsyncClientBulk, AnEmptyListCompletesAtOnceWithNoRequest) {
+  sandbox::Sandbox box(box_options());
+  box.start();
+  AsyncClient client(fast_options(box));
+  box.clear_requests();
+  EXPECT_TRUE(client.get_test_details_many(box.repos().front(), box.org_url_slug(), {}).future.get().empty());
+  EXPECT_TRUE(box.requests().empty());
+}
+
+TEST(AsyncClientBulk, AtMostConcurrencyIdsOfTheCallAreInFlight) {
+  sandbox::SandboxOptions options = box_options();
+  options.faults.latency = milliseconds(100);
+  sandbox::Sandbox box(options);
+  box.start();
+  const Repo repo = box.repos().front();
+  std::vector<std::string> ids = box.test_ids(repo);
+  ids.resize(8);
+  AsyncClient client(fast_options(box), 64);
+  const auto started = Clock::now();
+  const auto results = client.get_test_details_many(repo, box.org_url_slug(), ids, BulkOptions{2}).future.get();
+  // 8 ids two at a time are 4 rounds of 100 ms: fewer would mean more than 2 were in flight.
+  EXPECT_GE(Clock::now() - started, milliseconds(400));
+  for (const auto& result : results) EXPECT_TRUE(result.ok());
+}
+
+TEST(AsyncClientBulk, CancelEndsTheCallAtOnceStartsNoMoreIdsAndTheClientKeepsWorking) {
+  sandbox::SandboxOptions options = box_options();
+  options.faults.latency = milliseconds(3000);
+  sandbox::Sandbox box(options);
+  box.start();
+  const Repo repo = box.repos().front();
+  std::vector<std::string> ids = box.test_ids(repo);
+  ids.resize(20);
+  AsyncClient client(fast_options(box));
+  box.clear_requests();
+  Collector<AsyncClient::BulkDetails> collector;
+  AsyncCall call = client.get_test_details_many(repo, box.org_url_slug(), ids, BulkOptions{4}, collector.callback());
+  std::this_thread::sleep_for(milliseconds(300));
+  const auto started = Clock::now();
+  call.cancel();
+  ASSERT_TRUE(collector.wait(1, milliseconds(2000)));
+  EXPECT_LT(Clock::now() - started, milliseconds(1000));
+  {
+    std::lock_guard lock(collector.mutex);
+    ASSERT_EQ(collector.results.size(), 1u);
+    EXPECT_TRUE(holds<CancelledError>(collector.results.front().error()));
+  }
+  EXPECT_LE(box.requests().size(), 4u);  // only the first four were ever sent
+  call.cancel();                         // a finished call: nothing happens
+  box.set_faults(sandbox::FaultOptions{});
+  const auto results = client.get_test_details_many(repo, box.org_url_slug(), ids, BulkOptions{4}).future.get();
+  EXPECT_EQ(results.size(), ids.size());
+  EXPECT_TRUE(collector.wait(1));  // and the cancelled call's callback ran exactly once
+  std::lock_guard lock(collector.mutex);
+  EXPECT_EQ(collector.results.size(), 1u);
+}
+
+TEST(AsyncClientBulk, DestroyingTheClientEndsAPendingCallWithCancelledError) {
+  sandbox::SandboxOptions options = box_options();
+  options.faults.latency = milliseconds(3000);
+  sandbox::Sandbox box(options);
+  box.start();
+  const Repo repo = box.repos().front();
+  std::vector<std::string> ids = box.test_ids(repo);
+  ids.resize(30);
+  Collector<AsyncClient::BulkDetails> collector;
+  {
+    AsyncClient client(fast_options(box));
+    client.get_test_details_many(repo, box.org_url_slug(), ids, BulkOptions{3}, collector.callback());
+    std::this_thread::sleep_for(milliseconds(100));
+  }  // the ids cancelled by the closing engine must not start the next ones on a client being destroyed
+  ASSERT_TRUE(collector.wait(1, milliseconds(100)));
+  std::lock_guard lock(collector.mutex);
+  EXPECT_TRUE(holds<CancelledError>(collector.results.front().error()));
+}
+
 }  // namespace
 }  // namespace trunk

@@ -1,0 +1,33 @@
+#pragma once
+// What the sync and the async get_test_details_many share in Python: their arguments converted (problems
+// collected into one ValidationError; the bulk rules themselves are checked by the C++ client) and their
+// outcome as (results, errors), which the facade turns into a list or a BulkError.
+
+#include <pybind11/pybind11.h>
+
+#include <string>
+#include <vector>
+
+#include "trunk/bulk.hpp"
+#include "trunk/repo.hpp"
+#include "trunk/responses.hpp"
+
+namespace trunk::python {
+
+struct BulkArguments {
+  Repo repo;
+  std::string org_url_slug;
+  std::vector<std::string> test_ids;
+  BulkOptions options;
+};
+
+/// Converts the Python arguments (GIL held). Throws ValidationError naming every argument of a wrong type and
+/// a concurrency out of 1..kMaxBulkConcurrency.
+BulkArguments convert_bulk_arguments(pybind11::handle repo, pybind11::handle org_url_slug, pybind11::handle test_ids,
+                                     pybind11::handle concurrency);
+
+/// (results, errors): results[i] is the TestCase of id i or None; errors maps the index of every failed id to
+/// its trunk_api exception (GIL held).
+pybind11::tuple bulk_outcome(std::vector<BulkResult<TestDetails>>&& outcomes);
+
+}  // namespace trunk::python
