@@ -367,7 +367,7 @@ class Client:
         return self._core.link_ticket_to_test_case(repo, test_case_id, external_ticket_id)
 
 
-def _bulk_answer(outcome: tuple[list[TestCase | None], dict[int, TrunkError]]) -> list[TestCase]:
+def _bulk_answer(outcome: tuple[list[TestCase | None], dict[int, Exception]]) -> list[TestCase]:
     """The list of a bulk call's TestCases; BulkError when some ids failed (the sync and async calls alike)."""
     results, errors = outcome
     if errors:

@@ -3,10 +3,12 @@ py.typed and the facade's annotations are checked from a user's point of view.""
 
 from __future__ import annotations
 
+import asyncio
 from datetime import datetime, timedelta, timezone
 
 import trunk_api
 from trunk_api import (
+    AsyncClient,
     Client,
     HealthStatus,
     QueueSettings,
@@ -50,6 +52,20 @@ def pause(client: Client, repo: Repo | str) -> QueueSettings:
     return settings
 
 
+async def async_summary(client: AsyncClient, repo: Repo, org: str, now: datetime) -> tuple[int, list[str]]:
+    """The async twins type-check as the sync calls do: coroutines of the same answers, typed async listings."""
+    names: list[str] = []
+    async for test in client.iter_failing_tests(repo, org, now - timedelta(days=7), now, max_results=5):
+        names.append(test.name or "?")
+    pages: list[TestPage] = [page async for page in client.iter_failing_tests(repo, org, now - timedelta(days=1),
+                                                                             now).pages]
+    ids = [test.id for page in pages for test in page.tests if test.id is not None][:3]
+    details: list[TestCase] = await client.get_test_details_many(repo, org, ids, concurrency=2)
+    settings: QueueSettings = await client.get_queue(repo, "main")
+    assert settings is not None
+    return len(details), names
+
+
 def main() -> int:
     now = datetime(2026, 11, 20, 12, tzinfo=timezone.utc)
     with Sandbox(seed=1, tests=20, now=now) as sandbox:
@@ -70,6 +86,11 @@ def main() -> int:
             print([(v.field, v.rule) for v in error.errors])
         except TrunkError:
             raise
+        async def use_async_client() -> tuple[int, list[str]]:
+            async with sandbox.async_client(max_in_flight=4) as aclient:
+                return await async_summary(aclient, repo, sandbox.org_url_slug, now)
+
+        print(asyncio.run(use_async_client()))
         print(trunk_api.__version__, Repo.parse("github.com/a/b") == Repo(host="github.com", owner="a", name="b"))
     return 0
 
