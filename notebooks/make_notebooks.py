@@ -141,6 +141,20 @@ print("status:", worst.status.value, "|", (worst.status.reason or "").strip())
 print(f"failure rate: {worst.failure_rate_last_24h:.0%} (24h), {worst.failure_rate_last_7d:.0%} (7d)")
 print("link:", worst.html_url)"""),
     ("code", """pd.DataFrame([failure.to_dict() for failure in worst.most_common_failures or []])"""),
+    ("md", """## The details of the top 15, asynchronously
+
+A notebook runs an event loop, so the `AsyncClient` (every operation of `Client` as a coroutine) can be awaited
+directly in a cell. Here the most common failure of each of the top 15 is fetched concurrently; a listing is an
+async iterator, collected with `await ....to_list()` or `await ....to_pandas()`."""),
+    ("code", """async with sandbox.async_client() as aclient:
+    details = await aclient.get_test_details_many(repo, org, list(ranked.head(15)["id"]))
+    still_flaky = await aclient.iter_unhealthy_tests(repo, org, "FLAKY").to_pandas()
+pd.DataFrame({
+    "name": [test.name for test in details],
+    "most common failure": [test.most_common_failures[0].summary if test.most_common_failures else None
+                            for test in details],
+    "flaky": [test.id in set(still_flaky["id"]) for test in details],
+})"""),
     ("code", """sandbox.stop()"""),
 ]
 
