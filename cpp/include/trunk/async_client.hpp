@@ -20,7 +20,9 @@
 // pending call with CancelledError, then stops the engine thread. ClientOptions::interrupt_check and
 // ClientOptions::sleep are not used by asynchronous calls (cancel them instead).
 //
-// Thread safety: calls may be made from any thread; callbacks run on the engine thread only, one at a time.
+// Thread safety: calls may be made from any thread; callbacks run on the engine thread only, one at a time. A
+// callback may make more calls and may close() the client (the engine thread then ends after it returns); it
+// must not destroy the client whose callback it is (the thread it runs on belongs to that client).
 
 #include <cstddef>
 #include <exception>

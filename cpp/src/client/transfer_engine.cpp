@@ -466,7 +466,7 @@ void SubmissionHandle::cancel() const {
 }
 
 /// One engine thread and its queue. Made at the first submission (and again in a forked child).
-struct TransferEngine::Persistent {
+struct TransferEngine::Persistent : std::enable_shared_from_this<TransferEngine::Persistent> {
   struct Submission {
     HttpRequest request;
     Completion done;
@@ -476,7 +476,12 @@ struct TransferEngine::Persistent {
       : engine(engine), lease(engine.pool_.acquire()), target(std::make_shared<SubmissionHandle::Target>()),
         owner_pid(::getpid()) {
     target->multi = lease->multi.get();
-    thread = std::thread([this, width] { run(width); });
+    thread = std::thread([this, width] {
+      run(width);
+      // Stopped from one of its own completions (close() called in a callback): nobody joins this thread, so
+      // it owns the object until here, and destroys it as its last act.
+      const std::shared_ptr<Persistent> last = std::move(keep_alive);
+    });
   }
 
   ~Persistent() { stop(); }
@@ -489,7 +494,9 @@ struct TransferEngine::Persistent {
     }
     if (!thread.joinable()) return;
     if (thread.get_id() == std::this_thread::get_id()) {
-      thread.detach();  // stopped from a completion: the loop ends after it returns
+      // Stopped from a completion: the loop ends after it returns, and must outlive its owner's reference.
+      keep_alive = weak_from_this().lock();  // null only if this is the destructor's call: nothing to keep
+      thread.detach();
     } else {
       thread.join();
     }
@@ -576,6 +583,7 @@ struct TransferEngine::Persistent {
   }
 
   TransferEngine& engine;
+  std::shared_ptr<Persistent> keep_alive;  // set only on the engine thread, by stop() called from a completion
   ConnectionPool::Lease lease;  // the engine thread's multi handle and easy handles, for as long as it runs
   std::shared_ptr<SubmissionHandle::Target> target;
   std::vector<std::pair<Key, Submission>> incoming;  // guarded by target->mutex

@@ -220,6 +220,29 @@ TEST(AsyncClient, ClosingEndsPendingCallsWithCancelledErrorAndALaterCallStartsAg
   for (auto& result : collector.results) EXPECT_TRUE(holds<CancelledError>(result.error()));
 }
 
+TEST(AsyncClient, ACallbackMayCallAgainAndMayCloseTheClient) {
+  sandbox::Sandbox box(box_options());
+  box.start();
+  const Repo repo = box.repos().front();
+  const std::string id = box.test_ids(repo).front();
+  AsyncClient client(fast_options(box));
+  std::promise<std::string> second;
+  std::promise<void> closed;
+  client.get_test_details(GetTestDetailsRequest{repo, box.org_url_slug(), id}, [&](Result<TestDetails> first) {
+    ASSERT_TRUE(first.ok());
+    // A call from a callback is queued on the same engine thread, which answers it after this returns.
+    client.get_test_details(GetTestDetailsRequest{repo, box.org_url_slug(), id}, [&](Result<TestDetails> again) {
+      second.set_value(again.ok() ? again.value().test.id.value_or("") : "error");
+      client.close();  // from its own engine thread: the loop ends once this returns
+      closed.set_value();
+    });
+  });
+  EXPECT_EQ(second.get_future().get(), id);
+  closed.get_future().get();
+  // The engine thread ended by itself; the next call starts a new one.
+  EXPECT_EQ(client.get_test_details(GetTestDetailsRequest{repo, box.org_url_slug(), id}).future.get().test.id, id);
+}
+
 // ---- get_test_details_many ------------------------------------------------------------------------------------
 
 TEST(AsyncClientBulk, EveryIdInInputOrderAndOneFailureDoesNotStopTheOthers) {
