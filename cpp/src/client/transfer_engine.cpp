@@ -212,9 +212,12 @@ class TransferLoop {
   /// attempt ended (then handles are free: call again before waiting).
   bool run_once() {
     start_due();
-    int running = 0;
-    if (const CURLMcode code = curl_multi_perform(multi(), &running); code != CURLM_OK) throw_multi_error(code);
+    perform();
     bool any_done = false;
+    // The requests that ended are reported (their answers decoded, callbacks run) only after the freed handles
+    // have taken the next requests and sent them: with many in flight, decoding a wave of answers first would
+    // hold back the next wave by all of that work (measured at 256 in flight: about a third of the latency).
+    std::vector<Ended> ended;
     int queued = 0;
     while (CURLMsg* message = curl_multi_info_read(multi(), &queued)) {
       if (message->msg != CURLMSG_DONE) continue;
@@ -240,20 +243,31 @@ class TransferLoop {
           classify_attempt(*state.call, std::move(result), budget, state.attempt, max_attempts_, elapsed);
       switch (outcome.kind) {
         case AttemptOutcome::Kind::success:
-          finish(job, std::move(outcome.body), nullptr);
+          end(job, std::move(outcome.body), nullptr, ended);
           break;
         case AttemptOutcome::Kind::final_error:
-          finish(job, {}, outcome.error);
+          end(job, {}, outcome.error, ended);
           break;
         case AttemptOutcome::Kind::retryable:
           if (const auto delay = plan_retry(*state.call, outcome, state.attempt, max_attempts_, settings_.random())) {
             ready_.emplace(Clock::now() + *delay, key, *delay);
           } else {
-            finish(job, {}, outcome.error);
+            end(job, {}, outcome.error, ended);
           }
           break;
       }
     }
+    std::exception_ptr failure;
+    if (any_done) {
+      try {
+        start_due();
+        perform();
+      } catch (...) {
+        failure = std::current_exception();  // after the ended ones are reported: they are no longer pending
+      }
+    }
+    for (Ended& one : ended) done_(one.key, std::move(one.body), std::move(one.error));
+    if (failure) std::rethrow_exception(failure);
     return any_done;
   }
 
@@ -306,6 +320,22 @@ class TransferLoop {
     const Key key = job->first;
     jobs_.erase(job);
     done_(key, std::move(body), std::move(error));
+  }
+
+  /// A request that ended in run_once(), reported once the next requests are on their way.
+  struct Ended {
+    Key key;
+    std::string body;
+    std::exception_ptr error;
+  };
+  void end(Jobs::iterator job, std::string&& body, std::exception_ptr error, std::vector<Ended>& ended) {
+    ended.push_back(Ended{job->first, std::move(body), std::move(error)});
+    jobs_.erase(job);
+  }
+
+  void perform() {
+    int running = 0;
+    if (const CURLMcode code = curl_multi_perform(multi(), &running); code != CURLM_OK) throw_multi_error(code);
   }
 
   void drop_attempt(Slot& slot) {
