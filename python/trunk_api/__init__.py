@@ -70,11 +70,19 @@ from trunk_api.errors import (
     Violation,
 )
 from trunk_api.sandbox import RecordedRequest, Sandbox
-from trunk_api import _pandas, errors
+from trunk_api import _display, _pandas, errors
 
 # The core reaches the facade's exception classes and DataFrame module through what is handed to it here; it
 # never imports this package itself.
 _core._connect_facade(errors, _pandas)
+
+# Notebook display (_repr_html_) for every answer model the core declares and every listing iterator (the
+# classes with a page view), sync and async.
+_display.install(
+    *(getattr(_core, model["name"]) for model in _core.schema()["models"]
+      if model["answer"] and hasattr(_core, model["name"])),
+    *(cls for cls in vars(_core).values() if isinstance(cls, type) and hasattr(cls, "_page_view")),
+)
 
 __all__ = [
     "__version__",

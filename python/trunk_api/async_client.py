@@ -17,7 +17,7 @@ import logging
 from collections.abc import AsyncIterator
 from typing import Any
 
-from trunk_api import _core, _pandas
+from trunk_api import _core, _display, _pandas
 from trunk_api.client import _DEFAULTS, Client, _bulk_answer
 from trunk_api.errors import PaginationError, TrunkError, ValidationError, Violation
 
@@ -246,6 +246,9 @@ class AsyncListing:
     def __repr__(self) -> str:
         # Never fetches: says which listing it is and whether it has started (as the sync iterators do).
         return f"<AsyncListing {self._name}, {'started' if self._started else 'not started'}>"
+
+    def _repr_html_(self) -> str:
+        return _display.html_of(self)
 
     async def to_list(self) -> list[Any]:
         """Every item, fetched now."""
