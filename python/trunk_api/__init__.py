@@ -69,6 +69,7 @@ from trunk_api.errors import (
     ValidationError,
     Violation,
 )
+from trunk_api.history import FailingTestsHistory, WindowedTest
 from trunk_api.sandbox import RecordedRequest, Sandbox
 from trunk_api import _display, _pandas, errors
 
@@ -143,4 +144,6 @@ __all__ = [
     "TrunkError",
     "ValidationError",
     "Violation",
+    "FailingTestsHistory",
+    "WindowedTest",
 ]

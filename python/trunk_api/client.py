@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable, Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from trunk_api import _core
@@ -40,6 +40,7 @@ from trunk_api.enums import (
     QueueState,
 )
 from trunk_api.errors import BulkError, MissingTokenError, TrunkError
+from trunk_api.history import MAX_WINDOW, FailingTestsHistory
 
 __all__ = ["Client", "RepoLike", "TimeLike"]
 
@@ -214,6 +215,26 @@ class Client:
         return self._core.iter_failing_tests(
             repo, org_url_slug, start_time, end_time, page_size=page_size, max_results=max_results
         )
+
+    def iter_failing_tests_between(
+        self,
+        repo: RepoLike,
+        org_url_slug: str,
+        start_time: TimeLike,
+        end_time: TimeLike,
+        *,
+        window: timedelta = MAX_WINDOW,
+        page_size: int = 100,
+        max_results: int | None = None,
+        concurrency: int = 4,
+    ) -> FailingTestsHistory:
+        """The failing tests of any range ``[start_time, end_time)``, longer than the service's 7 days: walked as
+        consecutive windows of at most ``window`` (0 < window <= 7 days), up to ``concurrency`` (1..16) fetched
+        at once, the tests in window order, each a :class:`WindowedTest` with ``window_start`` and
+        ``window_end``. ``.to_pandas()`` adds those two columns to the usual ones. Everything is checked when
+        this is called; nothing is fetched before the first item is asked for."""
+        return FailingTestsHistory(self, repo, org_url_slug, start_time, end_time, window=window,
+                                   page_size=page_size, max_results=max_results, concurrency=concurrency)
 
     def iter_unhealthy_tests(
         self,

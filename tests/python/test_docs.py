@@ -50,7 +50,8 @@ def test_most_pages_show_running_code():
 
 #: What a page's blocks print, in part: proof that they did what the prose around them says.
 PROMISED = {
-    "guides/notebooks.md": ["PRs", "common failures across the top 20", "'flaky'", "True True True"],
+    "guides/notebooks.md": ["PRs", "common failures across the top 20", "'flaky'", "True True True",
+                             "5 windows"],
     "guides/automation.md": ["paused", "pull requests queued", "\nmerged\n", "page 0 of"],
     "guides/async.md": ["test cases fetched concurrently", "failing tests in", "details in the order asked",
                         "failed: {1: 'NotFoundError'}", "gave up after 0.2 s", "running"],

@@ -1,0 +1,192 @@
+"""Failing tests over any range: :meth:`Client.iter_failing_tests_between`.
+
+The service answers list-failing-tests for at most 7 days at a time (the rule of the single-window calls is
+unchanged). A longer range is walked as consecutive windows ``[start, start + window)``, ..., the last one ending
+at ``end``; each window is an ordinary ``iter_failing_tests`` of the C++ client (its validation, paging, retries
+and prefetch), so nothing of the wire is re-done here. A few windows are fetched at once, on threads that hold no
+GIL while they wait, and the tests come out in window order, each with the window it was listed in.
+
+A test that failed in several windows is listed once per window: the service lists the distinct tests that
+failed *within* a window, so the same test in two windows is two facts (it failed in both).
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from typing import TYPE_CHECKING, Any
+
+from trunk_api import _core, _display, _pandas
+from trunk_api._core import TestCase
+from trunk_api.errors import ValidationError, Violation
+
+if TYPE_CHECKING:
+    from trunk_api.client import Client, RepoLike, TimeLike
+
+__all__ = ["WindowedTest", "FailingTestsHistory", "MAX_WINDOW"]
+
+#: The longest window one list-failing-tests call accepts (the C++ core's rule, interface 4.1.1).
+MAX_WINDOW = timedelta(days=7)
+#: Windows fetched at once, by default.
+DEFAULT_CONCURRENCY = 4
+
+
+@dataclass(frozen=True)
+class WindowedTest:
+    """A failing test and the window ``[window_start, window_end)`` it was listed in. The test's own fields read
+    through (``item.name`` is ``item.test.name``)."""
+
+    window_start: datetime
+    window_end: datetime
+    test: TestCase
+
+    def __getattr__(self, name: str) -> Any:
+        # Only called for names the dataclass lacks: the test's fields.
+        return getattr(self.test, name)
+
+
+def _as_time(value: TimeLike, field: str) -> datetime:
+    """An aware datetime (pandas.Timestamp is one) or RFC 3339 text with its offset, as the other calls take."""
+    if isinstance(value, str):
+        try:
+            value = datetime.fromisoformat(value)
+        except ValueError:
+            raise ValidationError(f"{field}: {value!r}: must be RFC 3339 time with an offset",
+                                  [Violation(field, repr(value), "must be RFC 3339 time with an offset")]) from None
+    if not isinstance(value, datetime):
+        raise ValidationError(f"{field}: {value!r}: must be a datetime or RFC 3339 text",
+                              [Violation(field, repr(value), "must be a datetime or RFC 3339 text")])
+    if value.tzinfo is None or value.utcoffset() is None:
+        raise ValidationError(f"{field}: {value!r}: must be timezone-aware (naive times are not guessed)",
+                              [Violation(field, repr(value), "must be timezone-aware")])
+    return value
+
+
+def windows_between(start: datetime, end: datetime, window: timedelta) -> list[tuple[datetime, datetime]]:
+    """Consecutive windows of at most ``window`` from ``start`` to ``end``; the last one may be shorter."""
+    windows = []
+    left = start
+    while left < end:
+        right = min(left + window, end)
+        windows.append((left, right))
+        left = right
+    return windows
+
+
+class FailingTestsHistory:
+    """The failing tests of every window of a range, in window order, as :class:`WindowedTest` items.
+
+    Lazy and single use like the other iterators: nothing is fetched before the first item is asked for (or
+    ``to_list()`` / ``to_pandas()``); ``max_results`` stops early; ``windows`` lists the windows. Up to
+    ``concurrency`` windows are fetched at once, ahead of the one being read.
+    """
+
+    def __init__(self, client: Client, repo: RepoLike, org_url_slug: str, start_time: TimeLike,
+                 end_time: TimeLike, *, window: timedelta, page_size: int, max_results: int | None,
+                 concurrency: int) -> None:
+        violations = []
+        start = _as_time(start_time, "start_time")
+        end = _as_time(end_time, "end_time")
+        if not start < end:
+            violations.append(Violation("end_time", end.isoformat(), "must be after start_time"))
+        if not isinstance(window, timedelta) or not timedelta(0) < window <= MAX_WINDOW:
+            violations.append(Violation("window", repr(window), "must be a timedelta above 0 and at most 7 days"))
+        if isinstance(concurrency, bool) or not isinstance(concurrency, int) or not 1 <= concurrency <= 16:
+            violations.append(Violation("concurrency", repr(concurrency), "must be between 1 and 16"))
+        if max_results is not None and (isinstance(max_results, bool) or not isinstance(max_results, int)
+                                        or max_results < 0):
+            violations.append(Violation("max_results", repr(max_results), "must be >= 0 or None"))
+        if violations:
+            raise ValidationError("iter_failing_tests_between: " + "; ".join(
+                f"{v.field}: {v.value}: {v.rule}" for v in violations), violations)
+        self._client = client
+        self._repo = repo
+        self._org = org_url_slug
+        self._page_size = page_size
+        self._max_results = max_results
+        self._concurrency = concurrency
+        self.windows: list[tuple[datetime, datetime]] = windows_between(start, end, window)
+        # Every window's own arguments are checked now, by the core (repo, org_url_slug, page_size): the
+        # first window stands for all, since only the times differ.
+        first_start, first_end = self.windows[0]
+        client._core.iter_failing_tests(repo, org_url_slug, first_start, first_end, page_size=page_size)
+        self._started = False
+        self._query = (f"iter_failing_tests_between(repo={str(repo)!r}, org_url_slug={org_url_slug!r}, "
+                       f"start_time={start.isoformat()!r}, end_time={end.isoformat()!r}, window={window!r}, "
+                       f"page_size={page_size}, max_results={max_results})")
+
+    def __repr__(self) -> str:
+        state = "started" if self._started else "not started"
+        return f"<FailingTestsHistory {self._query}: {len(self.windows)} windows, {state}>"
+
+    def _repr_html_(self) -> str:
+        return _display.html_of(self)
+
+    def _fetch(self, index: int) -> list[TestCase]:
+        window_start, window_end = self.windows[index]
+        # The C++ iterator releases the GIL while it waits, so windows on other threads overlap.
+        return self._client._core.iter_failing_tests(self._repo, self._org, window_start, window_end,
+                                                     page_size=self._page_size).to_list()
+
+    def _window_lists(self) -> Iterator[tuple[int, list[TestCase]]]:
+        if self._started:
+            raise ValueError("Iterator has already started")
+        self._started = True
+        if self._max_results == 0:
+            return
+        executor = concurrent.futures.ThreadPoolExecutor(max_workers=self._concurrency,
+                                                         thread_name_prefix="trunk-api-window")
+        try:
+            pending = {}
+            next_to_submit = 0
+            for index in range(len(self.windows)):
+                while next_to_submit < len(self.windows) and next_to_submit < index + self._concurrency:
+                    pending[next_to_submit] = executor.submit(self._fetch, next_to_submit)
+                    next_to_submit += 1
+                yield index, pending.pop(index).result()
+        finally:
+            # Leaving early (max_results, break, an error): windows not started are dropped; one being
+            # fetched ends by itself and its answer is discarded.
+            executor.shutdown(wait=False, cancel_futures=True)
+
+    def _items(self) -> Iterator[WindowedTest]:
+        left = self._max_results
+        for index, tests in self._window_lists():
+            window_start, window_end = self.windows[index]
+            for test in tests:
+                if left is not None:
+                    if left <= 0:
+                        return
+                    left -= 1
+                yield WindowedTest(window_start, window_end, test)
+            if left is not None and left <= 0:
+                return
+
+    def __iter__(self) -> Iterator[WindowedTest]:
+        return self._items()
+
+    def to_list(self) -> list[WindowedTest]:
+        """Every test of every window, in window order."""
+        return list(self._items())
+
+    def to_pandas(self) -> Any:  # pandas.DataFrame
+        """One row per (window, test): ``window_start`` and ``window_end`` (UTC timestamps), then the columns of
+        ``iter_failing_tests(...).to_pandas()``, built by the same C++ code."""
+        np, _ = _pandas.require_libraries()  # before fetching: without pandas nothing is requested
+        items = self.to_list()
+        columns: dict[str, tuple[str, Any, Any]] = {}
+        for name, times in (("window_start", [item.window_start for item in items]),
+                            ("window_end", [item.window_end for item in items])):
+            micros = np.array([_micros(time) for time in times], dtype=np.int64)
+            columns[name] = ("time", micros, np.zeros(len(items), dtype=bool))
+        columns.update(_core.test_columns([item.test for item in items]))
+        return _pandas.frame_from_columns(columns)
+
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+
+
+def _micros(time: datetime) -> int:
+    return (time - _EPOCH) // timedelta(microseconds=1)
