@@ -52,13 +52,20 @@ void bind_operation(py::class_<PyClient>& cls, Method method) {
         limit = convert_max_results(kwargs["max_results"]);
         PyDict_DelItemString(kwargs.ptr(), "max_results");
       }
+      py::object on_page = py::none();  // the facade's progress reporter (listing_iterator.hpp)
+      if (kwargs.contains("on_page")) {
+        on_page = kwargs["on_page"];
+        PyDict_DelItemString(kwargs.ptr(), "on_page");
+      }
       Request request = build_request<Request>(iter_name, args, kwargs, /*allow_page_token=*/false);
       std::string query = iter_name + "(" + call_arguments(request, /*allow_page_position=*/false) +
                           ", max_results=" + (limit ? std::to_string(*limit) : std::string("None")) + ")";
       auto pager = self.client->template pager<Op>(std::move(request));
       if (limit) pager.limit_prefetch(static_cast<std::size_t>(*limit));  // no page past max_results
-      return std::make_shared<ListingIterator<typename Op::Response>>(self.client, std::move(pager), limit,
-                                                                      std::move(query));
+      auto iterator = std::make_shared<ListingIterator<typename Op::Response>>(self.client, std::move(pager), limit,
+                                                                               std::move(query));
+      if (!on_page.is_none()) iterator->set_on_page(std::move(on_page));
+      return iterator;
     }, ("Every item of every page of " + name + ", fetched lazily; max_results stops early.").c_str());
   }
 }

@@ -120,14 +120,18 @@ void bind_pager(py::module_& m) {
       if constexpr (requires { PageTraits<Response>::style; }) {
         if (parts || !py::isinstance<Response>(page)) return;
         Response& typed = page.cast<Response&>();
+        py::object total = py::none();
+        if constexpr (requires { typed.page.total_rows; }) {
+          if (typed.page.total_rows) total = py::int_(*typed.page.total_rows);
+        }
         // The items as Python objects are made once per page, as the page's own attribute would make them.
         parts = py::make_tuple(py::cast(PageTraits<Response>::items(typed)),
-                               py::cast(PageTraits<Response>::next(typed).value_or("")));
+                               py::cast(PageTraits<Response>::next(typed).value_or("")), total);
       }
     });
     if (!parts) throw py::type_error("page_parts: not a listing's page");
     return *parts;
-  }, py::arg("page"), "(items, next cursor or \"\" on the last page) of a listing's page.");
+  }, py::arg("page"), "(items, next cursor or \"\" on the last page, total_rows or None) of a listing's page.");
 }
 
 }  // namespace trunk::python

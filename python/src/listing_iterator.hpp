@@ -39,6 +39,11 @@ class ListingIterator {
                   std::string query)
       : client_(std::move(client)), pager_(std::move(pager)), max_results_(max_results), query_(std::move(query)) {}
 
+  /// Progress reporting (the facade's progress bar): on_page(items, total_rows or None, last) is called with the
+  /// GIL once per page fetched, never per item, so a listing without it pays nothing. What it raises is dropped:
+  /// a broken progress bar must not lose the listing.
+  void set_on_page(pybind11::object on_page) { on_page_ = hold_with_gil(std::move(on_page)); }
+
   /// Drops the pager with the GIL released: its prefetch thread may be waiting for the GIL (the log callback
   /// forwards to Python) and must be joined, which would deadlock while this thread held the GIL.
   ~ListingIterator() {
@@ -96,7 +101,7 @@ class ListingIterator {
         current_ = Page{};
         position_ = 0;
       } else {
-        page = pager_.next_page();
+        page = fetch();
         if (!page) return std::nullopt;
       }
       auto& page_items = Traits::items(*page);
@@ -135,7 +140,7 @@ class ListingIterator {
   /// Fetches pages until one holds an unread item; false at the end. Caller holds mutex_.
   bool fill_current() {
     while (position_ >= items().size()) {
-      std::optional<Page> page = pager_.next_page();
+      std::optional<Page> page = fetch();
       if (!page) return false;
       current_ = std::move(*page);
       position_ = 0;
@@ -143,6 +148,28 @@ class ListingIterator {
     return true;
   }
 
+  /// The pager's next page, reported to on_page_ (caller holds mutex_, not the GIL).
+  std::optional<Page> fetch() {
+    std::optional<Page> page = pager_.next_page();
+    if (page && on_page_) report(*page);
+    return page;
+  }
+
+  void report(Page& page) {
+    std::optional<std::int64_t> total;
+    if constexpr (requires { page.page.total_rows; }) total = page.page.total_rows;
+    const auto count = static_cast<std::int64_t>(Traits::items(page).size());
+    const std::optional<std::string> next = Traits::next(page);
+    const bool last = count == 0 || !next || next->empty();
+    pybind11::gil_scoped_acquire gil;
+    try {
+      (*on_page_)(count, total ? pybind11::object(pybind11::int_(*total)) : pybind11::none(), last);
+    } catch (pybind11::error_already_set&) {
+      // Dropped (see set_on_page).
+    }
+  }
+
+  std::shared_ptr<pybind11::object> on_page_;
   std::shared_ptr<Client> client_;  // the pager refers to it: keep it alive
   Pager<Page> pager_;
   std::optional<std::int64_t> max_results_;

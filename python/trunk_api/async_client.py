@@ -17,7 +17,7 @@ import logging
 from collections.abc import AsyncIterator
 from typing import Any
 
-from trunk_api import _core, _display, _pandas
+from trunk_api import _core, _display, _pandas, _progress
 from trunk_api.client import _DEFAULTS, Client, _bulk_answer
 from trunk_api.errors import PaginationError, TrunkError, ValidationError, Violation
 
@@ -164,7 +164,7 @@ class AsyncListing:
     Single use, like the sync iterators. A page token the server repeats raises PaginationError."""
 
     def __init__(self, client: AsyncClient, name: str, args: tuple[Any, ...], kwargs: dict[str, Any],
-                 max_results: int | None) -> None:
+                 max_results: int | None, progress: _progress.ProgressLike = False) -> None:
         if max_results is not None and (isinstance(max_results, bool) or not isinstance(max_results, int)
                                         or max_results < 0):
             raise ValidationError(
@@ -179,6 +179,7 @@ class AsyncListing:
         self._kwargs = kwargs
         self._max_results = max_results
         self._started = False
+        self._on_page = _progress.page_reporter(progress, name.removeprefix("iter_").replace("_", " "), max_results)
 
     def _fetch(self, token: str | None) -> Any:
         kwargs = dict(self._kwargs)
@@ -201,9 +202,11 @@ class AsyncListing:
             while pending is not None:
                 page = await pending
                 pending = None
-                items, token = _core.page_parts(page)
+                items, token, total = _core.page_parts(page)
                 count = len(items)
                 more = bool(token) and count > 0 and (left is None or count < left)
+                if self._on_page is not None:
+                    self._on_page(count, total, not more)
                 if more:
                     if token in seen:
                         raise PaginationError(f"{self._operation}: the server repeated the page token {token!r}")
@@ -269,7 +272,8 @@ def _listing(name: str) -> Any:
     def call(self: AsyncClient, *args: Any, **kwargs: Any) -> AsyncListing:
         signature.bind(self, *args, **kwargs)  # a wrong call is the same TypeError as the sync method's
         max_results = kwargs.pop("max_results", None)
-        listing = AsyncListing(self, name, args, kwargs, max_results)
+        progress = kwargs.pop("progress", "auto")
+        listing = AsyncListing(self, name, args, kwargs, max_results, progress)
         _core.AsyncClient.validate(listing._operation, *args, **kwargs)  # bad arguments fail here, as in Client
         return listing
 

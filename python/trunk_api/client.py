@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
-from trunk_api import _core
+from trunk_api import _core, _progress
 from trunk_api._core import (
     Acknowledgement,
     MergeQueueMetrics,
@@ -39,10 +39,11 @@ from trunk_api.enums import (
     QueueMode,
     QueueState,
 )
+from trunk_api._progress import ProgressLike
 from trunk_api.errors import BulkError, MissingTokenError, TrunkError
 from trunk_api.history import MAX_WINDOW, FailingTestsHistory
 
-__all__ = ["Client", "RepoLike", "TimeLike"]
+__all__ = ["Client", "ProgressLike", "RepoLike", "TimeLike"]
 
 #: A repository: a :class:`Repo` or a ``"host/owner/name"`` string (GitLab owners may contain ``/``); the address
 #: of its page (``https://github.com/acme/widgets.git``) names it too.
@@ -178,10 +179,18 @@ class Client:
         return self._core.list_quarantined_tests(repo, org_url_slug, page_size=page_size, page_token=page_token)
 
     def iter_quarantined_tests(
-        self, repo: RepoLike, org_url_slug: str, *, page_size: int = 100, max_results: int | None = None
+        self,
+        repo: RepoLike,
+        org_url_slug: str,
+        *,
+        page_size: int = 100,
+        max_results: int | None = None,
+        progress: ProgressLike = "auto",
     ) -> QuarantinedTestIterator:
-        """Every quarantined test across all pages, fetched lazily (``.to_list()``, ``.to_pandas()``)."""
-        return self._core.iter_quarantined_tests(repo, org_url_slug, page_size=page_size, max_results=max_results)
+        """Every quarantined test across all pages, fetched lazily (``.to_list()``, ``.to_pandas()``).
+        ``progress``: a progress bar (see :meth:`iter_failing_tests`)."""
+        return self._core.iter_quarantined_tests(repo, org_url_slug, page_size=page_size, max_results=max_results,
+                                                 **_progress_of(progress, "quarantined tests", max_results))
 
     def get_test_details_many(
         self,
@@ -210,10 +219,16 @@ class Client:
         *,
         page_size: int = 100,
         max_results: int | None = None,
+        progress: ProgressLike = "auto",
     ) -> TestIterator:
-        """Every failing test of the window across all pages, fetched lazily (see :class:`TestIterator`)."""
+        """Every failing test of the window across all pages, fetched lazily (see :class:`TestIterator`).
+
+        ``progress``: ``True`` shows a ``tqdm.auto`` progress bar (its total from the first page's
+        ``total_rows``), ``False`` never does; ``"auto"`` shows one in a notebook when tqdm is installed and
+        nowhere else. Without a bar nothing is added to the iteration."""
         return self._core.iter_failing_tests(
-            repo, org_url_slug, start_time, end_time, page_size=page_size, max_results=max_results
+            repo, org_url_slug, start_time, end_time, page_size=page_size, max_results=max_results,
+            **_progress_of(progress, "failing tests", max_results)
         )
 
     def iter_failing_tests_between(
@@ -227,14 +242,17 @@ class Client:
         page_size: int = 100,
         max_results: int | None = None,
         concurrency: int = 4,
+        progress: ProgressLike = "auto",
     ) -> FailingTestsHistory:
         """The failing tests of any range ``[start_time, end_time)``, longer than the service's 7 days: walked as
         consecutive windows of at most ``window`` (0 < window <= 7 days), up to ``concurrency`` (1..16) fetched
         at once, the tests in window order, each a :class:`WindowedTest` with ``window_start`` and
         ``window_end``. ``.to_pandas()`` adds those two columns to the usual ones. Everything is checked when
-        this is called; nothing is fetched before the first item is asked for."""
+        this is called; nothing is fetched before the first item is asked for. ``progress``: a bar counting
+        windows (see :meth:`iter_failing_tests`)."""
         return FailingTestsHistory(self, repo, org_url_slug, start_time, end_time, window=window,
-                                   page_size=page_size, max_results=max_results, concurrency=concurrency)
+                                   page_size=page_size, max_results=max_results, concurrency=concurrency,
+                                   progress=progress)
 
     def iter_unhealthy_tests(
         self,
@@ -244,10 +262,13 @@ class Client:
         *,
         page_size: int = 100,
         max_results: int | None = None,
+        progress: ProgressLike = "auto",
     ) -> TestIterator:
-        """Every unhealthy test with ``status`` across all pages, fetched lazily."""
+        """Every unhealthy test with ``status`` across all pages, fetched lazily. ``progress``: a progress bar
+        (see :meth:`iter_failing_tests`)."""
         return self._core.iter_unhealthy_tests(
-            repo, org_url_slug, status, page_size=page_size, max_results=max_results
+            repo, org_url_slug, status, page_size=page_size, max_results=max_results,
+            **_progress_of(progress, f"{status} tests".lower(), max_results)
         )
 
     # ---- merge queue --------------------------------------------------------------------------------------
@@ -356,10 +377,13 @@ class Client:
         since: TimeLike | None = None,
         take: int = 50,
         max_results: int | None = None,
+        progress: ProgressLike = "auto",
     ) -> PullRequestIterator:
-        """Every pull request of the merge queue across all pages, fetched lazily (``.to_pandas()``)."""
+        """Every pull request of the merge queue across all pages, fetched lazily (``.to_pandas()``).
+        ``progress``: a progress bar (see :meth:`iter_failing_tests`; this listing has no total)."""
         return self._core.iter_pull_requests(
-            repo, target_branch, state=state, since=since, take=take, max_results=max_results
+            repo, target_branch, state=state, since=since, take=take, max_results=max_results,
+            **_progress_of(progress, "pull requests", max_results)
         )
 
     def set_impacted_targets(
@@ -386,6 +410,13 @@ class Client:
     def link_ticket_to_test_case(self, repo: RepoLike, test_case_id: str, external_ticket_id: str) -> Acknowledgement:
         """Links ticket ``external_ticket_id`` (e.g. ``"KAN-123"``) of the issue tracker to a test case."""
         return self._core.link_ticket_to_test_case(repo, test_case_id, external_ticket_id)
+
+
+def _progress_of(progress: ProgressLike, description: str, max_results: object) -> dict[str, Any]:
+    """The core iterator's on_page keyword when a bar is wanted, else nothing (the iterator then calls nothing)."""
+    limit = max_results if isinstance(max_results, int) and not isinstance(max_results, bool) else None
+    reporter = _progress.page_reporter(progress, description, limit)
+    return {} if reporter is None else {"on_page": reporter}
 
 
 def _bulk_answer(outcome: tuple[list[TestCase | None], dict[int, Exception]]) -> list[TestCase]:

@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any
 
-from trunk_api import _core, _display, _pandas
+from trunk_api import _core, _display, _pandas, _progress
+from trunk_api._progress import ProgressLike
 from trunk_api._core import TestCase
 from trunk_api.errors import ValidationError, Violation
 
@@ -85,7 +86,7 @@ class FailingTestsHistory:
 
     def __init__(self, client: Client, repo: RepoLike, org_url_slug: str, start_time: TimeLike,
                  end_time: TimeLike, *, window: timedelta, page_size: int, max_results: int | None,
-                 concurrency: int) -> None:
+                 concurrency: int, progress: ProgressLike = False) -> None:
         violations = []
         start = _as_time(start_time, "start_time")
         end = _as_time(end_time, "end_time")
@@ -113,6 +114,8 @@ class FailingTestsHistory:
         first_start, first_end = self.windows[0]
         client._core.iter_failing_tests(repo, org_url_slug, first_start, first_end, page_size=page_size)
         self._started = False
+        # Progress counts windows (their tests are not known before each is fetched).
+        self._on_window = _progress.page_reporter(progress, "failing tests, windows", None, unit="windows")
         self._query = (f"iter_failing_tests_between(repo={str(repo)!r}, org_url_slug={org_url_slug!r}, "
                        f"start_time={start.isoformat()!r}, end_time={end.isoformat()!r}, window={window!r}, "
                        f"page_size={page_size}, max_results={max_results})")
@@ -145,7 +148,10 @@ class FailingTestsHistory:
                 while next_to_submit < len(self.windows) and next_to_submit < index + self._concurrency:
                     pending[next_to_submit] = executor.submit(self._fetch, next_to_submit)
                     next_to_submit += 1
-                yield index, pending.pop(index).result()
+                tests = pending.pop(index).result()
+                if self._on_window is not None:
+                    self._on_window(1, len(self.windows), index == len(self.windows) - 1)
+                yield index, tests
         finally:
             # Leaving early (max_results, break, an error): windows not started are dropped; one being
             # fetched ends by itself and its answer is discarded.
