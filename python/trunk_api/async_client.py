@@ -18,12 +18,15 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from trunk_api import _core, _display, _pandas, _progress
-from trunk_api.client import _DEFAULTS, Client, _bulk_answer
+from trunk_api.client import Client, _bulk_answer
 from trunk_api.errors import PaginationError, TrunkError, ValidationError, Violation
 
 __all__ = ["AsyncClient", "AsyncListing"]
 
 _logger = logging.getLogger("trunk_api")
+
+#: Client's constructor: the options AsyncClient takes besides max_in_flight.
+_CLIENT_OPTIONS = inspect.signature(Client.__init__)
 
 #: The Client methods that are one request each: their coroutines are derived from the operation rows.
 _OPERATIONS: tuple[str, ...] = tuple(
@@ -50,54 +53,21 @@ class AsyncClient:
     to stop its engine thread (pending calls are cancelled). Works with any asyncio loop (uvloop included).
     """
 
-    def __init__(
-        self,
-        token: str | None = None,
-        base_url: str | None = None,
-        *,
-        timeout: float = _DEFAULTS["timeout"],
-        max_retries: int = _DEFAULTS["max_retries"],
-        user_agent: str | None = None,
-        connect_timeout: float = _DEFAULTS["connect_timeout"],
-        overall_deadline: float = _DEFAULTS["overall_deadline"],
-        verify_tls: bool = _DEFAULTS["verify_tls"],
-        ca_bundle: str | None = None,
-        allow_insecure_http: bool = _DEFAULTS["allow_insecure_http"],
-        max_requests_per_second: float = _DEFAULTS["max_requests_per_second"],
-        prefetch_pages: bool = _DEFAULTS["prefetch_pages"],
-        max_in_flight: int = 64,
-    ) -> None:
-        self._core = _core.AsyncClient(
-            token=token,
-            base_url=base_url,
-            timeout=timeout,
-            max_retries=max_retries,
-            user_agent=user_agent,
-            connect_timeout=connect_timeout,
-            overall_deadline=overall_deadline,
-            verify_tls=verify_tls,
-            ca_bundle=ca_bundle,
-            allow_insecure_http=allow_insecure_http,
-            max_requests_per_second=max_requests_per_second,
-            log=_logger.log,
-            max_in_flight=max_in_flight,
-        )
+    def __init__(self, token: str | None = None, base_url: str | None = None, *, max_in_flight: int = 64,
+                 **options: Any) -> None:
+        # The options are Client's, by its own signature (an unknown one is the same TypeError): one list of
+        # options for both clients, with Client's defaults.
+        bound = _CLIENT_OPTIONS.bind(None, token, base_url, **options)
+        bound.apply_defaults()
+        settings = dict(bound.arguments)
+        del settings["self"]
+        prefetch_pages = settings.pop("prefetch_pages")  # the async listings' own (AsyncListing)
+        self._core = _core.AsyncClient(**settings, log=_logger.log, max_in_flight=max_in_flight)
+        del settings["token"]
         self._closed = False
         # Everything needed to rebuild this client, except the token (which is never stored in Python).
-        self._settings: dict[str, Any] = {
-            "base_url": self._core.base_url,
-            "timeout": timeout,
-            "max_retries": max_retries,
-            "user_agent": user_agent,
-            "connect_timeout": connect_timeout,
-            "overall_deadline": overall_deadline,
-            "verify_tls": verify_tls,
-            "ca_bundle": ca_bundle,
-            "allow_insecure_http": allow_insecure_http,
-            "max_requests_per_second": max_requests_per_second,
-            "prefetch_pages": prefetch_pages,
-            "max_in_flight": max_in_flight,
-        }
+        self._settings: dict[str, Any] = {**settings, "base_url": self._core.base_url,
+                                          "prefetch_pages": prefetch_pages, "max_in_flight": max_in_flight}
 
     @property
     def base_url(self) -> str:

@@ -373,3 +373,21 @@ async def test_leaving_a_listing_early_cancels_the_prefetched_page(faults: trunk
         assert time.monotonic() - started < 0.55  # the prefetch of page 2 is not waited for
         faults.set_faults(latency_ms=0)
         assert len(await client.iter_failing_tests(repo, faults.org_url_slug, start, end, max_results=3).to_list()) == 3
+
+
+def test_options_are_clients_and_max_in_flight_has_bounds(box: trunk_api.Sandbox) -> None:
+    with pytest.raises(TypeError):
+        trunk_api.AsyncClient("t", box.url, timout=5)  # a misspelt option is Client's TypeError
+    with pytest.raises(TypeError):
+        trunk_api.AsyncClient("t", box.url, log=print)  # the log hook is the client's own, not an option
+    for refused in (0, 4097, -1):
+        with pytest.raises(trunk_api.ValidationError) as caught:
+            trunk_api.AsyncClient("t", box.url, max_in_flight=refused)
+        assert [v.field for v in caught.value.errors] == ["max_in_flight"]
+    for accepted in (1, 4096):
+        assert trunk_api.AsyncClient("t", box.url, max_in_flight=accepted).base_url == box.url
+    secret = "secret-token-4242"
+    client = trunk_api.AsyncClient(secret, box.url, timeout=2.5, prefetch_pages=False, max_in_flight=3)
+    settings = client.__reduce__()[1][0]
+    assert settings["timeout"] == 2.5 and settings["prefetch_pages"] is False and settings["max_in_flight"] == 3
+    assert "token" not in settings and secret not in repr(settings) and secret not in repr(client)
