@@ -268,7 +268,7 @@ class Client:
         (see :meth:`iter_failing_tests`)."""
         return self._core.iter_unhealthy_tests(
             repo, org_url_slug, status, page_size=page_size, max_results=max_results,
-            **_progress_of(progress, f"{status} tests".lower(), max_results)
+            **_progress_of(progress, f"{getattr(status, 'value', status)} tests".lower(), max_results)
         )
 
     # ---- merge queue --------------------------------------------------------------------------------------
