@@ -318,11 +318,77 @@ seconds and the same seed gives the same outcome."""),
     ("code", """sandbox.stop()"""),
 ]
 
+HISTORY = [
+    ("md", """# A month of failing tests, in DuckDB
+
+The service answers for at most 7 days at a time and keeps no history of test health. This notebook exports 30
+days of failing tests to a folder of Parquet files, one partition per UTC day (`day=YYYY-MM-DD/`, the layout
+`trunk-api export failing --since 30d --to DIR` writes), and asks that folder questions in SQL with DuckDB:
+how many tests failed each day, and how often the worst offenders failed, week by week.
+
+It runs against the sandbox. Against the real service use `Client()` and your own repository; run the export
+daily (it is incremental: days already written are skipped) and the folder grows into your own history."""),
+    ("code", """from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import duckdb
+import matplotlib.pyplot as plt
+
+from trunk_api import Sandbox
+from trunk_api.export import export_failing
+
+sandbox = Sandbox(seed=11, tests=800).start()
+client = sandbox.client()
+repo, org = sandbox.repos[0], sandbox.org_url_slug
+folder = Path("failing-history")   # relative to the notebook"""),
+    ("md", """## Export
+
+`export_failing` lists each day on its own and writes it as Parquet; it returns one `Partition` per day."""),
+    ("code", """now = datetime.now(timezone.utc)
+partitions = export_failing(client, repo, org, now - timedelta(days=30), now, folder)
+print(len(partitions), "days,", sum(p.rows for p in partitions), "rows;", partitions[-1].path)"""),
+    ("md", """## Failing tests per day
+
+DuckDB reads the folder as it is: the `day` column comes from the directory names (Hive partitioning)."""),
+    ("code", '''files = f"read_parquet('{folder}/*/*.parquet', hive_partitioning = true)"
+daily = duckdb.sql(f"""
+    select day, count(*) as failing_tests, count(*) filter (where status_value = 'flaky') as flaky
+    from {files} group by day order by day
+""").df()
+daily.tail()'''),
+    ("md", """## The top offenders, week by week
+
+The tests that failed on the most days, and on how many days of each week they failed."""),
+    ("code", '''top = duckdb.sql(f"""
+    select name, count(*) as days_failing from {files}
+    group by name order by days_failing desc, name limit 5
+""").df()
+weekly = duckdb.sql(f"""
+    select date_trunc('week', day) as week, name, count(*) as days_failing
+    from {files} where name in (select name from top)
+    group by week, name order by week
+""").df().pivot(index="week", columns="name", values="days_failing").fillna(0)
+top'''),
+    ("code", """fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4))
+left.bar(daily["day"], daily["failing_tests"], color="tab:red", label="failing")
+left.bar(daily["day"], daily["flaky"], color="tab:orange", label="of which flaky")
+left.set(title="Tests failing per day", ylabel="tests")
+left.legend()
+left.tick_params(axis="x", rotation=45)
+weekly.plot(ax=right, marker="o")
+right.set(title="Days failing per week, top 5 offenders", xlabel="week", ylabel="days")
+right.legend(fontsize="small")
+fig.tight_layout()
+plt.show()"""),
+    ("code", """sandbox.stop()"""),
+]
+
 NOTEBOOKS = {
     "01-quick-start.ipynb": QUICK_START,
     "02-flaky-test-triage.ipynb": FLAKY_TRIAGE,
     "03-merge-queue-automation.ipynb": MERGE_QUEUE,
     "04-merge-queue-what-if.ipynb": WHAT_IF,
+    "05-history-with-duckdb.ipynb": HISTORY,
 }
 
 

@@ -39,7 +39,7 @@ from typing import IO, Any, NoReturn
 
 import trunk_api
 from trunk_api import _cli_operations as declared
-from trunk_api import _cli_sandbox
+from trunk_api import _cli_export, _cli_sandbox
 from trunk_api import _cli_output as render
 from trunk_api import _core
 from trunk_api import errors
@@ -235,6 +235,9 @@ def build_parser() -> argparse.ArgumentParser:
                       "Link a ticket of the issue tracker (e.g. KAN-123) to a test case.", _run_write)
 
     _cli_sandbox.add_command(commands)
+    _cli_export.add_command(commands, add_repo_options=_add_repo_options,
+                            add_connection_options=_add_connection_options, parse_duration=parse_duration,
+                            handler=_run_export)
 
     openapi = commands.add_parser(
         "openapi", help="print the OpenAPI 3.1 document of the API (JSON)",
@@ -408,6 +411,18 @@ def _write_queue(ctx: _Context, settings: Any) -> int:
     else:
         render.write_json_object(ctx.stdout, wire, pretty=fmt == "json")
     return EXIT_OK
+
+
+def _run_export(ctx: _Context, run: Any) -> int:
+    """An export subcommand: its argument problems and a missing pyarrow are usage errors (exit 2)."""
+    try:
+        return int(run(ctx))
+    except ModuleNotFoundError as error:
+        raise UsageError(str(error)) from None
+    except ValueError as error:
+        if isinstance(error, errors.TrunkError):
+            raise
+        raise UsageError(str(error)) from None
 
 
 def _run_openapi(ctx: _Context) -> int:

@@ -13,6 +13,7 @@ failed *within* a window, so the same test in two windows is two facts (it faile
 from __future__ import annotations
 
 import concurrent.futures
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
@@ -127,11 +128,19 @@ class FailingTestsHistory:
     def _repr_html_(self) -> str:
         return _display.html_of(self)
 
-    def _fetch(self, index: int) -> list[TestCase]:
+    def _fetch(self, index: int, stop: threading.Event) -> list[TestCase]:
         window_start, window_end = self.windows[index]
-        # The C++ iterator releases the GIL while it waits, so windows on other threads overlap.
-        return self._client._core.iter_failing_tests(self._repo, self._org, window_start, window_end,
-                                                     page_size=self._page_size).to_list()
+        # The C++ iterator releases the GIL while it waits, so windows on other threads overlap. Page by page, so
+        # that a walk that ended early stops this fetch after the page in flight; no window needs more tests than
+        # max_results.
+        pages = self._client._core.iter_failing_tests(self._repo, self._org, window_start, window_end,
+                                                      page_size=self._page_size, max_results=self._max_results).pages
+        tests: list[TestCase] = []
+        for page in pages:
+            tests += page.tests
+            if stop.is_set():
+                break
+        return tests
 
     def _window_lists(self) -> Iterator[tuple[int, list[TestCase]]]:
         if self._started:
@@ -141,21 +150,24 @@ class FailingTestsHistory:
             return
         executor = concurrent.futures.ThreadPoolExecutor(max_workers=self._concurrency,
                                                          thread_name_prefix="trunk-api-window")
+        stop = threading.Event()
         try:
             pending = {}
             next_to_submit = 0
             for index in range(len(self.windows)):
                 while next_to_submit < len(self.windows) and next_to_submit < index + self._concurrency:
-                    pending[next_to_submit] = executor.submit(self._fetch, next_to_submit)
+                    pending[next_to_submit] = executor.submit(self._fetch, next_to_submit, stop)
                     next_to_submit += 1
                 tests = pending.pop(index).result()
                 if self._on_window is not None:
                     self._on_window(1, len(self.windows), index == len(self.windows) - 1)
                 yield index, tests
         finally:
-            # Leaving early (max_results, break, an error): windows not started are dropped; one being
-            # fetched ends by itself and its answer is discarded.
-            executor.shutdown(wait=False, cancel_futures=True)
+            # Leaving early (max_results, break, an error): windows not started are dropped, the ones being
+            # fetched stop after their page in flight and are waited for, so that no request of this listing is
+            # made after it returned.
+            stop.set()
+            executor.shutdown(wait=True, cancel_futures=True)
 
     def _items(self) -> Iterator[WindowedTest]:
         left = self._max_results

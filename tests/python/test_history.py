@@ -3,6 +3,8 @@ rows in window order with their window, the same tests as the single-window call
 
 from __future__ import annotations
 
+import time
+from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone
 
 import pytest
@@ -14,6 +16,13 @@ from conftest import NOW
 
 MONTH_START = NOW - timedelta(days=30)
 WEEK = timedelta(days=7)
+
+
+@pytest.fixture(scope="module")
+def faults() -> Iterator[trunk_api.Sandbox]:
+    """A sandbox of its own for injected latency, so it never slows the shared one."""
+    with trunk_api.Sandbox(seed=5, tests=200, token="history-fault-token", now="2026-11-20T12:00:00Z") as box:
+        yield box
 
 
 def fields(error: pytest.ExceptionInfo[ValidationError]) -> set[str]:
@@ -117,6 +126,22 @@ def test_lazy_single_use_max_results_and_text_times(box: trunk_api.Sandbox, repo
     with pytest.raises(ValueError, match="already started"):
         history.to_list()
     assert client.iter_failing_tests_between(repo, box.org_url_slug, MONTH_START, NOW, max_results=0).to_list() == []
+
+
+def test_leaving_early_leaves_no_window_fetching_behind(faults: trunk_api.Sandbox) -> None:
+    # Windows fetched ahead are waited for when the walk ends early: no request of it comes after it returned.
+    client = faults.client()
+    repo = faults.repos[0]
+    faults.set_faults(latency_ms=150)
+    try:
+        got = client.iter_failing_tests_between(repo, faults.org_url_slug, NOW - timedelta(days=30), NOW,
+                                                concurrency=16, max_results=2, page_size=1).to_list()
+        assert len(got) == 2
+        faults.clear_requests()
+        time.sleep(0.4)
+        assert faults.requests == []
+    finally:
+        faults.set_faults(latency_ms=0)
 
 
 def test_an_error_of_a_later_window_surfaces(box: trunk_api.Sandbox) -> None:

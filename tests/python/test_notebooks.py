@@ -21,7 +21,7 @@ from nbclient import NotebookClient
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOK_DIR = ROOT / "notebooks"
 NAMES = ["01-quick-start.ipynb", "02-flaky-test-triage.ipynb", "03-merge-queue-automation.ipynb",
-         "04-merge-queue-what-if.ipynb"]
+         "04-merge-queue-what-if.ipynb", "05-history-with-duckdb.ipynb"]
 
 
 def _generator():
@@ -96,7 +96,7 @@ def test_notebook_executes_without_errors(name, python3_kernel, tmp_path):
     assert all(cell.execution_count is not None for cell in code_cells)
     # Every notebook shows results (tables, text); the triage notebook also draws its chart.
     assert _outputs(notebook, "execute_result") or _outputs(notebook, "display_data")
-    if name[:2] in ("02", "04"):
+    if name[:2] in ("02", "04", "05"):
         images = [out for out in _outputs(notebook, "display_data") if "image/png" in out.get("data", {})]
         assert len(images) == 1
     if name.startswith("04"):
