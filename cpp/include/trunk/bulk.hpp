@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <exception>
+#include <functional>
 #include <optional>
 
 namespace trunk {
@@ -21,6 +22,11 @@ inline constexpr std::size_t kMaxBulkConcurrency = 256;
 struct BulkOptions {
   /// Requests in flight at once, 1..kMaxBulkConcurrency (ValidationError naming "concurrency" otherwise).
   std::size_t concurrency = 8;
+  /// Called each time an input ends (with its answer or its error, after retries): how many inputs have ended
+  /// so far and how many there are, so a progress bar can follow a long call. Client calls it on the calling
+  /// thread, AsyncClient on its engine thread; never after the call's result is delivered, and not for inputs
+  /// ended by cancellation. Empty: nothing is called (and nothing counted). Must not throw.
+  std::function<void(std::size_t ended, std::size_t total)> on_progress{};  // {}: no -Wextra warning for BulkOptions{8}
 };
 
 /// The outcome of one input of a bulk call: its value, or the trunk::Error that ended it after retries.

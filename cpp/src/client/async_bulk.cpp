@@ -32,9 +32,10 @@ class BulkDetailsCall : public std::enable_shared_from_this<BulkDetailsCall> {
  public:
   using Done = std::function<void(Result<AsyncClient::BulkDetails>)>;
 
-  BulkDetailsCall(AsyncClient& client, std::vector<GetTestDetailsRequest> inputs, Done done)
+  BulkDetailsCall(AsyncClient& client, std::vector<GetTestDetailsRequest> inputs, Done done,
+                  std::function<void(std::size_t, std::size_t)> on_progress)
       : client_(client), inputs_(std::move(inputs)), results_(inputs_.size()), calls_(inputs_.size()),
-        done_(std::move(done)) {}
+        done_(std::move(done)), on_progress_(std::move(on_progress)) {}
 
   /// Submits the first `width` ids. An empty call completes at once (on the caller's thread: nothing was queued).
   void start(std::size_t width) {
@@ -85,6 +86,21 @@ class BulkDetailsCall : public std::enable_shared_from_this<BulkDetailsCall> {
 
   /// On the engine thread, once per submitted id.
   void on_result(std::size_t index, Result<TestDetails> result) {
+    if (on_progress_ && !is_cancellation_result(result)) {
+      // Before the result is recorded, so that the progress of the last id is told before the call delivers,
+      // and outside mutex_ (the callback is the caller's). Ids end one at a time on the engine thread, so the
+      // counts told only grow.
+      std::size_t ended = 0;
+      {
+        std::lock_guard count_lock(mutex_);
+        ended = ++progress_told_;
+      }
+      try {
+        on_progress_(ended, inputs_.size());
+      } catch (...) {
+        // A progress callback must not throw; the call goes on.
+      }
+    }
     std::unique_lock lock(mutex_);
     ended_[index] = true;
     ++ended_count_;
@@ -127,6 +143,10 @@ class BulkDetailsCall : public std::enable_shared_from_this<BulkDetailsCall> {
     }
   }
 
+  static bool is_cancellation_result(const Result<TestDetails>& result) {
+    return !result.ok() && is_cancellation(result.error());
+  }
+
   static bool is_cancellation(const std::exception_ptr& error) {
     try {
       std::rethrow_exception(error);
@@ -149,6 +169,8 @@ class BulkDetailsCall : public std::enable_shared_from_this<BulkDetailsCall> {
   bool delivered_ = false;
   std::exception_ptr cancel_reason_;
   Done done_;
+  const std::function<void(std::size_t, std::size_t)> on_progress_;
+  std::size_t progress_told_ = 0;  // guarded by mutex_
 };
 
 }  // namespace
@@ -157,7 +179,8 @@ AsyncCall AsyncClient::get_test_details_many(const Repo& repo, const std::string
                                              const std::vector<std::string>& test_ids, BulkOptions options,
                                              std::function<void(Result<BulkDetails>)> done) {
   std::vector<GetTestDetailsRequest> inputs = detail::validate_bulk_details(repo, org_url_slug, test_ids, options);
-  auto call = std::make_shared<BulkDetailsCall>(*this, std::move(inputs), std::move(done));
+  auto call = std::make_shared<BulkDetailsCall>(*this, std::move(inputs), std::move(done),
+                                                std::move(options.on_progress));
   call->start(options.concurrency);
   return AsyncCall([weak = std::weak_ptr<BulkDetailsCall>(call)] {
     if (const auto alive = weak.lock()) alive->cancel();

@@ -225,7 +225,10 @@ struct Client::Impl {
         requests, bulk.concurrency, cancellation(), "get_test_details_many",
         [this, &results](std::size_t index, std::string&& body) {
           results[index].value = decode_redacted<TestDetails>(std::move(body));
-        });
+        },
+        bulk.on_progress ? detail::TransferEngine::OnEnded([&bulk, ended = std::size_t{0}, total = requests.size()](
+                                                               std::size_t) mutable { bulk.on_progress(++ended, total); })
+                         : detail::TransferEngine::OnEnded{});
     for (std::size_t i = 0; i < errors.size(); ++i) results[i].error = std::move(errors[i]);
     return results;
   }

@@ -440,7 +440,8 @@ std::string TransferEngine::send(const HttpRequest& request, const Cancellation&
 
 std::vector<std::exception_ptr> TransferEngine::send_all(std::span<const HttpRequest> requests,
                                                          std::size_t concurrency, const Cancellation& cancel,
-                                                         std::string_view operation, const OnSuccess& on_success) {
+                                                         std::string_view operation, const OnSuccess& on_success,
+                                                         const OnEnded& on_ended) {
   const std::size_t count = requests.size();
   std::vector<std::exception_ptr> errors(count);
   if (count == 0) return errors;
@@ -459,6 +460,7 @@ std::vector<std::exception_ptr> TransferEngine::send_all(std::span<const HttpReq
                         }
                       }
                       errors[index] = std::move(error);
+                      if (on_ended) on_ended(index);
                     });
   for (std::size_t i = 0; i < count; ++i) loop.add(i, requests[i]);
 

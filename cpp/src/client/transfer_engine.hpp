@@ -126,6 +126,8 @@ class TransferEngine {
   /// Receives the 2xx body of request `index` as soon as it arrives (on the calling thread); an exception it
   /// throws becomes that request's error.
   using OnSuccess = std::function<void(std::size_t index, std::string&& body)>;
+  /// Told, after on_success, that request `index` ended (answered or failed), on the calling thread.
+  using OnEnded = std::function<void(std::size_t index)>;
 
   /// Sends every request of `requests`, at most `concurrency` (>= 1) at once. Returns one entry per request,
   /// in order: null when on_success took its body, else the trunk::Error that ended it after retries. Throws
@@ -133,7 +135,7 @@ class TransferEngine {
   /// TransportError when libcurl itself fails.
   std::vector<std::exception_ptr> send_all(std::span<const HttpRequest> requests, std::size_t concurrency,
                                            const Cancellation& cancel, std::string_view operation,
-                                           const OnSuccess& on_success);
+                                           const OnSuccess& on_success, const OnEnded& on_ended = {});
 
   /// One request (a batch of one): the 2xx body, or throws what ended it.
   std::string send(const HttpRequest& request, const Cancellation& cancel);

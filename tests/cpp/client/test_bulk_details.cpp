@@ -141,6 +141,37 @@ TEST(BulkDetails, AFailedIdDoesNotStopTheOthersAndKeepsItsTypedError) {
   EXPECT_EQ(server.request_count(), 8U);  // 404 and a bad body are not retried
 }
 
+TEST(BulkDetails, ProgressCountsEveryEndedIdOnTheCallingThreadFailuresIncluded) {
+  HttpTestServer server;
+  server.set_handler([](const httplib::Request& request, httplib::Response& response) {
+    const std::string id = requested_id(request);
+    if (id == uuid_for(3)) {
+      response.status = 404;
+    } else {
+      response.set_content(testing::details_json(id), "application/json");
+    }
+  });
+  Client client(fast_retry_options(server.base_url()));
+  std::vector<std::pair<std::size_t, std::size_t>> told;
+  const std::thread::id caller = std::this_thread::get_id();
+  bool elsewhere = false;
+  BulkOptions options{.concurrency = 4};
+  options.on_progress = [&](std::size_t ended, std::size_t total) {
+    told.emplace_back(ended, total);
+    elsewhere = elsewhere || std::this_thread::get_id() != caller;
+  };
+  const auto results = client.get_test_details_many(testing::sample_repo(), "trunk-org", ids(11), options);
+  ASSERT_EQ(told.size(), 11U);  // one per id, the failed one included
+  for (std::size_t i = 0; i < told.size(); ++i) EXPECT_EQ(told[i], std::make_pair(i + 1, std::size_t{11}));
+  EXPECT_FALSE(elsewhere);
+  EXPECT_FALSE(results[3].ok());
+  // Without a callback nothing is told; with no ids, nothing either.
+  std::size_t calls = 0;
+  options.on_progress = [&](std::size_t, std::size_t) { ++calls; };
+  EXPECT_TRUE(client.get_test_details_many(testing::sample_repo(), "trunk-org", {}, options).empty());
+  EXPECT_EQ(calls, 0U);
+}
+
 TEST(BulkDetails, RetryableFailuresAreRetriedPerIdWithTheClientPolicy) {
   std::mutex mutex;
   std::map<std::string, int> attempts;

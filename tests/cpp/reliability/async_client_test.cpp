@@ -268,6 +268,40 @@ TEST(AsyncClientBulk, EveryIdInInputOrderAndOneFailureDoesNotStopTheOthers) {
   }
 }
 
+TEST(AsyncClientBulk, ProgressIsToldForEveryIdBeforeTheResult) {
+  sandbox::Sandbox box(box_options());
+  box.start();
+  const Repo repo = box.repos().front();
+  std::vector<std::string> ids = box.test_ids(repo);
+  ids.resize(25);
+  ids[9] = "00000000-0000-4000-8000-000000000000";  // unknown: its 404 is counted too
+  AsyncClient client(fast_options(box));
+  std::mutex mutex;
+  std::vector<std::size_t> told;
+  std::size_t told_before_result = 0;
+  BulkOptions options{.concurrency = 6};
+  options.on_progress = [&](std::size_t ended, std::size_t total) {
+    std::lock_guard lock(mutex);
+    EXPECT_EQ(total, 25U);
+    told.push_back(ended);
+  };
+  std::promise<void> delivered;
+  client.get_test_details_many(repo, box.org_url_slug(), ids, options, [&](Result<AsyncClient::BulkDetails> result) {
+    {
+      std::lock_guard lock(mutex);
+      told_before_result = told.size();
+    }
+    EXPECT_TRUE(result.ok());
+    delivered.set_value();
+  });
+  delivered.get_future().get();
+  std::lock_guard lock(mutex);
+  EXPECT_EQ(told_before_result, 25U);
+  std::vector<std::size_t> expected(25);
+  for (std::size_t i = 0; i < expected.size(); ++i) expected[i] = i + 1;
+  EXPECT_EQ(told, expected);  // in order, each count once
+}
+
 TEST(AsyncClientBulk, ValidatesEveryIdAndTheConcurrencyBeforeQueueingAnything) {
   sandbox::Sandbox box(box_options());
   box.start();
