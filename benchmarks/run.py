@@ -19,6 +19,10 @@ Scenarios (ratios are "how many times faster/smaller ours is"; targets from issu
   7. AsyncClient (issue 16): get-test-details x1000 with 20 ms latency, 64 in flight, one coroutine per call:
      ours vs httpx.AsyncClient with the same limit (>= 1.5x) and vs the ideal N*latency/64 (within 1.3x); and the
      peak memory of 10,000 concurrent coroutine calls through one client, ours vs httpx (ours <= httpx).
+  8. Arrow (issue 15): 100,000 failing tests to a pyarrow.Table (to_arrow), a polars.DataFrame (to_polars) and an
+     Arrow-backed pandas DataFrame (to_pandas(dtype_backend="pyarrow")), each vs requests +
+     pandas.DataFrame(dicts) (>= 5x, 5x, 3x); the table's memory vs the dicts' (<= 0.3x); and to_pandas() with a
+     progress bar vs without (on / off <= 1.03).
 """
 
 from __future__ import annotations
@@ -302,6 +306,58 @@ class Bench:
         self.target(name, "peak memory ours / httpx", measured["async-ours"]["peak"] / measured["async-httpx"]["peak"],
                     1.0, higher_is_better=False)
 
+    def arrow(self, sandbox: SandboxProcess) -> None:
+        info = sandbox.info
+        n = self.sizes["frame"]
+        name = f"8 {n} tests to Arrow"
+        start, end = self.window(info)
+        client, repo, target = contenders(info)
+        import pandas  # noqa: F401  - imported before timing, as in scenario 3
+        import polars  # noqa: F401
+        import pyarrow  # noqa: F401
+
+        def listing(**options: Any) -> Any:
+            return client.iter_failing_tests(repo, info["org_url_slug"], start, end, max_results=n, **options)
+
+        theirs, their_frame = timed(lambda: peers.pandas_from_dicts(target, start, end, n), REPEAT)
+        self.row(name, "requests + pandas.DataFrame(dicts)", n, theirs)
+        table_time, table = timed(lambda: listing().to_arrow(), REPEAT)
+        self.row(name, "ours to_arrow()", n, table_time, held_bytes=table.nbytes)
+        polars_time, polars_frame = timed(lambda: listing().to_polars(), REPEAT)
+        self.row(name, "ours to_polars()", n, polars_time)
+        pandas_time, pandas_frame = timed(lambda: listing().to_pandas(dtype_backend="pyarrow"), REPEAT)
+        self.row(name, 'ours to_pandas(dtype_backend="pyarrow")', n, pandas_time)
+        assert len(their_frame) == table.num_rows == len(polars_frame) == len(pandas_frame) == n
+        self.target(name, "to_arrow vs DataFrame(dicts)", theirs / table_time, 5)
+        self.target(name, "to_polars vs DataFrame(dicts)", theirs / polars_time, 5)
+        self.target(name, "to_pandas(pyarrow) vs (dicts)", theirs / pandas_time, 3)
+
+        # The table's memory (its buffers, table.nbytes) against what the dicts hold (resident memory, as in
+        # scenario 5, measured in a fresh process).
+        config = json.dumps({**{k: info[k] for k in ("url", "token", "org_url_slug", "repo")},
+                             "start": start, "end": end, "n": n})
+        dicts = json.loads(subprocess.run([sys.executable, str(HERE / "memory_probe.py"), "dicts", config],
+                                          check=True, capture_output=True, text=True).stdout)
+        self.rows.append({"scenario": name, "contender": "requests + json dicts (held)", "n": n, "seconds": None,
+                          "held_bytes": dicts["held"], "peak_bytes": dicts["peak"]})
+        print(f"  {name:<34} {'table.nbytes / dicts held':<38} n={n:<7} {table.nbytes / 2**20:8.1f} MiB / "
+              f"{dicts['held'] / 2**20:8.1f} MiB", flush=True)
+        self.target(name, "table memory / dicts", table.nbytes / dicts["held"], 0.3, higher_is_better=False)
+
+        # A progress bar is fed once per page: on against off, interleaved, best of 2*REPEAT each.
+        import io
+        import contextlib
+
+        off: list[float] = []
+        on: list[float] = []
+        for _ in range(2 * REPEAT):
+            off.append(timed(lambda: listing(progress=False).to_pandas())[0])
+            with contextlib.redirect_stderr(io.StringIO()):
+                on.append(timed(lambda: listing(progress=True).to_pandas())[0])
+        self.row(name, "ours to_pandas() progress=False", n, min(off))
+        self.row(name, "ours to_pandas() progress=True (tqdm)", n, min(on))
+        self.target(name, "progress on / off", min(on) / min(off), 1.03, higher_is_better=False)
+
     def memory(self, sandbox: SandboxProcess) -> None:
         info = sandbox.info
         n = self.sizes["memory"]
@@ -342,7 +398,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="small sizes, to check the harness (times mean nothing)")
     parser.add_argument("--output", type=Path, help="JSON file (default benchmarks/results/<mode>-<time>.json)")
-    parser.add_argument("--scenarios", default="1,2,3,4,5", help="comma-separated subset, e.g. 1,4")
+    parser.add_argument("--scenarios", default="1,2,3,4,5,8", help="comma-separated subset, e.g. 1,4")
     args = parser.parse_args()
     sizes = QUICK if args.quick else FULL
     chosen = {s.strip() for s in args.scenarios.split(",")}
@@ -354,12 +410,12 @@ def main() -> int:
     # Scenario 6 measures the sandbox's own serving, so its worker threads stay at the library's default.
     swept = SandboxProcess(tests=sizes["latency_tests"], latency_ms=LATENCY_MS, ids=sizes["details"],
                            threads=None) if "6" in chosen else None
-    big = SandboxProcess(tests=sizes["big_tests"], ids=sizes["calls"]) if chosen & {"2", "3", "4", "5"} else None
+    big = SandboxProcess(tests=sizes["big_tests"], ids=sizes["calls"]) if chosen & {"2", "3", "4", "5", "8"} else None
     print(f"sandboxes ready in {time.time() - started:.1f} s; running scenarios {','.join(sorted(chosen))}", flush=True)
     try:
         if slow and "1" in chosen:
             bench.details(slow)
-        if big and chosen & {"2", "3", "5"}:
+        if big and chosen & {"2", "3", "5", "8"}:
             bench.warm(big)
         if big and "2" in chosen:
             bench.iterate(big)
@@ -369,6 +425,8 @@ def main() -> int:
             bench.calls(big)
         if big and "5" in chosen:
             bench.memory(big)
+        if big and "8" in chosen:
+            bench.arrow(big)
         if swept:
             bench.sweep(swept)
         if slow and "7" in chosen:

@@ -146,9 +146,10 @@ void bind_async_bulk(py::class_<PyAsyncClient>& cls, const py::object& complete_
   cls.def(
       "get_test_details_many",
       [complete_function](PyAsyncClient& self, const py::object& loop, py::handle repo, py::handle org_url_slug,
-                          py::handle test_ids, py::handle concurrency) {
+                          py::handle test_ids, py::handle concurrency, const py::object& on_progress) {
         if (!self.client) throw Error("get_test_details_many: the AsyncClient is closed");
-        const BulkArguments call = convert_bulk_arguments(repo, org_url_slug, test_ids, concurrency);
+        BulkArguments call = convert_bulk_arguments(repo, org_url_slug, test_ids, concurrency);
+        call.options.on_progress = bulk_progress(on_progress, loop);
         py::object future = loop.attr("create_future")();
         auto done = completion_for<AsyncClient::BulkDetails>(
             future, loop, complete_function,
@@ -158,8 +159,9 @@ void bind_async_bulk(py::class_<PyAsyncClient>& cls, const py::object& complete_
         return future;
       },
       py::arg("loop"), py::arg("repo"), py::arg("org_url_slug"), py::arg("test_ids"), py::kw_only(),
-      py::arg("concurrency") = 8,
-      "A future of (results, errors) for many test ids; see trunk_api.AsyncClient.get_test_details_many.");
+      py::arg("concurrency") = 8, py::arg("on_progress") = py::none(),
+      "A future of (results, errors) for many test ids, on_progress(ended, total) called on the loop as each ends; "
+      "see trunk_api.AsyncClient.get_test_details_many.");
 }
 
 }  // namespace

@@ -65,6 +65,33 @@ BulkArguments convert_bulk_arguments(py::handle repo_arg, py::handle org_arg, py
   return converted;
 }
 
+std::function<void(std::size_t, std::size_t)> bulk_progress(const py::object& on_progress, const py::object& loop) {
+  if (on_progress.is_none()) return {};
+  if (!loop.is_none()) {
+    auto held = hold_with_gil(py::make_tuple(loop.attr("call_soon_threadsafe"), on_progress));
+    return [held](std::size_t ended, std::size_t total) {
+      if (interpreter_finalizing()) return;
+      py::gil_scoped_acquire gil;
+      const auto parts = py::reinterpret_borrow<py::tuple>(*held);
+      try {
+        parts[0](parts[1], ended, total);
+      } catch (py::error_already_set& error) {
+        error.discard_as_unraisable("trunk_api progress callback");  // the loop is closed: nobody is watching
+      }
+    };
+  }
+  auto held = hold_with_gil(on_progress);
+  return [held](std::size_t ended, std::size_t total) {
+    if (interpreter_finalizing()) return;
+    py::gil_scoped_acquire gil;
+    try {
+      (*held)(ended, total);
+    } catch (py::error_already_set& error) {
+      keep_callback_error(error, "trunk_api progress callback");
+    }
+  };
+}
+
 py::tuple bulk_outcome(std::vector<BulkResult<TestDetails>>&& outcomes) {
   py::list results(outcomes.size());
   py::dict errors;
@@ -82,8 +109,10 @@ py::tuple bulk_outcome(std::vector<BulkResult<TestDetails>>&& outcomes) {
 void bind_bulk(py::module_& m) {
   auto client = py::reinterpret_borrow<py::object>(m.attr("Client"));
   py::cpp_function method(
-      [](PyClient& self, py::handle repo_arg, py::handle org_arg, py::handle ids_arg, py::handle concurrency_arg) {
-        const BulkArguments call = convert_bulk_arguments(repo_arg, org_arg, ids_arg, concurrency_arg);
+      [](PyClient& self, py::handle repo_arg, py::handle org_arg, py::handle ids_arg, py::handle concurrency_arg,
+         const py::object& on_progress) {
+        BulkArguments call = convert_bulk_arguments(repo_arg, org_arg, ids_arg, concurrency_arg);
+        call.options.on_progress = bulk_progress(on_progress, py::none());
         std::vector<BulkResult<TestDetails>> outcomes = call_without_gil([&] {
           return self.client->get_test_details_many(call.repo, call.org_url_slug, call.test_ids, call.options);
         });
@@ -91,7 +120,9 @@ void bind_bulk(py::module_& m) {
       },
       py::name("get_test_details_many"), py::is_method(client), py::sibling(py::getattr(client, "get_test_details_many", py::none())),
       py::arg("repo"), py::arg("org_url_slug"), py::arg("test_ids"), py::kw_only(), py::arg("concurrency") = 8,
-      "(results, errors) for many test ids fetched concurrently; see trunk_api.Client.get_test_details_many.");
+      py::arg("on_progress") = py::none(),
+      "(results, errors) for many test ids fetched concurrently, on_progress(ended, total) called as each ends; see "
+      "trunk_api.Client.get_test_details_many.");
   client.attr("get_test_details_many") = method;
 }
 

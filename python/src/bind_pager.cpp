@@ -8,6 +8,7 @@
 #include <string>
 #include <utility>
 
+#include "bind_arrow.hpp"
 #include "bindings.hpp"
 #include "facade_hooks.hpp"
 #include "to_columns.hpp"
@@ -43,6 +44,13 @@ void bind_listing(py::module_& m, const char* name, const char* page_view_name, 
         return "<" + std::string(name) + " " + self.query() + (self.started() ? ", started" : ", not started") +
                ">";
       })
+      .def_property_readonly("_fetched", [](const Iterator& self) {
+        // Read without the iterator's lock and without fetching: a notebook displays it at any time.
+        const auto fetched = self.fetched();
+        return py::make_tuple(fetched.pages, fetched.items, fetched.given,
+                              fetched.total ? py::object(py::int_(*fetched.total)) : py::object(py::none()));
+      }, "(pages fetched, items in them, items given out, total_rows of the first page or None), for the notebook "
+         "display.")
       .def("__iter__", [](const std::shared_ptr<Iterator>& self) {
         self->start();
         return self;
@@ -66,12 +74,33 @@ void bind_listing(py::module_& m, const char* name, const char* page_view_name, 
         self.start();
         return columns_of(self.drain());
       }, "Every item as flat columns (kind, data, mask) for trunk_api._pandas.frame_from_columns; used by to_pandas().")
-      .def("to_pandas", [](Iterator& self) {
-        require_frame_libraries();  // before start(): without pandas the listing is neither fetched nor consumed
+      .def("to_pandas", [](Iterator& self, const py::object& dtype_backend) {
+        // Checked before start(): a wrong argument or a missing library leaves the listing unfetched and whole.
+        if (const std::optional<ArrowForm> form = pandas_arrow_form(dtype_backend)) {
+          require_arrow_libraries(arrow_form_name(*form));
+          self.start();
+          return arrow_result(self.drain(), *form);
+        }
+        require_frame_libraries();
         self.start();
         py::dict columns = columns_of(self.drain());
         return frame_from_columns(columns);
-      }, ("Every " + item + " as a pandas.DataFrame, one row each, flat columns built in C++.").c_str());
+      }, py::kw_only(), py::arg("dtype_backend") = py::none(),
+         ("Every " + item + " as a pandas.DataFrame, one row each, flat columns built in C++. dtype_backend=None "
+          "gives numpy-backed columns (string, Int64, boolean, float64, datetime64[us, UTC], lists as objects); "
+          "\"pyarrow\" gives ArrowDtype columns made from to_arrow()'s table (lists stay Arrow lists).").c_str())
+      .def("to_arrow", [](Iterator& self) {
+        require_arrow_libraries(arrow_form_name(ArrowForm::table));
+        self.start();
+        return arrow_result(self.drain(), ArrowForm::table);
+      }, ("Every " + item + " as a pyarrow.Table with the columns of to_pandas(), filled in C++ through the Arrow "
+          "C data interface (lists as Arrow lists, times as timestamp[us, UTC]). Needs pyarrow.").c_str())
+      .def("to_polars", [](Iterator& self) {
+        require_arrow_libraries(arrow_form_name(ArrowForm::polars));
+        self.start();
+        return arrow_result(self.drain(), ArrowForm::polars);
+      }, ("Every " + item + " as a polars.DataFrame with the columns of to_arrow(), imported from Arrow buffers "
+          "built in C++. Needs polars.").c_str());
 
   m.attr(name).attr("__test__") = false;  // names like TestIterator would otherwise be collected by pytest
 

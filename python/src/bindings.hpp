@@ -19,6 +19,7 @@ void bind_bulk(pybind11::module_& m);  // after bind_client: adds a method to Cl
 void bind_async(pybind11::module_& m);  // after bind_client: _core.AsyncClient
 void bind_pager(pybind11::module_& m);
 void bind_columns(pybind11::module_& m);
+void bind_arrow(pybind11::module_& m);
 void bind_sandbox(pybind11::module_& m);
 void bind_schema(pybind11::module_& m);  // the declarations as data (stubs, CLI)
 void bind_openapi(pybind11::module_& m);

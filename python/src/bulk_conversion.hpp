@@ -5,6 +5,8 @@
 
 #include <pybind11/pybind11.h>
 
+#include <cstddef>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -25,6 +27,12 @@ struct BulkArguments {
 /// a concurrency out of 1..kMaxBulkConcurrency.
 BulkArguments convert_bulk_arguments(pybind11::handle repo, pybind11::handle org_url_slug, pybind11::handle test_ids,
                                      pybind11::handle concurrency);
+
+/// BulkOptions::on_progress calling `on_progress(ended, total)` (the facade's progress bar); nothing when it is
+/// None. Sync (`loop` None): called on the calling thread, taking the GIL. Async: posted to `loop` with
+/// call_soon_threadsafe from the engine thread, so it runs on the loop's thread, before the call's result.
+std::function<void(std::size_t, std::size_t)> bulk_progress(const pybind11::object& on_progress,
+                                                            const pybind11::object& loop);
 
 /// (results, errors): results[i] is the TestCase of id i or None; errors maps the index of every failed id to
 /// its trunk_api exception (GIL held).

@@ -45,6 +45,19 @@ bool python_interrupt_check() {
   return true;
 }
 
+void keep_callback_error(py::error_already_set& error, const char* where) {
+  if (PyErr_GivenExceptionMatches(error.type().ptr(), PyExc_Exception) != 0) {
+    error.discard_as_unraisable(where);
+    return;
+  }
+  error.restore();  // KeyboardInterrupt, SystemExit: kept for the call wrapper to raise
+  if (pending.type != nullptr) {
+    PyErr_Clear();  // one is kept already: the same Ctrl-C, seen again by a later callback of the same call
+    return;
+  }
+  PyErr_Fetch(&pending.type, &pending.value, &pending.traceback);
+}
+
 void forget_pending_interrupt() {
   Py_CLEAR(pending.type);
   Py_CLEAR(pending.value);

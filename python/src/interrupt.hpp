@@ -12,6 +12,7 @@
 
 #include <functional>
 #include <memory>
+#include <type_traits>
 #include <utility>
 
 #include "trunk/error.hpp"
@@ -29,13 +30,32 @@ bool python_interrupt_check();
 void forget_pending_interrupt();
 bool restore_pending_interrupt();
 
-/// Runs `call` with the GIL released; a CancelledError caused by a signal becomes the signal's exception.
+/// What a Python callback the C++ code calls back into (a progress bar) raised (GIL held): a KeyboardInterrupt
+/// or SystemExit (Ctrl-C may surface inside the callback, which ran the signal handler) is kept as this
+/// thread's pending interrupt, so that the next interrupt_check cancels the call and the call wrapper raises
+/// it; any other error is reported as unraisable under `where` (a progress bar must not end the call).
+void keep_callback_error(pybind11::error_already_set& error, const char* where);
+
+/// Runs `call` with the GIL released; a CancelledError caused by a signal becomes the signal's exception, and
+/// so does an interrupt kept by keep_callback_error() during a call that then ended normally.
 template <typename Call>
 auto call_without_gil(Call&& call) -> decltype(call()) {
   forget_pending_interrupt();
   try {
-    pybind11::gil_scoped_release release;
-    return std::forward<Call>(call)();
+    if constexpr (std::is_void_v<decltype(call())>) {
+      {
+        pybind11::gil_scoped_release release;
+        std::forward<Call>(call)();
+      }
+      if (restore_pending_interrupt()) throw pybind11::error_already_set();
+    } else {
+      auto result = [&] {
+        pybind11::gil_scoped_release release;
+        return std::forward<Call>(call)();
+      }();
+      if (restore_pending_interrupt()) throw pybind11::error_already_set();
+      return result;
+    }
   } catch (const CancelledError&) {
     if (restore_pending_interrupt()) throw pybind11::error_already_set();
     throw;

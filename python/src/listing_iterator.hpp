@@ -12,6 +12,7 @@
 #include <pybind11/pybind11.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <iterator>
 #include <memory>
@@ -40,8 +41,9 @@ class ListingIterator {
       : client_(std::move(client)), pager_(std::move(pager)), max_results_(max_results), query_(std::move(query)) {}
 
   /// Progress reporting (the facade's progress bar): on_page(items, total_rows or None, last) is called with the
-  /// GIL once per page fetched, never per item, so a listing without it pays nothing. What it raises is dropped:
-  /// a broken progress bar must not lose the listing.
+  /// GIL once per page fetched, never per item, so a listing without it pays nothing. An error it raises is
+  /// reported as unraisable (a broken progress bar must not lose the listing), except Ctrl-C's KeyboardInterrupt,
+  /// which ends the listing as Ctrl-C does anywhere (keep_callback_error).
   void set_on_page(pybind11::object on_page) { on_page_ = hold_with_gil(std::move(on_page)); }
 
   /// Drops the pager with the GIL released: its prefetch thread may be waiting for the GIL (the log callback
@@ -63,6 +65,20 @@ class ListingIterator {
     started_ = true;
   }
   bool started() const noexcept { return started_; }
+
+  /// What has been fetched so far, read without fetching or locking (a notebook displays it while another
+  /// thread may be paging): pages, their items, the items given out, and total_rows from the first page.
+  struct Fetched {
+    std::int64_t pages = 0;
+    std::int64_t items = 0;
+    std::int64_t given = 0;
+    std::optional<std::int64_t> total;
+  };
+  Fetched fetched() const noexcept {
+    const std::int64_t total = total_rows_.load(std::memory_order_relaxed);
+    return {pages_fetched_.load(std::memory_order_relaxed), items_fetched_.load(std::memory_order_relaxed),
+            given_.load(std::memory_order_relaxed), total < 0 ? std::nullopt : std::optional<std::int64_t>(total)};
+  }
   const std::string& query() const noexcept { return query_; }
 
   /// The next item, or nullopt at the end (or once max_results items were given). Releases the GIL to fetch.
@@ -73,7 +89,7 @@ class ListingIterator {
       std::lock_guard lock(mutex_, std::adopt_lock);
       if (limit_reached()) return std::nullopt;
       if (position_ < items().size()) {
-        ++yielded_;
+        give(1);
         return std::move(items()[position_++]);
       }
     }
@@ -81,7 +97,7 @@ class ListingIterator {
     return call_without_gil([&]() -> std::optional<Item> {
       std::lock_guard lock(mutex_);
       if (limit_reached() || !fill_current()) return std::nullopt;
-      ++yielded_;
+      give(1);
       return std::move(items()[position_++]);
     });
   }
@@ -111,7 +127,7 @@ class ListingIterator {
           page_items.erase(page_items.begin() + static_cast<std::ptrdiff_t>(room), page_items.end());
         }
       }
-      yielded_ += static_cast<std::int64_t>(page_items.size());
+      give(static_cast<std::int64_t>(page_items.size()));
       return page;
     });
   }
@@ -128,7 +144,7 @@ class ListingIterator {
         all.insert(all.end(), std::make_move_iterator(first),
                    std::make_move_iterator(first + static_cast<std::ptrdiff_t>(take)));
         position_ += take;
-        yielded_ += static_cast<std::int64_t>(take);
+        give(static_cast<std::int64_t>(take));
       }
       return all;
     });
@@ -137,6 +153,11 @@ class ListingIterator {
  private:
   std::vector<Item>& items() noexcept { return Traits::items(current_); }
   bool limit_reached() const noexcept { return max_results_ && yielded_ >= *max_results_; }
+  /// Counts items given out (caller holds mutex_); the relaxed store is what fetched() reads without it.
+  void give(std::int64_t count) noexcept {
+    yielded_ += count;
+    given_.store(yielded_, std::memory_order_relaxed);
+  }
   /// Fetches pages until one holds an unread item; false at the end. Caller holds mutex_.
   bool fill_current() {
     while (position_ >= items().size()) {
@@ -151,7 +172,16 @@ class ListingIterator {
   /// The pager's next page, reported to on_page_ (caller holds mutex_, not the GIL).
   std::optional<Page> fetch() {
     std::optional<Page> page = pager_.next_page();
-    if (page && on_page_) report(*page);
+    if (page) {
+      pages_fetched_.fetch_add(1, std::memory_order_relaxed);
+      items_fetched_.fetch_add(static_cast<std::int64_t>(Traits::items(*page).size()), std::memory_order_relaxed);
+      if constexpr (requires { page->page.total_rows; }) {
+        if (page->page.total_rows && total_rows_.load(std::memory_order_relaxed) < 0) {
+          total_rows_.store(*page->page.total_rows, std::memory_order_relaxed);
+        }
+      }
+      if (on_page_) report(*page);
+    }
     return page;
   }
 
@@ -164,8 +194,8 @@ class ListingIterator {
     pybind11::gil_scoped_acquire gil;
     try {
       (*on_page_)(count, total ? pybind11::object(pybind11::int_(*total)) : pybind11::none(), last);
-    } catch (pybind11::error_already_set&) {
-      // Dropped (see set_on_page).
+    } catch (pybind11::error_already_set& error) {
+      keep_callback_error(error, "trunk_api progress callback");
     }
   }
 
@@ -175,6 +205,11 @@ class ListingIterator {
   std::optional<std::int64_t> max_results_;
   std::string query_;
   std::int64_t yielded_ = 0;
+  // Mirrors for fetched(), which reads them without mutex_ (given_ follows yielded_).
+  std::atomic<std::int64_t> pages_fetched_{0};
+  std::atomic<std::int64_t> items_fetched_{0};
+  std::atomic<std::int64_t> given_{0};
+  std::atomic<std::int64_t> total_rows_{-1};
   bool started_ = false;
   Page current_{};
   std::size_t position_ = 0;

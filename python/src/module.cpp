@@ -21,6 +21,7 @@ PYBIND11_MODULE(_core, m) {
   trunk::python::bind_async(m);
   trunk::python::bind_pager(m);
   trunk::python::bind_columns(m);
+  trunk::python::bind_arrow(m);
   trunk::python::bind_sandbox(m);
   trunk::python::bind_schema(m);
   trunk::python::bind_openapi(m);

@@ -15,6 +15,8 @@
 #include "bindings.hpp"
 #include "convert_time.hpp"
 #include "facade_hooks.hpp"
+#include "flat_fields.hpp"
+#include "listing_items.hpp"
 #include "model_values.hpp"
 #include "trunk/operations.hpp"
 #include "trunk/pager.hpp"
@@ -124,44 +126,6 @@ class CollectorPause {
   int was_enabled_;
 };
 
-/// Calls f(name, get) for every flat column of T, where get(item) gives a pointer to the leaf member
-/// (nullptr when a nested model on the way is absent). Nested single models are flattened with a prefix.
-template <schema::Described T, typename Item, typename Get, typename F>
-void for_each_leaf(const std::string& prefix, Get get, F& f) {
-  schema::for_each_field<T>([&](const auto& field) {
-    using Member = typename std::remove_cvref_t<decltype(field)>::member_type;
-    using Value = schema::unwrap_optional_t<Member>;
-    const std::string name = prefix.empty() ? std::string(field.name) : prefix + "_" + std::string(field.name);
-    auto get_member = [get, member = field.member](const Item& item) -> const Member* {
-      const T* owner = get(item);
-      return owner == nullptr ? nullptr : &(owner->*member);
-    };
-    if constexpr (schema::Described<Value>) {
-      for_each_leaf<Value, Item>(name, [get_member](const Item& item) -> const Value* {
-        const Member* member = get_member(item);
-        if (member == nullptr) return nullptr;
-        if constexpr (schema::IsOptional<Member>::value) {
-          return member->has_value() ? &**member : nullptr;
-        } else {
-          return member;
-        }
-      }, f);
-    } else {
-      f(name, get_member);
-    }
-  });
-}
-
-template <typename Member>
-const schema::unwrap_optional_t<Member>* leaf(const Member* member) {
-  if (member == nullptr) return nullptr;
-  if constexpr (schema::IsOptional<Member>::value) {
-    return member->has_value() ? &**member : nullptr;
-  } else {
-    return member;
-  }
-}
-
 /// A list of models as one cell: a list of dicts of the items' fields. A repository has a handful of
 /// failure messages shared by thousands of tests, so each distinct string becomes one str object, and the
 /// keys are made once.
@@ -208,7 +172,6 @@ py::dict build_columns(const std::vector<T>& items) {
   const CollectorPause pause;
   Columns c(items.size());
   ModelListCells model_lists;
-  auto top = [](const T& item) -> const T* { return &item; };
   auto column = [&](const std::string& name, auto get) {
     using Member = std::remove_cvref_t<decltype(*get(items.front()))>;
     using Value = schema::unwrap_optional_t<Member>;
@@ -255,7 +218,7 @@ py::dict build_columns(const std::vector<T>& items) {
       });
     }
   };
-  for_each_leaf<T, T>("", top, column);
+  for_each_flat_column<T>(column);
   return c.result();
 }
 
@@ -264,7 +227,7 @@ template <schema::Described T>
 std::vector<std::string> column_names() {
   std::vector<std::string> names;
   auto add = [&](const std::string& name, auto) { names.push_back(name); };
-  for_each_leaf<T, T>("", [](const T& item) -> const T* { return &item; }, add);
+  for_each_flat_column<T>(add);
   return names;
 }
 
@@ -276,7 +239,7 @@ py::tuple flat_row(const T& item) {
     const auto* value = leaf(get(item));
     row.append(value ? to_python(*value) : py::none());
   };
-  for_each_leaf<T, T>("", [](const T& whole) -> const T* { return &whole; }, cell);
+  for_each_flat_column<T>(cell);
   return py::tuple(row);
 }
 
@@ -286,21 +249,6 @@ template <typename Item>
 py::dict columns_of(const std::vector<Item>& items) {
   return build_columns(items);
 }
-
-namespace {
-
-/// Calls f(std::type_identity<Item>{}) for the item type of every listing of operations.hpp.
-template <typename F>
-void for_each_listing_item(F&& f) {
-  for_each_operation([&](auto operation) {
-    using Op = decltype(operation);
-    if constexpr (requires { typename PageTraits<typename Op::Response>::Item; }) {
-      f(std::type_identity<typename PageTraits<typename Op::Response>::Item>{});
-    }
-  });
-}
-
-}  // namespace
 
 // Instantiated for every listing's items (a listing added to operations.hpp needs a line here).
 template py::dict columns_of(const std::vector<TestCase>&);

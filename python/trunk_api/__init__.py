@@ -71,11 +71,11 @@ from trunk_api.errors import (
 )
 from trunk_api.history import FailingTestsHistory, WindowedTest
 from trunk_api.sandbox import RecordedRequest, Sandbox
-from trunk_api import _display, _pandas, errors
+from trunk_api import _arrow, _display, _pandas, errors
 
-# The core reaches the facade's exception classes and DataFrame module through what is handed to it here; it
-# never imports this package itself.
-_core._connect_facade(errors, _pandas)
+# The core reaches the facade's exception classes, DataFrame module and Arrow module through what is handed to
+# it here; it never imports this package itself.
+_core._connect_facade(errors, _pandas, _arrow)
 
 # Notebook display (_repr_html_) for every answer model the core declares and every listing iterator (the
 # classes with a page view), sync and async.

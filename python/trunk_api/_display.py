@@ -8,7 +8,8 @@ the fields of the one C++ declaration, in order), never from a list kept here:
   a nested model is a nested table; a list of models (a page's tests, a queue's pull requests, a test's most
   common failures) is a table with a row per item, its first rows only, and how many more there are; a list of
   text is joined, its first items only;
-- an iterator shows its query and whether it has started (its ``repr``, which never fetches).
+- an iterator shows its query and whether it has started (its ``repr``) and what it has fetched so far: pages,
+  items (of the total the first page announced) and items given out, read from its counters, never fetched.
 
 Every value is HTML-escaped. No request is ever made to display anything.
 """
@@ -131,7 +132,19 @@ def html_of(obj: object) -> str:
     """The HTML of a model (its fields) or of anything else (its repr, escaped)."""
     title = html.escape(type(obj).__name__)
     body = _model_table(obj) if _is_model(obj) else f"<code>{html.escape(repr(obj))}</code>"
+    fetched = getattr(obj, "_fetched", None)
+    if fetched is not None:
+        body += _fetched_line(*fetched)
     return f'<div class="trunk-api">{_STYLE}<strong>{title}</strong>{body}</div>'
+
+
+def _fetched_line(pages: int, items: int, given: int, total: int | None) -> str:
+    """What a listing has fetched so far, as its own counters say (reading them never fetches)."""
+    if pages == 0:
+        return "<div>nothing fetched yet</div>"
+    of = f" of {total:,}" if total is not None else ""
+    plural = "page" if pages == 1 else "pages"
+    return f"<div>fetched {pages:,} {plural}, {items:,} items{of}; {given:,} given out</div>"
 
 
 def _repr_html_(self: object) -> str:

@@ -50,6 +50,26 @@ def _tqdm() -> Any:
         ) from None
 
 
+def count_reporter(progress: ProgressLike, description: str,
+                   unit: str = "tests") -> Callable[[int, int], None] | None:
+    """The on_progress(ended, total) callback of a C++ bulk call, or None (no bar: nothing will be called).
+    The bar starts with the first input that ends (its total is the call's) and closes with the last."""
+    if not wanted(progress):
+        return None
+    make_bar = _tqdm()
+    bars: list[Any] = []
+
+    def on_progress(ended: int, total: int) -> None:
+        if not bars:
+            bars.append(make_bar(desc=description, unit=unit, total=total, leave=True))
+        bar = bars[0]
+        bar.update(ended - bar.n)
+        if ended >= total:
+            bar.close()
+
+    return on_progress
+
+
 def page_reporter(progress: ProgressLike, description: str, max_results: int | None,
                   unit: str = "rows") -> Callable[[int, int | None, bool], None] | None:
     """The on_page callback for a C++ listing iterator, or None (no bar: nothing will be called)."""

@@ -17,7 +17,7 @@ import logging
 from collections.abc import AsyncIterator
 from typing import Any
 
-from trunk_api import _core, _display, _pandas, _progress
+from trunk_api import _arrow, _core, _display, _pandas, _progress
 from trunk_api.client import Client, _bulk_answer
 from trunk_api.errors import PaginationError, TrunkError, ValidationError, Violation
 
@@ -106,6 +106,8 @@ def _coroutine(name: str) -> Any:
     async def call(self: AsyncClient, *args: Any, **kwargs: Any) -> Any:
         # Converted and validated now, on this thread (errors raised as by the sync client); then awaited.
         signature.bind(self, *args, **kwargs)  # a wrong call is the same TypeError as the sync method's
+        if name == "get_test_details_many":  # its bar is drawn on the loop's thread, as ids end
+            kwargs["on_progress"] = _progress.count_reporter(kwargs.pop("progress", "auto"), "test details")
         future = self._submit(name, args, kwargs)
         return _answer_of(name, await future)
 
@@ -150,6 +152,8 @@ class AsyncListing:
         self._max_results = max_results
         self._started = False
         self._on_page = _progress.page_reporter(progress, name.removeprefix("iter_").replace("_", " "), max_results)
+        # (pages fetched, items in them, items given out, total_rows of the first page), for the notebook display.
+        self._fetched: tuple[int, int, int, int | None] = (0, 0, 0, None)
 
     def _fetch(self, token: str | None) -> Any:
         kwargs = dict(self._kwargs)
@@ -174,6 +178,8 @@ class AsyncListing:
                 pending = None
                 items, token, total = _core.page_parts(page)
                 count = len(items)
+                pages, fetched, given, first_total = self._fetched
+                self._fetched = (pages + 1, fetched + count, given, total if first_total is None else first_total)
                 more = bool(token) and count > 0 and (left is None or count < left)
                 if self._on_page is not None:
                     self._on_page(count, total, not more)
@@ -195,8 +201,13 @@ class AsyncListing:
                 pending.cancel()  # a prefetched page nobody will read: its transfer is dropped
 
     async def _pages(self) -> AsyncIterator[Any]:
-        async for page, _ in self._walk():
+        async for page, items in self._walk():
+            self._give(len(items))
             yield page
+
+    def _give(self, count: int) -> None:
+        pages, fetched, given, total = self._fetched
+        self._fetched = (pages, fetched, given + count, total)
 
     @property
     def pages(self) -> AsyncIterator[Any]:
@@ -211,6 +222,7 @@ class AsyncListing:
                     if left <= 0:
                         return
                     left -= 1
+                self._give(1)
                 yield item
 
     def __aiter__(self) -> AsyncIterator[Any]:
@@ -227,11 +239,29 @@ class AsyncListing:
         """Every item, fetched now."""
         return [item async for item in self._iterate()]
 
-    async def to_pandas(self) -> Any:
-        """Every item as a pandas.DataFrame with the columns of the sync iterator's to_pandas()."""
-        _pandas.require_libraries()  # before fetching: without pandas nothing is requested
+    async def to_pandas(self, *, dtype_backend: str | None = None) -> Any:
+        """Every item as a pandas.DataFrame with the columns of the sync iterator's to_pandas(), numpy-backed or,
+        with ``dtype_backend="pyarrow"``, Arrow-backed."""
+        # Both checked before fetching: a wrong argument or a missing library requests nothing.
+        form = _core.pandas_arrow_form(dtype_backend)
+        if form is not None:
+            return await self._arrow(form)
+        _pandas.require_libraries()
         items = await self.to_list()
         return _pandas.frame_from_columns(_core.listing_columns(self._item_type, items))
+
+    async def to_arrow(self) -> Any:
+        """Every item as a pyarrow.Table with the columns of the sync iterator's to_arrow(), filled in C++."""
+        return await self._arrow("table")
+
+    async def to_polars(self) -> Any:
+        """Every item as a polars.DataFrame with the columns of the sync iterator's to_polars()."""
+        return await self._arrow("polars")
+
+    async def _arrow(self, form: str) -> Any:
+        _arrow.require(form)  # before fetching: without the library nothing is requested
+        items = await self.to_list()
+        return _core.listing_arrow(self._item_type, items, form)
 
 
 def _listing(name: str) -> Any:

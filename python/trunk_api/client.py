@@ -199,6 +199,7 @@ class Client:
         test_ids: Iterable[str],
         *,
         concurrency: int = 8,
+        progress: ProgressLike = "auto",
     ) -> list[TestCase]:
         """The details of many tests, fetched concurrently; the list is in the order of ``test_ids``.
 
@@ -207,8 +208,12 @@ class Client:
         validated first (one ValidationError naming each bad ``test_ids[i]``; nothing is sent). When some ids
         fail, :class:`BulkError` is raised after all have finished, carrying ``.results`` (TestCase or None per
         id) and ``.errors`` ({index: exception}). The GIL is released for the whole call; Ctrl-C stops it.
+        ``progress``: a progress bar counting the ids as they end, answered or failed (see
+        :meth:`iter_failing_tests`).
         """
-        return _bulk_answer(self._core.get_test_details_many(repo, org_url_slug, test_ids, concurrency=concurrency))
+        on_progress = _progress.count_reporter(progress, "test details")
+        return _bulk_answer(self._core.get_test_details_many(repo, org_url_slug, test_ids, concurrency=concurrency,
+                                                             on_progress=on_progress))
 
     def iter_failing_tests(
         self,

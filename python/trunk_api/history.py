@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any
 
-from trunk_api import _core, _display, _pandas, _progress
+from trunk_api import _arrow, _core, _display, _pandas, _progress
 from trunk_api._progress import ProgressLike
 from trunk_api._core import TestCase
 from trunk_api.errors import ValidationError, Violation
@@ -189,9 +189,13 @@ class FailingTestsHistory:
         """Every test of every window, in window order."""
         return list(self._items())
 
-    def to_pandas(self) -> Any:  # pandas.DataFrame
+    def to_pandas(self, *, dtype_backend: str | None = None) -> Any:  # pandas.DataFrame
         """One row per (window, test): ``window_start`` and ``window_end`` (UTC timestamps), then the columns of
-        ``iter_failing_tests(...).to_pandas()``, built by the same C++ code."""
+        ``iter_failing_tests(...).to_pandas()``, built by the same C++ code; ``dtype_backend="pyarrow"`` gives
+        Arrow-backed columns, from ``to_arrow()``."""
+        if _core.pandas_arrow_form(dtype_backend) is not None:
+            pd = _arrow.require("pandas")[1]  # before fetching: without the libraries nothing is requested
+            return self.to_arrow().to_pandas(types_mapper=pd.ArrowDtype)
         np, _ = _pandas.require_libraries()  # before fetching: without pandas nothing is requested
         items = self.to_list()
         columns: dict[str, tuple[str, Any, Any]] = {}
@@ -201,6 +205,24 @@ class FailingTestsHistory:
             columns[name] = ("time", micros, np.zeros(len(items), dtype=bool))
         columns.update(_core.test_columns([item.test for item in items]))
         return _pandas.frame_from_columns(columns)
+
+    def to_arrow(self) -> Any:  # pyarrow.Table
+        """One row per (window, test): ``window_start`` and ``window_end`` (timestamp[us, UTC]), then the columns
+        of ``iter_failing_tests(...).to_arrow()``, filled by the same C++ code."""
+        (pa,) = _arrow.require("table")  # before fetching: without pyarrow nothing is requested
+        items = self.to_list()
+        table = _core.listing_arrow(TestCase, [item.test for item in items], "table")
+        timestamp = pa.timestamp("us", tz="UTC")
+        for position, name in enumerate(("window_start", "window_end")):
+            micros = pa.array([_micros(getattr(item, name)) for item in items], type=pa.int64())
+            table = table.add_column(position, name, micros.cast(timestamp))
+        return table
+
+    def to_polars(self) -> Any:  # polars.DataFrame
+        """``to_arrow()`` as a polars.DataFrame (needs polars and pyarrow)."""
+        (pl,) = _arrow.require("polars")
+        _arrow.require("table")
+        return pl.from_arrow(self.to_arrow())
 
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)

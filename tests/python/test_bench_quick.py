@@ -30,13 +30,16 @@ def test_quick_benchmark_produces_every_scenario_row(tmp_path: Path) -> None:
         ("3", "ours to_pandas()"), ("3", "requests + pandas.DataFrame(dicts)"),
         ("4", "ours get_test_details"), ("4", "requests.Session"), ("4", "httpx.Client"),
         ("5", "ours list of TestCase"), ("5", "requests + json dicts"),
+        ("8", "requests + pandas.DataFrame(dicts)"), ("8", "ours to_arrow()"), ("8", "ours to_polars()"),
+        ("8", 'ours to_pandas(dtype_backend="pyarrow")'), ("8", "requests + json dicts (held)"),
+        ("8", "ours to_pandas() progress=False"), ("8", "ours to_pandas() progress=True (tqdm)"),
     }
     assert contenders == expected
     for row in result["rows"]:
-        if row["scenario"].startswith("5"):
+        if row["scenario"].startswith("5") or row["contender"].endswith("(held)"):
             assert row["held_bytes"] is not None and row["peak_bytes"] > 0
         else:
             assert row["seconds"] > 0
-    assert {t["scenario"][0] for t in result["targets"]} == {"1", "2", "3", "4", "5"}
-    assert len(result["targets"]) == 9
+    assert {t["scenario"][0] for t in result["targets"]} == {"1", "2", "3", "4", "5", "8"}
+    assert len(result["targets"]) == 14
     assert "ratio" in completed.stdout and "met" in completed.stdout  # the printed table

@@ -95,8 +95,27 @@ def test_displaying_an_iterator_sends_nothing_and_shows_its_query(formatter, box
     assert box.requests == []
     assert text == repr(iterator)
     assert "iter_failing_tests(" in markup and "max_results=3" in markup and "not started" in markup
+    assert "nothing fetched yet" in markup
     assert len(iterator.to_list()) == 3
     assert "started" in shown(formatter, iterator)[1]
+
+
+def test_an_iterator_shows_what_it_has_fetched(formatter, box: trunk_api.Sandbox, repo: trunk_api.Repo) -> None:
+    client = box.client(prefetch_pages=False)  # no page on its way while the requests are counted
+    total = client.list_failing_tests(repo, box.org_url_slug, WEEK_START, NOW, page_size=1).page.total_rows
+    assert total is not None and total > 30
+    iterator = client.iter_failing_tests(repo, box.org_url_slug, WEEK_START, NOW, page_size=10)
+    for _ in range(15):  # the second page is fetched at the 11th item
+        next(iterator)
+    box.clear_requests()
+    markup = shown(formatter, iterator)[1]
+    assert box.requests == []  # read from the counters, not fetched
+    assert f"fetched 2 pages, 20 items of {total:,}; 15 given out" in markup
+    everything = 15 + sum(1 for _ in iter(lambda: next(iterator, None), None))
+    pages = -(-total // 10)
+    assert f"fetched {pages:,} pages, {total:,} items of {total:,}; {everything:,} given out" in \
+        shown(formatter, iterator)[1]
+    assert everything == total
 
 
 @pytest.mark.asyncio
@@ -107,3 +126,10 @@ async def test_an_async_listing_displays_without_fetching(formatter, box: trunk_
         box.clear_requests()
         _, markup = shown(formatter, listing)
         assert box.requests == [] and "&lt;AsyncListing iter_unhealthy_tests, not started&gt;" in markup
+        assert "nothing fetched yet" in markup
+        listing = client.iter_failing_tests(repo, box.org_url_slug, WEEK_START, NOW, page_size=10, max_results=25)
+        given = [test async for test in listing]
+        assert len(given) == 25
+        _, markup = shown(formatter, listing)
+        total = (await client.list_failing_tests(repo, box.org_url_slug, WEEK_START, NOW, page_size=1)).page.total_rows
+        assert f"fetched 3 pages, 30 items of {total:,}; 25 given out" in markup

@@ -119,10 +119,17 @@ def test_a_broken_bar_loses_no_rows(monkeypatch: pytest.MonkeyPatch, box: trunk_
     module = types.ModuleType("tqdm.auto")
     module.tqdm = Broken  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "tqdm.auto", module)
+    reported: list[str] = []
+    monkeypatch.setattr(sys, "unraisablehook", lambda unraisable: reported.append(str(unraisable.exc_value)))
     client = box.client()
     expected = client.iter_failing_tests(repo, box.org_url_slug, WEEK_START, NOW, page_size=7, progress=False).to_list()
     assert client.iter_failing_tests(repo, box.org_url_slug, WEEK_START, NOW, page_size=7,
                                      progress=True).to_list() == expected
+    assert reported and set(reported) == {"the terminal went away"}  # reported, not silently dropped
+    reported.clear()
+    ids = box.test_ids(repo)[:12]
+    assert [test.id for test in client.get_test_details_many(repo, box.org_url_slug, ids, progress=True)] == ids
+    assert len(reported) == 12
 
 
 def test_history_counts_windows(fake_tqdm, box: trunk_api.Sandbox, repo: trunk_api.Repo) -> None:
@@ -149,3 +156,64 @@ def test_with_the_real_tqdm(box: trunk_api.Sandbox, repo: trunk_api.Repo, capsys
     tests = box.client().iter_failing_tests(repo, box.org_url_slug, WEEK_START, NOW, page_size=25,
                                             progress=True).to_list()
     assert f"{len(tests)}/{len(tests)}" in capsys.readouterr().err
+
+
+def test_a_bulk_call_counts_its_ids_as_they_end(fake_tqdm, box: trunk_api.Sandbox, repo: trunk_api.Repo) -> None:
+    client = box.client()
+    ids = box.test_ids(repo)[:30]
+    ids[4] = "00000000-0000-4000-8000-000000000000"  # unknown: its failure is counted too
+    with pytest.raises(trunk_api.BulkError) as raised:
+        client.get_test_details_many(repo, box.org_url_slug, iter(ids), concurrency=4, progress=True)
+    [bar] = fake_tqdm.made
+    assert (bar.desc, bar.unit, bar.total, bar.n, bar.closed) == ("test details", "tests", 30, 30, True)
+    assert all(count >= 1 for count in bar.updates)  # told as ids end, not once at the end
+    assert sorted(raised.value.errors) == [4]
+    client.get_test_details_many(repo, box.org_url_slug, ids[5:9], progress=False)
+    client.get_test_details_many(repo, box.org_url_slug, [], progress=True)  # nothing ends: no bar
+    assert len(fake_tqdm.made) == 1
+
+
+@pytest.mark.asyncio
+async def test_an_async_bulk_call_draws_its_bar_on_the_loop(fake_tqdm, box: trunk_api.Sandbox,
+                                                             repo: trunk_api.Repo) -> None:
+    import threading
+
+    threads: set[int] = set()
+
+    class Watched(FakeBar):
+        def update(self, count: int) -> None:
+            threads.add(threading.get_ident())
+            super().update(count)
+
+    sys.modules["tqdm.auto"].tqdm = Watched  # type: ignore[attr-defined]
+    ids = box.test_ids(repo)[:20]
+    async with box.async_client() as client:
+        tests = await client.get_test_details_many(repo, box.org_url_slug, ids, concurrency=5, progress=True)
+        [bar] = fake_tqdm.made
+        assert [test.id for test in tests] == ids
+        assert (bar.total, bar.n, bar.closed) == (20, 20, True)  # every update ran before the result came back
+        assert threads == {threading.get_ident()}  # on the loop's thread, never the engine's
+        with pytest.raises(TypeError):
+            await client.get_test_details_many(repo, box.org_url_slug, ids, progres=True)  # type: ignore[call-arg]
+
+
+@pytest.mark.parametrize("call", ["listing", "bulk"])
+def test_ctrl_c_inside_a_bar_is_not_swallowed(monkeypatch: pytest.MonkeyPatch, box: trunk_api.Sandbox,
+                                             repo: trunk_api.Repo, call: str) -> None:
+    # Python runs a pending SIGINT handler in whatever Python code runs next, which may be the bar's update:
+    # the KeyboardInterrupt must still end the call, as Ctrl-C does anywhere else.
+    class Interrupted(FakeBar):
+        def update(self, count: int) -> None:
+            raise KeyboardInterrupt
+
+    module = types.ModuleType("tqdm.auto")
+    module.tqdm = Interrupted  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "tqdm.auto", module)
+    client = box.client()
+    with pytest.raises(KeyboardInterrupt):
+        if call == "listing":
+            client.iter_failing_tests(repo, box.org_url_slug, WEEK_START, NOW, page_size=10, progress=True).to_list()
+        else:
+            client.get_test_details_many(repo, box.org_url_slug, box.test_ids(repo)[:40], progress=True)
+    # The next call is not cancelled by what was kept for this one.
+    assert client.get_test_details_many(repo, box.org_url_slug, box.test_ids(repo)[:3])
