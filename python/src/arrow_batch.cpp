@@ -27,8 +27,8 @@ struct Column {
   std::string name;
   std::int64_t length = 0;
   std::int64_t null_count = 0;
-  std::vector<std::vector<std::uint8_t>> buffers;
-  std::vector<Column> children;
+  std::vector<std::vector<std::uint8_t>> buffers{};  // {}: built as Column{format, name, length}
+  std::vector<Column> children{};
 };
 
 /// Bit i of an Arrow bitmap (least significant bit first).
@@ -195,7 +195,7 @@ struct SchemaParts {
 };
 
 struct ArrayParts {
-  std::vector<std::vector<std::uint8_t>> buffers;
+  std::vector<std::vector<std::uint8_t>> buffers{};  // {}: built as Column{format, name, length}
   std::vector<const void*> buffer_pointers;
   std::unique_ptr<ArrowArray[]> children;
   std::vector<ArrowArray*> child_pointers;
