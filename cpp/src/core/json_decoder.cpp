@@ -3,6 +3,7 @@
 
 #include <charconv>
 #include <limits>
+#include <new>
 
 namespace trunk::detail {
 
@@ -182,14 +183,38 @@ void read_value(od::value& value, const JsonPath& path, DecodeContext& context, 
       {path.str(), detail::quoted(text), "must be an RFC 3339 date-time, e.g. 2024-05-01T12:00:00Z"});
 }
 
-void validate_syntax(const simdjson::padded_string& padded, std::string_view body) {
+namespace {
+
+[[noreturn]] void throw_too_deep(std::string_view where) {
+  throw DecodeError("", "malformed JSON: nested deeper than " + std::to_string(kMaxNestingDepth) + " levels" +
+                            std::string(where));
+}
+
+/// simdjson's validating parser, set to refuse what nests deeper than the decoder allows: one pass checks the
+/// syntax and the depth. Its stage 2 counts the root as level 0 and refuses depth >= max_depth, hence the +1.
+simdjson::dom::parser& depth_limited_validator() {
   thread_local simdjson::dom::parser validator;
+  thread_local const bool limited = [] {
+    constexpr std::size_t kInitialCapacity = std::size_t{64} << 10;  // grows as bodies need, keeping the depth
+    if (validator.allocate(kInitialCapacity, kMaxNestingDepth) != simdjson::SUCCESS) throw std::bad_alloc();
+    return true;
+  }();
+  static_cast<void>(limited);
+  return validator;
+}
+
+}  // namespace
+
+void validate_syntax(const simdjson::padded_string& padded, std::string_view body) {
   simdjson::dom::element root;
-  const auto error = validator.parse(padded).get(root);
+  const auto error = depth_limited_validator().parse(padded).get(root);
   if (!error) return;
+  if (error == simdjson::DEPTH_ERROR) throw_too_deep("");
   if (error == simdjson::NUMBER_ERROR) {
     // A number no 64-bit integer or double holds (1e400, 30 digits): valid JSON syntax, which the decoder
-    // reports with its path when it reads the field; anything else wrong is still malformed.
+    // reports with its path when it reads the field; anything else wrong is still malformed. simdjson stopped
+    // at the number, so the depth of what follows is checked here, before the recursive parser sees it.
+    check_nesting_depth(body);
     if (Json::accept(body.begin(), body.end())) return;
     try {
       const Json parsed = Json::parse(body.begin(), body.end());
@@ -204,8 +229,9 @@ void validate_syntax(const simdjson::padded_string& padded, std::string_view bod
 }
 
 void check_nesting_depth(std::string_view text) {
-  // A linear scan for brackets outside strings, much cheaper than parsing: the kept raw JSON of unknown keys
-  // is later dumped and compared recursively, so hostile nesting must not get that far.
+  // A linear scan for brackets outside strings, for the one case validate_syntax's parser stops early on (a
+  // number out of range): the kept raw JSON of unknown keys is later dumped and compared recursively, and
+  // nlohmann's parser recurses, so hostile nesting must not get that far.
   std::size_t depth = 0;
   bool in_string = false;
   for (std::size_t i = 0; i < text.size(); ++i) {
@@ -220,8 +246,7 @@ void check_nesting_depth(std::string_view text) {
       in_string = true;
     } else if (c == '[' || c == '{') {
       if (++depth > kMaxNestingDepth) {
-        throw DecodeError("", "malformed JSON: nested deeper than " + std::to_string(kMaxNestingDepth) +
-                                  " levels at byte " + std::to_string(i));
+        throw_too_deep(" at byte " + std::to_string(i));
       }
     } else if ((c == ']' || c == '}') && depth > 0) {
       --depth;

@@ -273,19 +273,20 @@ void read_value(od::value& value, const JsonPath& path, DecodeContext& context, 
   read_object(object, path, context, out);
 }
 
-/// Throws DecodeError("", ...) when the text nests deeper than the decoder allows (before any parsing).
+/// Throws DecodeError("", ...) when the text nests deeper than the decoder allows (a byte scan; validate_syntax
+/// checks the depth in its parse and calls this only where that parse stops early).
 void check_nesting_depth(std::string_view text);
 
-/// Throws DecodeError("", "malformed JSON: ...") unless the whole text is JSON. On-Demand checks only what it
-/// reads, and skipping an unknown key's value does not check the structure after it (fuzz finding:
-/// {"a":"b":1} read as an object), so the document's syntax is checked first by simdjson's validating parser.
+/// Throws DecodeError("", "malformed JSON: ...") unless the whole text is JSON nested at most 128 levels deep.
+/// On-Demand checks only what it reads, and skipping an unknown key's value does not check the structure after
+/// it (fuzz finding: {"a":"b":1} read as an object), so the document's syntax is checked first by simdjson's
+/// validating parser, which also refuses deeper nesting (hostile input must not reach the recursive code).
 void validate_syntax(const simdjson::padded_string& padded, std::string_view body);
 
 /// The document as T (see the top of this file).
 template <schema::Described T>
 T decode_document(std::string_view body, std::string_view root_path = "") {
   const JsonPath root_at{nullptr, root_path, 0, false};
-  check_nesting_depth(body);
   thread_local od::parser parser;
   const simdjson::padded_string padded(body);
   validate_syntax(padded, body);

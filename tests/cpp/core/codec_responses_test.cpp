@@ -316,6 +316,31 @@ TEST(MalformedJson, DeepNestingIsRejectedBeforeParsing) {
   EXPECT_EQ(decode<TestCase>(fine).extra["note"], "[[[[[[[[[[{{{{{{");
 }
 
+/// {"x": [[...]]} nested `levels` deep in all (the root object is level 1), `tail` after the arrays.
+std::string nested(std::size_t levels, const std::string& tail = "") {
+  return "{\"x\": " + std::string(levels - 1, '[') + std::string(levels - 1, ']') + tail + "}";
+}
+
+TEST(MalformedJson, NestingLimitIs128LevelsExactly) {
+  EXPECT_NO_THROW(decode<TestCase>(nested(128)));
+  const auto error = decode_error([&] { decode<TestCase>(nested(129)); });
+  EXPECT_EQ(std::string(error.what()), "malformed JSON: nested deeper than 128 levels");
+  EXPECT_THROW(decode<TestPage>(nested(129)), DecodeError);
+}
+
+TEST(MalformedJson, NestingLimitHoldsWhereTheValidatorStopsAtAnOutOfRangeNumber) {
+  // simdjson's validating parser stops at 1e400; the depth of what follows is still checked before any
+  // recursive parser sees it.
+  const std::string deep = "{\"n\": 1e400, \"x\": " + std::string(200000, '[') + std::string(200000, ']') + "}";
+  const auto error = decode_error([&] { decode<TestCase>(deep); });
+  EXPECT_NE(std::string(error.what()).find("nested deeper than 128 levels at byte"), std::string::npos)
+      << error.what();
+  // At the limit, what is refused is the number (kept raw in an unknown key, it is malformed when read).
+  const std::string fine = "{\"n\": 1e400, \"x\": " + std::string(127, '[') + std::string(127, ']') + "}";
+  const auto number = decode_error([&] { decode<TestCase>(fine); });
+  EXPECT_EQ(std::string(number.what()).find("nested"), std::string::npos) << number.what();
+}
+
 }  // namespace
 
 namespace {
