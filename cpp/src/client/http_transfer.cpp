@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
+#include <system_error>
 #include <string_view>
 
 #include "secret_memory.hpp"
@@ -10,6 +12,9 @@
 namespace trunk::detail {
 
 namespace {
+
+/// The most on_header reserves for a body on the strength of its Content-Length alone.
+constexpr std::size_t kMostReservedAhead = std::size_t{16} << 20;
 
 bool iequals_prefix(std::string_view text, std::string_view prefix) {
   if (text.size() < prefix.size()) return false;
@@ -27,6 +32,17 @@ std::string_view trim(std::string_view text) {
   return text;
 }
 
+/// Makes room for `wanted` bytes in `body`, growing by hand rather than by append: std::string would free the old
+/// block unwiped, and a body may echo the API token.
+void reserve_wiped(std::string& body, std::size_t wanted) {
+  if (body.capacity() >= wanted) return;
+  std::string grown;
+  grown.reserve(wanted);
+  grown.append(body);
+  wipe(body);
+  body.swap(grown);
+}
+
 extern "C" size_t on_body(char* data, size_t size, size_t count, void* user) {
   auto* state = static_cast<TransferState*>(user);
   const std::size_t bytes = size * count;
@@ -36,15 +52,7 @@ extern "C" size_t on_body(char* data, size_t size, size_t count, void* user) {
     return 0;  // any count other than `bytes` makes libcurl abort with CURLE_WRITE_ERROR
   }
   try {
-    if (body.capacity() < body.size() + bytes) {
-      // Grown by hand rather than by append: std::string would free the old block unwiped, and a body
-      // may echo the API token.
-      std::string grown;
-      grown.reserve(std::max(body.size() + bytes, 2 * body.capacity()));
-      grown.append(body);
-      wipe(body);
-      body.swap(grown);
-    }
+    if (body.capacity() < body.size() + bytes) reserve_wiped(body, std::max(body.size() + bytes, 2 * body.capacity()));
     body.append(data, bytes);
   } catch (...) {
     return 0;
@@ -62,6 +70,17 @@ extern "C" size_t on_header(char* data, size_t size, size_t count, void* user) {
       state->result.retry_after.reset();
     } else if (iequals_prefix(line, "retry-after:")) {
       state->result.retry_after = std::string(trim(line.substr(std::string_view("retry-after:").size())));
+    } else if (iequals_prefix(line, "content-length:")) {
+      // The whole body in one block, not 16 KiB at a time doubled (with a copy and a wipe at each step). Only
+      // a hint: a length over the limit reserves nothing (on_body refuses the body when it gets there), and at
+      // most kMostReservedAhead is taken on a server's word before the bytes arrive. A compressed body's
+      // length is less than what on_body will get; it grows from there.
+      const std::string_view digits = trim(line.substr(std::string_view("content-length:").size()));
+      std::size_t length = 0;
+      const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), length);
+      if (error == std::errc() && end == digits.data() + digits.size() && length <= state->max_response_bytes) {
+        reserve_wiped(state->result.body, std::min(length, kMostReservedAhead));
+      }
     }
   } catch (...) {
     return 0;
