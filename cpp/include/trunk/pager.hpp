@@ -115,8 +115,9 @@ struct PrefetchOptions {
 namespace detail {
 
 /// The background thread of a prefetching pager (not a template: the thread, its stop_source and the waiting
-/// with interrupt polling are the same for every page type; pager_prefetch.cpp). At most one job at a time;
-/// the thread is joined before its result is read, before the next job starts, and on destruction.
+/// with interrupt polling are the same for every page type; pager_prefetch.cpp). One thread for the worker's
+/// life, running at most one job at a time; a job has ended before its result is read and before the next
+/// one starts, and the thread is joined on destruction (in a forked child, a new thread is started instead).
 class PrefetchWorker {
  public:
   explicit PrefetchWorker(std::function<bool()> interrupt_check);
@@ -124,18 +125,20 @@ class PrefetchWorker {
   PrefetchWorker(const PrefetchWorker&) = delete;
   PrefetchWorker& operator=(const PrefetchWorker&) = delete;
 
-  /// Abandons a job in flight, then runs `job` on a new thread with a fresh stop_token.
+  /// Abandons a job in flight, then runs `job` on the worker's thread with a fresh stop_token.
   void start(std::function<void(std::stop_token)> job);
   /// True from start() until the job is waited for or abandoned.
   bool started() const noexcept;
   /// Waits for the job, polling the interrupt check every 100 ms: when it asks, abandons the job and throws
   /// CancelledError. Afterwards whatever the job wrote is visible to the caller.
   void wait();
-  /// Requests the job's stop and joins its thread (nothing left running afterwards).
+  /// Requests the job's stop and waits for it to end (nothing left running afterwards).
   void abandon() noexcept;
 
  private:
   struct State;
+  /// The state of this process's thread (replaced in a forked child).
+  State& here();
   std::unique_ptr<State> state_;
 };
 

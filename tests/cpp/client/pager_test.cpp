@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <atomic>
 #include <map>
 #include <optional>
 #include <ranges>
@@ -67,10 +68,20 @@ void serve(HttpTestServer& server, std::map<std::string, ServedPage> pages) {
   });
 }
 
-/// A pager over `client`'s listPullRequests-like listing, fetched through the client's transfer engine.
-Pager<NumberPage> pull_requests(Client& client, bool prefetch) {
+/// A number for the calling thread, never given to another thread (std::thread::id values may be reused once a
+/// thread has ended).
+int thread_serial() {
+  static std::atomic<int> next{0};
+  thread_local const int serial = next++;
+  return serial;
+}
+
+/// A pager over `client`'s listPullRequests-like listing, fetched through the client's transfer engine;
+/// `fetched_on`, when given, records the thread_serial() each page was fetched on.
+Pager<NumberPage> pull_requests(Client& client, bool prefetch, std::vector<int>* fetched_on = nullptr) {
   return Pager<NumberPage>(
-      [&client](const std::string& cursor, std::stop_token stop) {
+      [&client, fetched_on](const std::string& cursor, std::stop_token stop) {
+        if (fetched_on != nullptr) fetched_on->push_back(thread_serial());  // one fetch at a time
         detail::HttpRequest request;
         request.operation = "list_pull_requests";
         request.url = client.base_url() + "/v1/listPullRequests";
@@ -122,6 +133,23 @@ TEST(CursorPager, PageByPage) {
   EXPECT_EQ(sizes, (std::vector<std::size_t>{2, 1, 2}));
   EXPECT_TRUE(pager.done());
   EXPECT_EQ(pager.pages_fetched(), 3U);
+}
+
+TEST(CursorPager, EveryPrefetchRunsOnTheSameBackgroundThread) {
+  // One thread for the pager's life, not one per page: its thread-local decoder state stays warm.
+  HttpTestServer server;
+  serve(server, {{"", {{1}, kCursor2}}, {kCursor2, {{2}, kCursor3}}, {kCursor3, {{3}, testing::uuid_for(4)}},
+                 {testing::uuid_for(4), {{4}, std::nullopt}}});
+  Client client(testing::test_options(server.base_url()));
+  std::vector<int> fetched_on;
+  std::vector<int> seen;
+  for (int number : pull_requests(client, true, &fetched_on)) seen.push_back(number);
+  EXPECT_EQ(seen, (std::vector<int>{1, 2, 3, 4}));
+  ASSERT_EQ(fetched_on.size(), 4U);
+  EXPECT_EQ(fetched_on[0], thread_serial());  // the first page: asked for, fetched by the caller
+  EXPECT_NE(fetched_on[1], thread_serial());
+  EXPECT_EQ(fetched_on[2], fetched_on[1]);
+  EXPECT_EQ(fetched_on[3], fetched_on[1]);
 }
 
 TEST(CursorPager, ARepeatedCursorIsAPaginationError) {
