@@ -16,50 +16,61 @@
 
 namespace trunk::python {
 
-namespace {
-
 // ---- a column while it is built: its type, its buffers and its children -----------------------------------
 
-/// One Arrow array under construction. buffers[0] is the validity bitmap (empty: no nulls, exported as a null
-/// pointer); the others follow the layout of `format`.
+/// One Arrow array under construction, grown page by page (ArrowBatchBuilder::append). buffers[0] is the
+/// validity bitmap, kept for every row while building and dropped at finish() when nothing is missing (exported
+/// as a null pointer); the others follow the layout of `format`. A text column keeps 64-bit offsets while it
+/// grows, since how much text a listing holds is only known at the end; finish() narrows them to the 32-bit
+/// offsets of "u" unless the column passed 2 GiB, which makes it "U".
+namespace arrow_building {  // named, not anonymous: ArrowBatchBuilder's Root holds one
 struct Column {
   std::string format;
   std::string name;
   std::int64_t length = 0;
   std::int64_t null_count = 0;
-  std::vector<std::vector<std::uint8_t>> buffers{};  // {}: built as Column{format, name, length}
+  std::vector<std::vector<std::uint8_t>> buffers{};  // {}: built as Column{format, name}
   std::vector<Column> children{};
 };
+}  // namespace arrow_building
+
+namespace {
+
+using arrow_building::Column;
 
 /// Bit i of an Arrow bitmap (least significant bit first).
 void set_bit(std::vector<std::uint8_t>& bitmap, std::size_t i) {
   bitmap[i / 8] |= static_cast<std::uint8_t>(1U << (i % 8));
 }
 
-/// The validity bitmap of `rows` values, present(i) telling which are there; empty when none is missing.
-template <typename Present>
-std::vector<std::uint8_t> validity(std::size_t rows, std::int64_t& null_count, Present present) {
-  std::vector<std::uint8_t> bitmap((rows + 7) / 8, 0);
-  null_count = 0;
-  for (std::size_t i = 0; i < rows; ++i) {
-    if (present(i)) {
-      set_bit(bitmap, i);
-    } else {
-      ++null_count;
-    }
-  }
-  if (null_count == 0) bitmap.clear();
-  return bitmap;
-}
-
+/// Room for `count` more values of T at the end of `buffer` (zeroed); a pointer to the first of them.
 template <typename T>
-std::vector<std::uint8_t> bytes_of(std::size_t count) {
-  return std::vector<std::uint8_t>(count * sizeof(T));
+T* grow(std::vector<std::uint8_t>& buffer, std::size_t count) {
+  const std::size_t old = buffer.size();
+  buffer.resize(old + count * sizeof(T));
+  return reinterpret_cast<T*>(buffer.data() + old);
 }
 
 template <typename T>
 T* as(std::vector<std::uint8_t>& buffer) {
   return reinterpret_cast<T*>(buffer.data());
+}
+
+/// Extends the validity bitmap over `rows` more rows, present(i) telling which are there; the column's length
+/// grows by `rows`.
+template <typename Present>
+void append_validity(Column& column, std::size_t rows, Present present) {
+  const auto first = static_cast<std::size_t>(column.length);
+  std::vector<std::uint8_t>& bitmap = column.buffers[0];
+  bitmap.resize((first + rows + 7) / 8, 0);
+  for (std::size_t i = 0; i < rows; ++i) {
+    if (present(i)) {
+      set_bit(bitmap, first + i);
+    } else {
+      ++column.null_count;
+    }
+  }
+  column.length += static_cast<std::int64_t>(rows);
 }
 
 /// The text of a string or an open enumeration (its wire value, unknown ones included).
@@ -73,116 +84,127 @@ const std::string* text_of(const Value* value) {
   }
 }
 
-/// Strings with Offset-sized offsets: "u" (int32) or, for a column past 2 GiB of text, "U" (int64).
-template <typename Offset, typename Get>
-Column text_column(std::string name, std::size_t rows, Get get, std::size_t total_bytes) {
-  Column column{std::is_same_v<Offset, std::int32_t> ? "u" : "U", std::move(name),
-                static_cast<std::int64_t>(rows)};
-  column.buffers.push_back(validity(rows, column.null_count, [&](std::size_t i) { return get(i) != nullptr; }));
-  column.buffers.push_back(bytes_of<Offset>(rows + 1));
-  column.buffers.emplace_back(total_bytes);
-  Offset* offsets = as<Offset>(column.buffers[1]);
-  char* data = reinterpret_cast<char*>(column.buffers[2].data());
-  Offset end = 0;
-  offsets[0] = 0;
-  for (std::size_t i = 0; i < rows; ++i) {
-    if (const std::string* text = get(i); text != nullptr && !text->empty()) {
-      std::memcpy(data + end, text->data(), text->size());
-      end += static_cast<Offset>(text->size());
-    }
-    offsets[i + 1] = end;
-  }
-  return column;
-}
+template <typename Value>
+constexpr bool is_text = std::is_same_v<Value, std::string> || requires { typename Value::is_open_enum; };
 
-/// A fixed-width column: `format`, values converted by to_value (0 where absent).
-template <typename Stored, typename Get, typename ToValue>
-Column fixed_column(std::string format, std::string name, std::size_t rows, Get get, ToValue to_value) {
-  Column column{std::move(format), std::move(name), static_cast<std::int64_t>(rows)};
-  column.buffers.push_back(validity(rows, column.null_count, [&](std::size_t i) { return get(i) != nullptr; }));
-  column.buffers.push_back(bytes_of<Stored>(rows));
-  Stored* values = as<Stored>(column.buffers[1]);
-  for (std::size_t i = 0; i < rows; ++i) {
-    const auto* value = get(i);
-    values[i] = value != nullptr ? to_value(*value) : Stored{};
-  }
-  return column;
-}
-
-template <typename Value, typename Get>
-Column build_column(std::string name, std::size_t rows, Get get);
-
-/// A struct column of a described model: one child per field (a nested model stays a struct here, inside a
-/// list, where flattening would lose which summary a count belongs to).
-template <schema::Described Model, typename Get>
-Column struct_column(std::string name, std::size_t rows, Get get) {
-  Column column{"+s", std::move(name), static_cast<std::int64_t>(rows)};
-  column.buffers.push_back(validity(rows, column.null_count, [&](std::size_t i) { return get(i) != nullptr; }));
-  schema::for_each_field<Model>([&](const auto& field) {
-    using Member = typename std::remove_cvref_t<decltype(field)>::member_type;
-    using Value = schema::unwrap_optional_t<Member>;
-    column.children.push_back(build_column<Value>(std::string(field.name), rows, [&](std::size_t i) {
-      const Model* model = get(i);
-      return model == nullptr ? nullptr : leaf(&(model->*(field.member)));
-    }));
-  });
-  return column;
-}
-
-/// The column of `rows` values of type Value; get(i) gives the i-th value or nullptr where it is absent.
-template <typename Value, typename Get>
-Column build_column(std::string name, std::size_t rows, Get get) {
-  if constexpr (std::is_same_v<Value, std::string> || requires { typename Value::is_open_enum; }) {
-    auto text = [&](std::size_t i) { return text_of(get(i)); };
-    std::size_t total = 0;
-    for (std::size_t i = 0; i < rows; ++i) {
-      if (const std::string* value = text(i)) total += value->size();
-    }
-    if (total <= static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max())) {
-      return text_column<std::int32_t>(std::move(name), rows, text, total);
-    }
-    return text_column<std::int64_t>(std::move(name), rows, text, total);
+/// The empty column of Value (format, buffers and children), before any row.
+template <typename Value>
+Column make_column(std::string name) {
+  Column column{"", std::move(name)};
+  column.buffers.emplace_back();  // validity
+  if constexpr (is_text<Value>) {
+    column.format = "u";
+    column.buffers.emplace_back(sizeof(std::int64_t), 0);  // offsets: the first one, 0
+    column.buffers.emplace_back();                          // characters
   } else if constexpr (std::is_same_v<Value, double>) {
-    return fixed_column<double>("g", std::move(name), rows, get, [](double value) { return value; });
+    column.format = "g";
+    column.buffers.emplace_back();
   } else if constexpr (std::is_same_v<Value, std::int64_t>) {
-    return fixed_column<std::int64_t>("l", std::move(name), rows, get, [](std::int64_t value) { return value; });
+    column.format = "l";
+    column.buffers.emplace_back();
   } else if constexpr (std::is_same_v<Value, Timestamp>) {
     // Microseconds since the epoch, UTC: the decoder's own resolution, so nothing is rounded.
-    return fixed_column<std::int64_t>("tsu:UTC", std::move(name), rows, get,
-                                      [](Timestamp value) { return value.time_since_epoch().count(); });
+    column.format = "tsu:UTC";
+    column.buffers.emplace_back();
   } else if constexpr (std::is_same_v<Value, bool>) {
-    Column column{"b", std::move(name), static_cast<std::int64_t>(rows)};
-    column.buffers.push_back(validity(rows, column.null_count, [&](std::size_t i) { return get(i) != nullptr; }));
-    column.buffers.emplace_back((rows + 7) / 8, 0);
+    column.format = "b";
+    column.buffers.emplace_back();
+  } else if constexpr (schema::IsVector<Value>::value) {
+    column.format = "+l";
+    column.buffers.emplace_back(sizeof(std::int32_t), 0);  // offsets: the first one, 0
+    column.children.push_back(make_column<typename Value::value_type>("item"));
+  } else if constexpr (schema::Described<Value>) {
+    // A nested model stays a struct here, inside a list, where flattening would lose which summary a count
+    // belongs to.
+    column.format = "+s";
+    schema::for_each_field<Value>([&](const auto& field) {
+      using Member = typename std::remove_cvref_t<decltype(field)>::member_type;
+      column.children.push_back(make_column<schema::unwrap_optional_t<Member>>(std::string(field.name)));
+    });
+  } else {
+    static_assert(sizeof(Value) == 0, "arrow_batch.cpp: no Arrow type for this field type; add one");
+  }
+  return column;
+}
+
+/// Appends `rows` values of type Value to `column` (made by make_column<Value>); get(i) gives the i-th value or
+/// nullptr where it is absent.
+template <typename Value, typename Get>
+void append_column(Column& column, std::size_t rows, Get get) {
+  const auto first = static_cast<std::size_t>(column.length);
+  append_validity(column, rows, [&](std::size_t i) { return get(i) != nullptr; });
+  if constexpr (is_text<Value>) {
+    std::vector<std::uint8_t>& characters = column.buffers[2];
+    std::int64_t* offsets = grow<std::int64_t>(column.buffers[1], rows);  // after the `first + 1` already there
     for (std::size_t i = 0; i < rows; ++i) {
-      if (const bool* value = get(i); value != nullptr && *value) set_bit(column.buffers[1], i);
+      if (const std::string* text = text_of(get(i)); text != nullptr && !text->empty()) {
+        const std::size_t at = characters.size();
+        characters.resize(at + text->size());
+        std::memcpy(characters.data() + at, text->data(), text->size());
+      }
+      offsets[i] = static_cast<std::int64_t>(characters.size());
     }
-    return column;
+  } else if constexpr (std::is_same_v<Value, bool>) {
+    std::vector<std::uint8_t>& bits = column.buffers[1];
+    bits.resize((first + rows + 7) / 8, 0);
+    for (std::size_t i = 0; i < rows; ++i) {
+      if (const bool* value = get(i); value != nullptr && *value) set_bit(bits, first + i);
+    }
+  } else if constexpr (std::is_same_v<Value, double> || std::is_same_v<Value, std::int64_t>) {
+    Value* values = grow<Value>(column.buffers[1], rows);
+    for (std::size_t i = 0; i < rows; ++i) {
+      if (const Value* value = get(i)) values[i] = *value;
+    }
+  } else if constexpr (std::is_same_v<Value, Timestamp>) {
+    std::int64_t* values = grow<std::int64_t>(column.buffers[1], rows);
+    for (std::size_t i = 0; i < rows; ++i) {
+      if (const Timestamp* value = get(i)) values[i] = value->time_since_epoch().count();
+    }
   } else if constexpr (schema::IsVector<Value>::value) {
     using Element = typename Value::value_type;
-    Column column{"+l", std::move(name), static_cast<std::int64_t>(rows)};
-    column.buffers.push_back(validity(rows, column.null_count, [&](std::size_t i) { return get(i) != nullptr; }));
-    column.buffers.push_back(bytes_of<std::int32_t>(rows + 1));
-    std::int32_t* offsets = as<std::int32_t>(column.buffers[1]);
+    Column& items = column.children[0];
     std::vector<const Element*> elements;
-    offsets[0] = 0;
+    std::int32_t* offsets = grow<std::int32_t>(column.buffers[1], rows);
+    const auto before = static_cast<std::size_t>(items.length);
     for (std::size_t i = 0; i < rows; ++i) {
       if (const Value* list = get(i)) {
         for (const Element& element : *list) elements.push_back(&element);
       }
-      if (elements.size() > static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max())) {
+      if (before + elements.size() > static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max())) {
         throw std::length_error("to_arrow: more than 2^31 list elements in column " + column.name);
       }
-      offsets[i + 1] = static_cast<std::int32_t>(elements.size());
+      offsets[i] = static_cast<std::int32_t>(before + elements.size());
     }
-    column.children.push_back(
-        build_column<Element>("item", elements.size(), [&](std::size_t j) { return elements[j]; }));
-    return column;
+    append_column<Element>(items, elements.size(), [&](std::size_t j) { return elements[j]; });
   } else if constexpr (schema::Described<Value>) {
-    return struct_column<Value>(std::move(name), rows, get);
-  } else {
-    static_assert(sizeof(Value) == 0, "arrow_batch.cpp: no Arrow type for this field type; add one");
+    std::size_t child = 0;
+    schema::for_each_field<Value>([&](const auto& field) {
+      using Member = typename std::remove_cvref_t<decltype(field)>::member_type;
+      append_column<schema::unwrap_optional_t<Member>>(column.children[child++], rows, [&](std::size_t i) {
+        const Value* model = get(i);
+        return model == nullptr ? nullptr : leaf(&(model->*(field.member)));
+      });
+    });
   }
+}
+
+/// Ends building: drops validity bitmaps with nothing missing and settles the text columns' offset width.
+void finish_column(Column& column) {
+  if (column.null_count == 0) std::vector<std::uint8_t>().swap(column.buffers[0]);
+  if (column.format == "u") {
+    std::vector<std::uint8_t>& wide = column.buffers[1];
+    if (column.buffers[2].size() <= static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max())) {
+      const std::size_t count = wide.size() / sizeof(std::int64_t);
+      std::vector<std::uint8_t> narrow(count * sizeof(std::int32_t));
+      const std::int64_t* from = as<std::int64_t>(wide);
+      std::int32_t* to = as<std::int32_t>(narrow);
+      for (std::size_t i = 0; i < count; ++i) to[i] = static_cast<std::int32_t>(from[i]);
+      wide.swap(narrow);
+    } else {
+      column.format = "U";  // large_utf8: 64-bit offsets, as built
+    }
+  }
+  for (Column& child : column.children) finish_column(child);
 }
 
 // ---- export: the Column tree as ArrowSchema / ArrowArray trees that own what they point to -----------------
@@ -297,18 +319,54 @@ ArrowArray ArrowRecordBatch::take_array() noexcept {
   return taken;
 }
 
+/// The batch while it is built: a struct array without nulls whose children are the flat columns.
 template <typename Item>
-ArrowRecordBatch arrow_record_batch(const std::vector<Item>& items) {
-  // The batch is a struct array without nulls whose children are the flat columns.
-  Column batch{"+s", "", static_cast<std::int64_t>(items.size())};
-  batch.buffers.emplace_back();  // no validity bitmap: every row is there
+struct ArrowBatchBuilder<Item>::Root {
+  arrow_building::Column batch{"+s", ""};
+};
+
+template <typename Item>
+ArrowBatchBuilder<Item>::ArrowBatchBuilder() : root_(std::make_unique<Root>()) {
+  root_->batch.buffers.emplace_back();  // no validity bitmap: every row is there
   auto add = [&](const std::string& name, auto get) {
-    using Member = std::remove_cvref_t<decltype(*get(items.front()))>;
-    using Value = schema::unwrap_optional_t<Member>;
-    batch.children.push_back(
-        build_column<Value>(name, items.size(), [&](std::size_t i) { return leaf(get(items[i])); }));
+    using Member = std::remove_cvref_t<decltype(*get(std::declval<const Item&>()))>;
+    root_->batch.children.push_back(make_column<schema::unwrap_optional_t<Member>>(name));
   };
   for_each_flat_column<Item>(add);
+}
+
+template <typename Item>
+ArrowBatchBuilder<Item>::~ArrowBatchBuilder() = default;
+template <typename Item>
+ArrowBatchBuilder<Item>::ArrowBatchBuilder(ArrowBatchBuilder&&) noexcept = default;
+template <typename Item>
+ArrowBatchBuilder<Item>& ArrowBatchBuilder<Item>::operator=(ArrowBatchBuilder&&) noexcept = default;
+
+template <typename Item>
+std::int64_t ArrowBatchBuilder<Item>::rows() const noexcept {
+  return root_ ? root_->batch.length : 0;
+}
+
+template <typename Item>
+void ArrowBatchBuilder<Item>::append(std::span<const Item> items) {
+  if (!root_) throw std::logic_error("ArrowBatchBuilder::append after finish()");
+  arrow_building::Column& batch = root_->batch;
+  std::size_t child = 0;
+  auto add = [&](const std::string&, auto get) {
+    using Member = std::remove_cvref_t<decltype(*get(std::declval<const Item&>()))>;
+    append_column<schema::unwrap_optional_t<Member>>(batch.children[child++], items.size(),
+                                                     [&](std::size_t i) { return leaf(get(items[i])); });
+  };
+  for_each_flat_column<Item>(add);
+  batch.length += static_cast<std::int64_t>(items.size());
+}
+
+template <typename Item>
+ArrowRecordBatch ArrowBatchBuilder<Item>::finish() {
+  if (!root_) throw std::logic_error("ArrowBatchBuilder::finish called twice");
+  const std::unique_ptr<Root> root = std::move(root_);
+  arrow_building::Column& batch = root->batch;
+  for (arrow_building::Column& column : batch.children) finish_column(column);
   ArrowSchema schema;
   ArrowArray array;
   export_schema(batch, schema);
@@ -316,8 +374,18 @@ ArrowRecordBatch arrow_record_batch(const std::vector<Item>& items) {
   return ArrowRecordBatch(schema, array);
 }
 
+template <typename Item>
+ArrowRecordBatch arrow_record_batch(const std::vector<Item>& items) {
+  ArrowBatchBuilder<Item> builder;
+  builder.append(items);
+  return builder.finish();
+}
+
 // Instantiated for every listing's items (a listing added to operations.hpp needs a line here, as for
 // columns_of in to_columns.cpp).
+template class ArrowBatchBuilder<TestCase>;
+template class ArrowBatchBuilder<QuarantinedTest>;
+template class ArrowBatchBuilder<PullRequest>;
 template ArrowRecordBatch arrow_record_batch(const std::vector<TestCase>&);
 template ArrowRecordBatch arrow_record_batch(const std::vector<QuarantinedTest>&);
 template ArrowRecordBatch arrow_record_batch(const std::vector<PullRequest>&);

@@ -6,6 +6,8 @@
 // last_occurrence>>). Plain C++ with no Python in it: building runs with the GIL released.
 
 #include <cstdint>
+#include <memory>
+#include <span>
 #include <vector>
 
 #include "arrow_c_data.hpp"
@@ -42,7 +44,33 @@ class ArrowRecordBatch {
   ArrowArray array_{};
 };
 
-/// The items as an Arrow record batch. Defined for the item type of every listing.
+/// A listing's record batch built a page at a time: append() each page's items as they arrive (and let the page
+/// go), finish() once. A listing never holds all its items at once on the way to Arrow, and the columns of
+/// one page are written while the next page is on its way. Defined for the item type of every listing.
+template <typename Item>
+class ArrowBatchBuilder {
+ public:
+  ArrowBatchBuilder();
+  ~ArrowBatchBuilder();
+  ArrowBatchBuilder(ArrowBatchBuilder&&) noexcept;
+  ArrowBatchBuilder& operator=(ArrowBatchBuilder&&) noexcept;
+  ArrowBatchBuilder(const ArrowBatchBuilder&) = delete;
+  ArrowBatchBuilder& operator=(const ArrowBatchBuilder&) = delete;
+
+  /// Appends rows; std::length_error when a list column would pass 2^31 elements.
+  void append(std::span<const Item> items);
+  /// Rows appended so far.
+  std::int64_t rows() const noexcept;
+  /// The batch of every row appended (text columns become large_utf8 only past 2 GiB). Once only: the builder is
+  /// empty afterwards, and append() or finish() again is a std::logic_error.
+  ArrowRecordBatch finish();
+
+ private:
+  struct Root;
+  std::unique_ptr<Root> root_;
+};
+
+/// The items as an Arrow record batch (one ArrowBatchBuilder::append). Defined for the item type of every listing.
 template <typename Item>
 ArrowRecordBatch arrow_record_batch(const std::vector<Item>& items);
 

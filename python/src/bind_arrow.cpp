@@ -105,19 +105,32 @@ ArrowForm arrow_form_named(const std::string& name) {
 }
 
 template <typename Item>
-py::object arrow_result(std::vector<Item> items, ArrowForm form) {
+py::object arrow_result(ArrowBatchBuilder<Item> builder, ArrowForm form) {
   ArrowRecordBatch batch;
   {
     py::gil_scoped_release release;  // plain C++ from here: another Python thread may run meanwhile
-    batch = arrow_record_batch(items);
-    std::vector<Item>().swap(items);  // the items' memory back before the library makes its objects
+    batch = builder.finish();
   }
   return batch_in_form(std::move(batch), form);
+}
+
+template <typename Item>
+py::object arrow_result(std::vector<Item> items, ArrowForm form) {
+  ArrowBatchBuilder<Item> builder;
+  {
+    py::gil_scoped_release release;
+    builder.append(items);
+    std::vector<Item>().swap(items);  // the items' memory back before the library makes its objects
+  }
+  return arrow_result(std::move(builder), form);
 }
 
 template py::object arrow_result(std::vector<TestCase>, ArrowForm);
 template py::object arrow_result(std::vector<QuarantinedTest>, ArrowForm);
 template py::object arrow_result(std::vector<PullRequest>, ArrowForm);
+template py::object arrow_result(ArrowBatchBuilder<TestCase>, ArrowForm);
+template py::object arrow_result(ArrowBatchBuilder<QuarantinedTest>, ArrowForm);
+template py::object arrow_result(ArrowBatchBuilder<PullRequest>, ArrowForm);
 
 void bind_arrow(py::module_& m) {
   py::class_<ArrowRecordBatch, std::shared_ptr<ArrowRecordBatch>>(

@@ -30,4 +30,8 @@ ArrowForm arrow_form_named(const std::string& name);
 template <typename Item>
 pybind11::object arrow_result(std::vector<Item> items, ArrowForm form);
 
+/// What a builder holds, in that form (finish() runs with the GIL released).
+template <typename Item>
+pybind11::object arrow_result(ArrowBatchBuilder<Item> builder, ArrowForm form);
+
 }  // namespace trunk::python

@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <utility>
 
@@ -27,6 +28,16 @@ template <class Page>
 struct PageView {
   std::shared_ptr<ListingIterator<Page>> iterator;
 };
+
+/// The rest of a listing in an Arrow-based form: each page goes into the columns as it arrives (while the
+/// next one is fetched) and is let go, rather than collecting every item first.
+template <class Page>
+py::object listing_arrow(ListingIterator<Page>& listing, ArrowForm form) {
+  using Item = typename ListingIterator<Page>::Item;
+  ArrowBatchBuilder<Item> builder;
+  listing.drain_pages([&](std::span<Item> page) { builder.append(page); });
+  return arrow_result(std::move(builder), form);
+}
 
 /// Binds ListingIterator<Page> as `name` and its page view as `page_view_name`. `item` and `page` name the
 /// Python classes of the items and pages in the docstrings.
@@ -79,7 +90,7 @@ void bind_listing(py::module_& m, const char* name, const char* page_view_name, 
         if (const std::optional<ArrowForm> form = pandas_arrow_form(dtype_backend)) {
           require_arrow_libraries(arrow_form_name(*form));
           self.start();
-          return arrow_result(self.drain(), *form);
+          return listing_arrow(self, *form);
         }
         require_frame_libraries();
         self.start();
@@ -92,13 +103,13 @@ void bind_listing(py::module_& m, const char* name, const char* page_view_name, 
       .def("to_arrow", [](Iterator& self) {
         require_arrow_libraries(arrow_form_name(ArrowForm::table));
         self.start();
-        return arrow_result(self.drain(), ArrowForm::table);
+        return listing_arrow(self, ArrowForm::table);
       }, ("Every " + item + " as a pyarrow.Table with the columns of to_pandas(), filled in C++ through the Arrow "
           "C data interface (lists as Arrow lists, times as timestamp[us, UTC]). Needs pyarrow.").c_str())
       .def("to_polars", [](Iterator& self) {
         require_arrow_libraries(arrow_form_name(ArrowForm::polars));
         self.start();
-        return arrow_result(self.drain(), ArrowForm::polars);
+        return listing_arrow(self, ArrowForm::polars);
       }, ("Every " + item + " as a polars.DataFrame with the columns of to_arrow(), imported from Arrow buffers "
           "built in C++. Needs polars.").c_str());
 

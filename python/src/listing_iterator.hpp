@@ -18,6 +18,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -132,25 +133,46 @@ class ListingIterator {
     });
   }
 
-  /// Every remaining item.
-  std::vector<Item> drain() {
-    return call_without_gil([&] {
+  /// Hands every remaining item to sink(std::span<Item>), a page at a time (the last one cut at max_results),
+  /// with the GIL released; each page is let go before the next is waited for, so a sink that keeps only
+  /// columns (ArrowBatchBuilder) never has the whole listing in memory, and works while the next page is
+  /// being fetched. The sink may move the items out.
+  template <typename Sink>
+  void drain_pages(Sink&& sink) {
+    call_without_gil([&] {
       std::lock_guard lock(mutex_);
-      std::vector<Item> all;
       while (!limit_reached() && fill_current()) {
-        auto first = items().begin() + static_cast<std::ptrdiff_t>(position_);
         std::size_t take = items().size() - position_;
         if (max_results_) take = std::min(take, static_cast<std::size_t>(*max_results_ - yielded_));
-        all.insert(all.end(), std::make_move_iterator(first),
-                   std::make_move_iterator(first + static_cast<std::ptrdiff_t>(take)));
+        sink(std::span<Item>(items().data() + position_, take));
         position_ += take;
         give(static_cast<std::int64_t>(take));
       }
-      return all;
     });
   }
 
+  /// Every remaining item.
+  std::vector<Item> drain() {
+    std::vector<Item> all;
+    drain_pages([&](std::span<Item> page) {
+      if (all.empty()) all.reserve(expected_remaining(page.size()));
+      all.insert(all.end(), std::make_move_iterator(page.begin()), std::make_move_iterator(page.end()));
+    });
+    return all;
+  }
+
  private:
+  /// How many items a drain that starts with a page of `first_page` items should expect: the total from the
+  /// first page less what was given out before, within max_results. Only a hint for reserving, so bounded: a
+  /// total_rows that is wrong must not make a huge allocation.
+  std::size_t expected_remaining(std::size_t first_page) const {
+    constexpr std::int64_t kMostReserved = 1 << 20;
+    std::int64_t expected = total_rows_.load(std::memory_order_relaxed) - yielded_;
+    if (max_results_) expected = std::min(expected, *max_results_ - yielded_);
+    return static_cast<std::size_t>(std::clamp<std::int64_t>(expected, static_cast<std::int64_t>(first_page),
+                                                             std::max<std::int64_t>(kMostReserved,
+                                                                                    static_cast<std::int64_t>(first_page))));
+  }
   std::vector<Item>& items() noexcept { return Traits::items(current_); }
   bool limit_reached() const noexcept { return max_results_ && yielded_ >= *max_results_; }
   /// Counts items given out (caller holds mutex_); the relaxed store is what fetched() reads without it.

@@ -100,6 +100,23 @@ def test_max_results_applies(box: trunk_api.Sandbox, client: trunk_api.Client, r
     assert listing.to_arrow().num_rows == limit
 
 
+def test_page_boundaries_do_not_show_in_the_table(box: trunk_api.Sandbox, client: trunk_api.Client, repo: Repo) -> None:
+    # The table is built a page at a time (each page appended as it arrives): the pages' sizes, and a cut by
+    # max_results in the middle of a page, must not change a value, a null or an offset.
+    def table(**options: int) -> pa.Table:
+        return client.iter_failing_tests(repo, box.org_url_slug, WEEK_START, NOW, **options).to_arrow()
+
+    whole = table(page_size=100)
+    assert whole.num_rows > 100
+    for page_size in (1, 7, 64):
+        pieces = table(page_size=page_size, max_results=150)
+        pieces.validate(full=True)
+        assert pieces.equals(whole.slice(0, 150)), page_size
+    cut = table(page_size=10, max_results=23)
+    cut.validate(full=True)
+    assert cut.to_pylist() == whole.slice(0, 23).to_pylist()
+
+
 @pytest.fixture(scope="module")
 def queue_box() -> Iterator[trunk_api.Sandbox]:
     """A sandbox of its own whose main queue holds pull requests (the session's has none submitted)."""
