@@ -125,6 +125,18 @@ ClientOptions build_options(const py::object& token, const py::object& base_url,
 
 namespace {
 
+/// Deletes a Client with the GIL released: its engine thread (which reads listings ahead) may be waiting for the
+/// GIL to log, and the Client's destructor joins that thread. The last reference may be the Python object's or
+/// an iterator's, so the deleter, not one of them, sees to it.
+void delete_client(Client* client) noexcept {
+  if (PyGILState_Check() != 0 && !interpreter_finalizing()) {
+    py::gil_scoped_release release;
+    delete client;
+  } else {
+    delete client;
+  }
+}
+
 /// A Client from `options`, whose token copy (ours) is wiped whatever happens: Client wipes what it is given,
 /// and this wipes what a move leaves behind in `options` (a short string keeps its bytes in the object).
 std::shared_ptr<Client> make_client(ClientOptions&& options) {
@@ -137,7 +149,7 @@ std::shared_ptr<Client> make_client(ClientOptions&& options) {
       }
     }
   } wipe_on_exit{options.token};
-  return std::make_shared<Client>(std::move(options));
+  return std::shared_ptr<Client>(new Client(std::move(options)), delete_client);
 }
 
 }  // namespace

@@ -9,6 +9,8 @@ import _thread
 import gc
 import json
 import logging
+import subprocess
+import sys
 import threading
 import time
 from datetime import timedelta
@@ -43,7 +45,11 @@ def test_the_next_page_is_requested_while_the_current_one_is_read(box: trunk_api
     box.clear_requests()
     iterator = box.client().iter_failing_tests(repo, box.org_url_slug, WEEK_START, NOW, page_size=5)
     first = next(iterator)
-    assert wait_until(lambda: listing_calls(box) == 2)  # page 2 requested while we hold page 1
+    assert len(expected) > 3 * 5
+    # While we hold page 1: page 2 is prefetched, and page 3 read ahead as soon as page 2's answer is in.
+    assert wait_until(lambda: listing_calls(box) == 3)
+    time.sleep(0.1)
+    assert listing_calls(box) == 3  # and no further
     got = [first.id]
     while (test := next(iterator, None)) is not None:  # iter() again would count as a second start
         got.append(test.id)
@@ -76,6 +82,31 @@ def test_dropping_an_iterator_with_a_prefetch_in_flight_returns(caplog: pytest.L
         time.sleep(0.6)  # past the 300 ms answer: a prefetch still running would log it now
         assert [record.getMessage() for record in caplog.records] == seen
         assert not any("HTTP 200" in message for message in seen[1:]), seen  # page 2 never completed
+
+
+READ_AHEAD_DROPPED = """
+import logging, sys, time
+from datetime import timedelta
+import trunk_api
+logging.basicConfig(level=logging.DEBUG, stream=sys.stderr)  # the engine thread logs through Python
+with trunk_api.Sandbox(tests=300, latency_ms=300) as slow:
+    iterator = slow.client().iter_failing_tests(slow.repos[0], slow.org_url_slug,
+                                                slow.now - timedelta(days=7), slow.now, page_size=5)
+    next(iterator)   # page 2 is prefetched; once it is in (300 ms), page 3 is read ahead on the engine thread
+    time.sleep(0.45)
+    del iterator     # the Client's last reference, with page 3 in flight: its cancellation is logged
+print("returned")
+"""
+
+
+def test_dropping_the_last_reference_with_a_read_ahead_in_flight_returns() -> None:
+    # The Client's engine thread logs the cancelled read-ahead through Python while the Client is destroyed; the
+    # destructor must not hold the GIL while it waits for that thread. A child process, so that a deadlock is a
+    # failed test and not a hung run.
+    result = subprocess.run([sys.executable, "-c", READ_AHEAD_DROPPED], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stdout.strip() == "returned"
+    assert "cancelled" in result.stderr  # the read-ahead was in flight and was cancelled, not waited out
 
 
 @pytest.mark.usefixtures("sigint_as_in_a_terminal")

@@ -29,7 +29,13 @@
 // prefetch in flight stops that fetch through the std::stop_token it was given (the client's transfer ends
 // within about 100 ms) and joins its thread before the destructor returns; no thread outlives the pager.
 // While waiting for a prefetched page, next_page() polls the interrupt check every 100 ms (CancelledError).
+//
+// Reading ahead (the Client's listings, when prefetching): a fetch also requests the page after the one it was
+// asked for as soon as that page's answer has arrived, before decoding it, so decoding overlaps the next
+// transfer instead of delaying it. It never requests a cursor already requested, nor a page the caller does
+// not want (FetchContext::wanted), and a pager dropped with a read-ahead in flight cancels it.
 
+#include <array>
 #include <cstddef>
 #include <exception>
 #include <functional>
@@ -38,10 +44,13 @@
 #include <optional>
 #include <stop_token>
 #include <string>
+#include <string_view>
+#include <type_traits>
 #include <unordered_set>
 #include <utility>
 #include <vector>
 
+#include "trunk/describe.hpp"
 #include "trunk/error.hpp"
 #include "trunk/merge_queue_requests.hpp"
 #include "trunk/page.hpp"
@@ -62,8 +71,29 @@ enum class PagingStyle {
 ///   static std::optional<std::string> next(const Page& page);  the next page's token or cursor
 ///   static std::string cursor_of(const Request&);              where a request starts ("" = first page)
 ///   static void set_cursor(Request&, const std::string&);      makes a request read the page a cursor names
+///   static constexpr WireAt wire_at();                         where the answer's JSON holds the items and the
+///                                                              next cursor (reading ahead peeks there), from
+///                                                              the declarations' wire names
 template <class Page>
 struct PageTraits;
+
+/// Where a page's answer holds its items (a key of the root object) and its next cursor (a path of keys).
+struct WireAt {
+  std::string_view items;
+  std::array<std::string_view, 2> next;  ///< next[1] empty: the cursor is a key of the root object
+};
+
+/// The wire name of `member` in T's declaration (describe.hpp); "" if it is not a field of T.
+template <schema::Described T, typename M>
+constexpr std::string_view wire_name_of(M T::*member) {
+  std::string_view found;
+  schema::for_each_field<T>([&](const auto& field) {
+    if constexpr (std::is_same_v<decltype(field.member), M T::*>) {
+      if (field.member == member) found = field.wire;
+    }
+  });
+  return found;
+}
 
 /// Token style: TestPage's page.next_page_token.
 template <>
@@ -74,6 +104,9 @@ struct PageTraits<TestPage> {
   static std::optional<std::string> next(const TestPage& page) { return page.page.next_page_token; }
   static std::string cursor_of(const auto& request) { return request.page_query.page_token; }
   static void set_cursor(auto& request, const std::string& token) { request.page_query.page_token = token; }
+  static constexpr WireAt wire_at() {
+    return {wire_name_of(&TestPage::tests), {wire_name_of(&TestPage::page), wire_name_of(&PageInfo::next_page_token)}};
+  }
 };
 
 /// Token style: the quarantined listing's page.next_page_token.
@@ -85,6 +118,10 @@ struct PageTraits<QuarantinedTestPage> {
   static std::optional<std::string> next(const QuarantinedTestPage& page) { return page.page.next_page_token; }
   static std::string cursor_of(const auto& request) { return request.page_query.page_token; }
   static void set_cursor(auto& request, const std::string& token) { request.page_query.page_token = token; }
+  static constexpr WireAt wire_at() {
+    return {wire_name_of(&QuarantinedTestPage::quarantined_tests),
+            {wire_name_of(&QuarantinedTestPage::page), wire_name_of(&PageInfo::next_page_token)}};
+  }
 };
 
 /// Cursor style: listPullRequests' nextCursor, absent on the last page; the request's cursor is not sent for
@@ -103,6 +140,19 @@ struct PageTraits<PullRequestPage> {
       request.cursor = cursor;
     }
   }
+  static constexpr WireAt wire_at() {
+    return {wire_name_of(&PullRequestPage::pull_requests), {wire_name_of(&PullRequestPage::next_cursor), ""}};
+  }
+};
+
+/// What a pager tells its fetch function besides the cursor.
+struct FetchContext {
+  /// Requested when the pager no longer wants the page (a prefetch abandoned); the fetch should then end soon
+  /// (CancelledError).
+  std::stop_token stop;
+  /// How many more items the caller may read, this page's included (Pager::limit_prefetch); nullopt: no limit.
+  /// A fetch that reads ahead requests the following page only when this one holds fewer.
+  std::optional<std::size_t> wanted;
 };
 
 /// How a pager fetches ahead (see "Prefetching" above).
@@ -150,9 +200,8 @@ class Pager {
   using Traits = PageTraits<Page>;
   using Item = typename Traits::Item;
 
-  /// Fetches the page that `cursor` names ("" = the first page). `stop` is requested when the pager no longer
-  /// wants a page it prefetched; the fetch should then end soon (CancelledError).
-  using FetchPage = std::function<Page(const std::string& cursor, std::stop_token stop)>;
+  /// Fetches the page that `cursor` names ("" = the first page); see FetchContext.
+  using FetchPage = std::function<Page(const std::string& cursor, const FetchContext& context)>;
   using PrefetchOptions = trunk::PrefetchOptions;
 
   /// Usually made by a Client (failing_tests, unhealthy_tests...).
@@ -273,7 +322,7 @@ class Pager {
       return std::move(*page);
     }
     abandon_prefetch();  // a prefetch of another page: never two fetches at once (fetch_ is not reentrant)
-    return fetch_(cursor, std::stop_token{});  // asked for now: only the caller's interrupt check can stop it
+    return fetch_(cursor, FetchContext{{}, wanted()});  // asked for now: only the caller's interrupt check stops it
   }
 
   /// With prefetching on and pages left, requests the page next_cursor_ names in the background.
@@ -285,13 +334,19 @@ class Pager {
     prefetch_error_ = nullptr;
     prefetched_cursor_ = next_cursor_;
     // Runs on the worker thread; this pager touches prefetched_ / prefetch_error_ only after wait() joined it.
-    prefetcher_->start([this, cursor = next_cursor_](std::stop_token stop) {
+    prefetcher_->start([this, cursor = next_cursor_, wanted = wanted()](std::stop_token stop) {
       try {
-        prefetched_ = fetch_(cursor, std::move(stop));
+        prefetched_ = fetch_(cursor, FetchContext{std::move(stop), wanted});
       } catch (...) {
         prefetch_error_ = std::current_exception();
       }
     });
+  }
+
+  /// Items the caller may still read from the next page on (FetchContext::wanted).
+  std::optional<std::size_t> wanted() const noexcept {
+    if (!prefetch_budget_) return std::nullopt;
+    return *prefetch_budget_ > items_returned_ ? *prefetch_budget_ - items_returned_ : 0;
   }
 
   void abandon_prefetch() noexcept {

@@ -6,6 +6,8 @@
 
 #include <atomic>
 #include <exception>
+#include <memory>
+#include <optional>
 #include <random>
 #include <stop_token>
 #include <string>
@@ -18,6 +20,7 @@
 #include "endpoint.hpp"
 #include "pending_call.hpp"
 #include "rate_limiter.hpp"
+#include "read_ahead.hpp"
 #include "redaction.hpp"
 #include "secret_memory.hpp"
 #include "transfer_engine.hpp"
@@ -270,16 +273,34 @@ std::vector<BulkResult<TestDetails>> Client::get_test_details_many(const Repo& r
 }
 
 // Every listing pages the same way; only the operation differs. The pagers capture Impl (not Client): a Client
-// that is moved keeps the same Impl, so its pagers stay valid.
+// that is moved keeps the same Impl, so its pagers stay valid. With prefetching on, a fetch reads the next page
+// ahead (read_ahead.hpp) once its own answer is in, before decoding it.
 template <typename Op, typename ClientImpl>
 Pager<typename Op::Response> make_pager(ClientImpl* impl, typename Op::Request request) {
-  using Traits = PageTraits<typename Op::Response>;
+  using Page = typename Op::Response;
+  using Traits = PageTraits<Page>;
   validate(request);
   std::string first = Traits::cursor_of(request);
-  return Pager<typename Op::Response>(
-      [impl, request = std::move(request)](const std::string& token, std::stop_token stop) mutable {
-        Traits::set_cursor(request, token);
-        return impl->template perform<Op>(request, std::move(stop));
+  std::shared_ptr<detail::ReadAhead> ahead;
+  if (impl->options.prefetch_pages) ahead = std::make_shared<detail::ReadAhead>();
+  return Pager<Page>(
+      [impl, request = std::move(request), ahead](const std::string& cursor, const FetchContext& context) mutable {
+        const detail::Cancellation cancel = impl->cancellation(context.stop);
+        std::optional<std::string> body;
+        if (ahead) body = ahead->take(cursor, cancel);
+        if (!body) {
+          Traits::set_cursor(request, cursor);
+          body = impl->engine.send(impl->template build<Op>(request), cancel);
+        }
+        if (ahead) {
+          const detail::PagePeek peek = detail::peek_page(*body, Traits::wire_at());
+          const bool last = !peek.next || (Traits::style == PagingStyle::token && peek.next->empty());
+          if (peek.ok && !last && (!context.wanted || peek.items < *context.wanted)) {
+            Traits::set_cursor(request, *peek.next);
+            ahead->start(*peek.next, impl->engine, impl->template build<Op>(request));
+          }
+        }
+        return impl->template decode_redacted<Page>(std::move(*body));
       },
       std::move(first), PrefetchOptions{impl->options.prefetch_pages, impl->options.interrupt_check});
 }

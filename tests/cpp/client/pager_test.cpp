@@ -80,7 +80,7 @@ int thread_serial() {
 /// `fetched_on`, when given, records the thread_serial() each page was fetched on.
 Pager<NumberPage> pull_requests(Client& client, bool prefetch, std::vector<int>* fetched_on = nullptr) {
   return Pager<NumberPage>(
-      [&client, fetched_on](const std::string& cursor, std::stop_token stop) {
+      [&client, fetched_on](const std::string& cursor, const FetchContext& context) {
         if (fetched_on != nullptr) fetched_on->push_back(thread_serial());  // one fetch at a time
         detail::HttpRequest request;
         request.operation = "list_pull_requests";
@@ -89,7 +89,7 @@ Pager<NumberPage> pull_requests(Client& client, bool prefetch, std::vector<int>*
                             {"targetBranch", "main"}};
         if (!cursor.empty()) body["cursor"] = cursor;
         request.body = body.dump();
-        const auto answer = nlohmann::json::parse(detail::ClientInternals::send(client, request, std::move(stop)));
+        const auto answer = nlohmann::json::parse(detail::ClientInternals::send(client, request, context.stop));
         NumberPage page;
         for (const auto& pr : answer["pullRequests"]) page.numbers.push_back(pr["prNumber"].get<int>());
         if (answer.contains("nextCursor")) page.next_cursor = answer["nextCursor"].get<std::string>();

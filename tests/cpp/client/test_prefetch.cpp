@@ -10,8 +10,10 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
+#include "read_ahead.hpp"
 #include "test_servers.hpp"
 #include "test_support.hpp"
 #include "trunk/client.hpp"
@@ -191,6 +193,142 @@ TEST(Prefetch, AnInterruptWhileWaitingForThePrefetchedPageCancels) {
   ASSERT_TRUE(wait_for_requests(server, 2));
   stop = true;
   EXPECT_THROW(pager.next_page(), CancelledError);
+}
+
+TEST(PeekPage, FindsTheNextCursorAndCountsTheItemsWithoutDecoding) {
+  const WireAt tests = PageTraits<TestPage>::wire_at();
+  EXPECT_EQ(tests.items, "tests");
+  EXPECT_EQ(tests.next[0], "page");
+  EXPECT_EQ(tests.next[1], "next_page_token");
+  // Any key order, unknown keys, escapes in the cursor (read as the decoder reads them).
+  auto peek = detail::peek_page(R"({"page":{"next_page_token":"a\"b\u00e9","total_rows":3},"x":[{}],"tests":[{},{"id":1},[]]})",
+                                tests);
+  EXPECT_TRUE(peek.ok);
+  EXPECT_EQ(peek.items, 3U);
+  EXPECT_EQ(peek.next, "a\"b\u00e9");
+  peek = detail::peek_page(R"({"tests":[],"page":{}})", tests);
+  EXPECT_TRUE(peek.ok);
+  EXPECT_EQ(peek.items, 0U);
+  EXPECT_FALSE(peek.next.has_value());
+  peek = detail::peek_page(R"({"tests":[],"page":{"next_page_token":null}})", tests);
+  EXPECT_TRUE(peek.ok);
+  EXPECT_FALSE(peek.next.has_value());
+
+  const WireAt pull_requests = PageTraits<PullRequestPage>::wire_at();
+  EXPECT_EQ(pull_requests.items, "pullRequests");
+  EXPECT_EQ(pull_requests.next[0], "nextCursor");
+  EXPECT_TRUE(pull_requests.next[1].empty());
+  peek = detail::peek_page(R"({"nextCursor":"c2","pullRequests":[{"prNumber":1}]})", pull_requests);
+  EXPECT_TRUE(peek.ok && peek.items == 1U && peek.next == "c2");
+}
+
+TEST(PeekPage, AnAnswerItCannotReadIsLeftToTheDecoder) {
+  const WireAt at = PageTraits<TestPage>::wire_at();
+  for (const char* body : {"", "[]", "{", R"({"page":{"next_page_token":"p2"}})", R"({"tests":{},"page":{}})",
+                           R"({"tests":[1,2,)", "null", R"({"tests":"[]"})"}) {
+    EXPECT_FALSE(detail::peek_page(body, at).ok) << body;
+  }
+}
+
+TEST(ReadAhead, ThePageAfterNextIsRequestedAsSoonAsTheNextOnesAnswerIsIn) {
+  HttpTestServer server;
+  serve_pages(server, three_pages());
+  Client client(testing::test_options(server.base_url()));
+  auto pager = client.failing_tests(failing_request());
+  ASSERT_TRUE(pager.next_page().has_value());
+  // While the caller holds page 1: page 2 is prefetched, and page 3 requested once page 2's answer is in.
+  EXPECT_TRUE(wait_for_requests(server, 3));
+  std::vector<std::string> ids;
+  while (auto page = pager.next_page()) {
+    for (const TestCase& test : page->tests) ids.push_back(test.id.value_or(""));
+  }
+  EXPECT_EQ(ids, (std::vector<std::string>{uuid_for(3), uuid_for(4), uuid_for(5)}));
+  const auto sent = server.requests();
+  ASSERT_EQ(sent.size(), 3U);  // every page once, nothing after the last
+  EXPECT_EQ(page_token_of(sent[2].body), "p3");
+}
+
+TEST(ReadAhead, NotPastWhatTheCallerWants) {
+  // Pages of 2, 2 and 1 tests. A limit of 4 is met by pages 1 and 2: page 3 is never requested. A limit of 5
+  // needs page 3 too, which is then read ahead while page 2 is decoded.
+  for (const auto& [limit, requests] : {std::pair{4U, 2U}, std::pair{5U, 3U}}) {
+    HttpTestServer server;
+    serve_pages(server, three_pages());
+    Client client(testing::test_options(server.base_url()));
+    auto pager = client.failing_tests(failing_request());
+    pager.limit_prefetch(limit);
+    ASSERT_TRUE(pager.next_page().has_value());
+    ASSERT_TRUE(wait_for_requests(server, requests)) << limit;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    EXPECT_EQ(server.request_count(), requests) << limit;
+  }
+}
+
+TEST(ReadAhead, ACursorRequestedBeforeIsNeverReadAheadAgain) {
+  // p2 -> p3 -> p2: the pager reports the repeated token; the read-ahead must not have requested p2 twice.
+  HttpTestServer server;
+  serve_pages(server, {{"", testing::page_json({uuid_for(1)}, "p2", 0)},
+                       {"p2", testing::page_json({uuid_for(2)}, "p3", 1)},
+                       {"p3", testing::page_json({uuid_for(3)}, "p2", 2)}});
+  Client client(testing::test_options(server.base_url()));
+  auto pager = client.failing_tests(failing_request());
+  ASSERT_TRUE(pager.next_page().has_value());
+  ASSERT_TRUE(pager.next_page().has_value());
+  EXPECT_THROW(pager.next_page(), PaginationError);
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_EQ(server.request_count(), 3U);
+}
+
+TEST(ReadAhead, AnErrorOfThePageReadAheadSurfacesWhenThatPageIsAskedFor) {
+  HttpTestServer server;
+  serve_pages(server, {{"", testing::page_json({uuid_for(1)}, "p2", 0)},
+                       {"p2", testing::page_json({uuid_for(2)}, "missing", 1)}});
+  Client client(testing::test_options(server.base_url()));
+  auto pager = client.failing_tests(failing_request());
+  ASSERT_TRUE(pager.next_page().has_value());
+  ASSERT_TRUE(wait_for_requests(server, 3));  // page 3 ("missing", a 404) was read ahead
+  const auto second = pager.next_page();     // its failure does not leak into page 2
+  ASSERT_TRUE(second.has_value());
+  EXPECT_EQ(second->tests.at(0).id, uuid_for(2));
+  EXPECT_THROW(pager.next_page(), NotFoundError);
+}
+
+TEST(ReadAhead, DroppingThePagerCancelsTheReadAheadInFlight) {
+  std::atomic<int> calls{0};
+  HttpTestServer server;  // after what its handler uses: stopped (threads joined) before they go
+  server.set_handler([&](const httplib::Request& request, httplib::Response& response) {
+    const std::string token = page_token_of(request.body);
+    ++calls;
+    if (token.empty()) {
+      response.set_content(testing::page_json({uuid_for(1)}, "p2", 0), "application/json");
+    } else if (token == "p2") {
+      response.set_content(testing::page_json({uuid_for(2)}, "p3", 1), "application/json");
+    } else {
+      server.hang();  // page 3, read ahead, never comes
+    }
+  });
+  Client client(testing::test_options(server.base_url()));
+  {
+    auto pager = client.failing_tests(failing_request());
+    ASSERT_TRUE(pager.next_page().has_value());
+    ASSERT_TRUE(wait_for_requests(server, 3));
+  }  // the pager goes with page 3's transfer in flight: cancelled, not waited out
+  // The client still answers (the cancelled transfer left nothing behind that blocks it).
+  server.set_replies({{200, testing::page_json({uuid_for(9)}, "", 0)}});
+  EXPECT_EQ(client.failing_tests(failing_request()).next_page()->tests.at(0).id, uuid_for(9));
+}
+
+TEST(ReadAhead, SwitchedOffWithPrefetching) {
+  HttpTestServer server;
+  serve_pages(server, three_pages());
+  ClientOptions options = testing::test_options(server.base_url());
+  options.prefetch_pages = false;
+  Client client(std::move(options));
+  auto pager = client.failing_tests(failing_request());
+  ASSERT_TRUE(pager.next_page().has_value());
+  ASSERT_TRUE(pager.next_page().has_value());
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_EQ(server.request_count(), 2U);
 }
 
 TEST(Prefetch, AMovedPagerKeepsWalking) {
