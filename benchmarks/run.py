@@ -344,13 +344,14 @@ class Bench:
               f"{dicts['held'] / 2**20:8.1f} MiB", flush=True)
         self.target(name, "table memory / dicts", table.nbytes / dicts["held"], 0.3, higher_is_better=False)
 
-        # A progress bar is fed once per page: on against off, interleaved, best of 2*REPEAT each.
+        # A progress bar is fed once per page: on against off, interleaved, best of 4*REPEAT each (its real cost is
+        # microseconds; fewer runs left the ratio at the mercy of one disturbed run, 0.98-1.06).
         import io
         import contextlib
 
         off: list[float] = []
         on: list[float] = []
-        for _ in range(2 * REPEAT):
+        for _ in range(4 * REPEAT):
             off.append(timed(lambda: listing(progress=False).to_pandas())[0])
             with contextlib.redirect_stderr(io.StringIO()):
                 on.append(timed(lambda: listing(progress=True).to_pandas())[0])
