@@ -60,7 +60,7 @@ std::string usage() {
          "                           POST /sandbox/advance (default: the wall clock)\n"
          "  --flaky-failure-rate F   chance a queue test run fails on a flaky test (default: from the history)\n"
          "  --broken-rate F          chance a submitted pull request is broken (default: from the history)\n"
-         "  --threads N              server threads; connections hold none while idle or waiting (default 4)\n"
+         "  --threads N              server threads; connections hold none while idle or waiting (default: cores, 2-4)\n"
          "  --latency-ms N           added to every response\n"
          "  --jitter-ms N            plus a uniform random 0..N ms\n"
          "  --error-rate F           fraction of requests answered 503\n"

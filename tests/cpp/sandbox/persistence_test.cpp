@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include <filesystem>
+#include <thread>
 
 #include "sandbox_support.hpp"
 #include "trunk/codec.hpp"
@@ -175,6 +176,13 @@ TEST(Options, InvalidOptionsAreRejectedNamingTheField) {
   }
   options = small_options(-1);
   EXPECT_THROW(trunk::sandbox::Sandbox(options).start(), trunk::ValidationError);
+}
+
+TEST(Options, ServerThreadsDefaultToTheCoresFromTwoToFour) {
+  const unsigned cores = std::thread::hardware_concurrency();
+  const int expected = cores <= 2 ? 2 : (cores >= 4 ? 4 : static_cast<int>(cores));
+  EXPECT_EQ(trunk::sandbox::default_server_threads(), expected);
+  EXPECT_EQ(trunk::sandbox::SandboxOptions{}.threads, expected);
 }
 
 TEST(Lifecycle, StopIsIdempotentAndARandomTokenIsMadeWhenNoneIsGiven) {
