@@ -141,9 +141,10 @@ struct Client::Impl {
   }
 
   /// decode(), with the token redacted from any DecodeError (a body may echo it). The raw body is wiped
-  /// afterwards, whatever happens: if it echoed the token, no unwiped copy is freed.
+  /// afterwards, whatever happens: if it echoed the token, no unwiped copy is freed. The body is read in place
+  /// (the transfer leaves room for the decoder's padding); `on_validated` sees it once its syntax is checked.
   template <typename Response>
-  Response decode_redacted(std::string&& response) const {
+  Response decode_redacted(std::string&& response, const detail::OnValidated& on_validated = {}) const {
     struct WipeOnExit {
       std::string& text;
       ~WipeOnExit() { detail::wipe(text); }
@@ -152,7 +153,7 @@ struct Client::Impl {
       if constexpr (kTextAnswer<Response>) {
         return Response::parse(response);
       } else {
-        return decode<Response>(response);
+        return detail::decode_body<Response>(response, on_validated);
       }
     } catch (const DecodeError& error) {
       const std::string message = error.what();
@@ -274,7 +275,7 @@ std::vector<BulkResult<TestDetails>> Client::get_test_details_many(const Repo& r
 
 // Every listing pages the same way; only the operation differs. The pagers capture Impl (not Client): a Client
 // that is moved keeps the same Impl, so its pagers stay valid. With prefetching on, a fetch reads the next page
-// ahead (read_ahead.hpp) once its own answer is in, before decoding it.
+// ahead (read_ahead.hpp) once its own answer is in and checked, before decoding it.
 template <typename Op, typename ClientImpl>
 Pager<typename Op::Response> make_pager(ClientImpl* impl, typename Op::Request request) {
   using Page = typename Op::Response;
@@ -292,15 +293,17 @@ Pager<typename Op::Response> make_pager(ClientImpl* impl, typename Op::Request r
           Traits::set_cursor(request, cursor);
           body = impl->engine.send(impl->template build<Op>(request), cancel);
         }
-        if (ahead) {
-          const detail::PagePeek peek = detail::peek_page(*body, Traits::wire_at());
-          const bool last = !peek.next || (Traits::style == PagingStyle::token && peek.next->empty());
-          if (peek.ok && !last && (!context.wanted || peek.items < *context.wanted)) {
-            Traits::set_cursor(request, *peek.next);
-            ahead->start(*peek.next, impl->engine, impl->template build<Op>(request));
-          }
-        }
-        return impl->template decode_redacted<Page>(std::move(*body));
+        if (!ahead) return impl->template decode_redacted<Page>(std::move(*body));
+        // Once the answer's syntax is checked, and before it is decoded, the page after this one is requested.
+        return impl->template decode_redacted<Page>(
+            std::move(*body), [&](const simdjson::dom::element& root) {
+              const detail::PagePeek peek = detail::peek_page(root, Traits::wire_at());
+              const bool last = !peek.next || (Traits::style == PagingStyle::token && peek.next->empty());
+              if (peek.ok && !last && (!context.wanted || peek.items < *context.wanted)) {
+                Traits::set_cursor(request, *peek.next);
+                ahead->start(*peek.next, impl->engine, impl->template build<Op>(request));
+              }
+            });
       },
       std::move(first), PrefetchOptions{impl->options.prefetch_pages, impl->options.interrupt_check});
 }

@@ -6,6 +6,7 @@
 #include <system_error>
 #include <string_view>
 
+#include "core/decode_body.hpp"
 #include "secret_memory.hpp"
 #include "trunk/error.hpp"
 
@@ -52,7 +53,9 @@ extern "C" size_t on_body(char* data, size_t size, size_t count, void* user) {
     return 0;  // any count other than `bytes` makes libcurl abort with CURLE_WRITE_ERROR
   }
   try {
-    if (body.capacity() < body.size() + bytes) reserve_wiped(body, std::max(body.size() + bytes, 2 * body.capacity()));
+    // kDecodePadding spare bytes at the end let the decoder read the body in place (decode_body.hpp).
+    const std::size_t needed = body.size() + bytes + kDecodePadding;
+    if (body.capacity() < needed) reserve_wiped(body, std::max(needed, 2 * body.capacity()));
     body.append(data, bytes);
   } catch (...) {
     return 0;
@@ -79,7 +82,7 @@ extern "C" size_t on_header(char* data, size_t size, size_t count, void* user) {
       std::size_t length = 0;
       const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), length);
       if (error == std::errc() && end == digits.data() + digits.size() && length <= state->max_response_bytes) {
-        reserve_wiped(state->result.body, std::min(length, kMostReservedAhead));
+        reserve_wiped(state->result.body, std::min(length, kMostReservedAhead) + kDecodePadding);
       }
     }
   } catch (...) {

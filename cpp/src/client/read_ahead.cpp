@@ -2,8 +2,6 @@
 
 #include <simdjson.h>
 
-#include <string.h>
-
 #include <chrono>
 #include <utility>
 
@@ -14,47 +12,25 @@ namespace trunk::detail {
 
 namespace {
 
-namespace od = simdjson::ondemand;
-
 /// How often a fetch waiting for a read-ahead answer checks its cancellation.
 constexpr std::chrono::milliseconds kWaitSlice{100};
 
-/// The string at `key` of `object`; nullopt when absent or not a string.
-std::optional<std::string> string_at(od::object& object, std::string_view key) {
-  std::string_view text;
-  if (object.find_field_unordered(key).get_string().get(text) != simdjson::SUCCESS) return std::nullopt;
-  return std::string(text);
-}
-
 }  // namespace
 
-PagePeek peek_page(std::string_view body, const WireAt& at) {
-  // A copy with simdjson's padding: the body itself is the decoder's afterwards, untouched. Wiped when done,
-  // as the body is (an answer may echo the token).
-  simdjson::padded_string padded(body);
-  struct WipeOnExit {
-    simdjson::padded_string& copy;
-    ~WipeOnExit() { ::explicit_bzero(copy.data(), copy.size()); }
-  } wipe_on_exit{padded};
-  thread_local od::parser parser;
+PagePeek peek_page(const simdjson::dom::element& root, const WireAt& at) {
   PagePeek peek;
-  od::document document;
-  if (parser.iterate(padded).get(document) != simdjson::SUCCESS) return peek;
-  od::object root;
-  if (document.get_object().get(root) != simdjson::SUCCESS) return peek;
-  od::array items;
-  if (root.find_field_unordered(at.items).get_array().get(items) != simdjson::SUCCESS) return peek;
-  std::size_t count = 0;
-  if (items.count_elements().get(count) != simdjson::SUCCESS) return peek;
-  if (at.next[1].empty()) {
-    peek.next = string_at(root, at.next[0]);
-  } else {
-    od::object holder;
-    if (root.find_field_unordered(at.next[0]).get_object().get(holder) == simdjson::SUCCESS) {
-      peek.next = string_at(holder, at.next[1]);
-    }
+  simdjson::dom::object object;
+  if (root.get_object().get(object) != simdjson::SUCCESS) return peek;
+  simdjson::dom::array items;
+  if (object[at.items].get_array().get(items) != simdjson::SUCCESS) return peek;
+  // The cursor: a key of the root object, or of the object at next[0].
+  simdjson::dom::element cursor;
+  if (object[at.next[0]].get(cursor) == simdjson::SUCCESS &&
+      (at.next[1].empty() || cursor.get_object()[at.next[1]].get(cursor) == simdjson::SUCCESS)) {
+    std::string_view next;
+    if (cursor.get_string().get(next) == simdjson::SUCCESS) peek.next = std::string(next);
   }
-  peek.items = count;
+  peek.items = items.size();
   peek.ok = true;
   return peek;
 }

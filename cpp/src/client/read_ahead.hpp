@@ -1,8 +1,9 @@
 #pragma once
 // Reading a listing ahead (see "Reading ahead" in trunk/pager.hpp): while a prefetching pager's background
 // thread decodes page k+1, page k+2 is already on its way. The cursor of page k+2 is in page k+1's answer, so a
-// fetch peeks at the raw answer first (peek_page: the next cursor and the number of items, nothing decoded) and
-// submits the following request to the transfer engine before decoding; the next fetch takes that answer.
+// fetch peeks at that answer once its syntax is checked (peek_page on the validated document the decoder hands
+// over, decode_body.hpp: the next cursor and the number of items) and submits the following request to the
+// transfer engine before the page is decoded into the model; the next fetch takes that answer.
 
 #include <condition_variable>
 #include <cstddef>
@@ -14,6 +15,7 @@
 #include <string_view>
 #include <unordered_set>
 
+#include "core/decode_body.hpp"
 #include "transfer_engine.hpp"
 #include "trunk/pager.hpp"
 
@@ -26,9 +28,9 @@ struct PagePeek {
   bool ok = false;                  ///< false: the answer is not shaped as expected (the decoder will say why)
 };
 
-/// The next cursor and the item count of a page's answer, at the places `at` names. Never throws: an answer it
-/// cannot read is left to the decoder, and nothing is read ahead.
-PagePeek peek_page(std::string_view body, const WireAt& at);
+/// The next cursor and the item count of a page's answer (its validated document), at the places `at` names.
+/// Never throws: an answer shaped otherwise is left to the decoder, and nothing is read ahead.
+PagePeek peek_page(const simdjson::dom::element& root, const WireAt& at);
 
 /// The one page a pager's fetches have requested ahead, and the cursors they have requested so far. Used by one
 /// pager (one fetch at a time); the engine's completion may arrive on the engine thread at any time.

@@ -24,6 +24,8 @@ T from_json(const Json& json, std::string_view path) {
 }  // namespace trunk
 
 /// At global scope: the decoder's entry points for trunk::Type.
-#define TRUNK_INSTANTIATE_DECODER(Type)                                      \
-  template trunk::Type trunk::decode<trunk::Type>(std::string_view body); \
-  template trunk::Type trunk::from_json<trunk::Type>(const trunk::Json& json, std::string_view path);
+#define TRUNK_INSTANTIATE_DECODER(Type)                                                                  \
+  template trunk::Type trunk::decode<trunk::Type>(std::string_view body);                             \
+  template trunk::Type trunk::from_json<trunk::Type>(const trunk::Json& json, std::string_view path); \
+  template trunk::Type trunk::detail::decode_body<trunk::Type>(std::string & body,                     \
+                                                              const trunk::detail::OnValidated& on_validated);

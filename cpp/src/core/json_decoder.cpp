@@ -1,6 +1,8 @@
 // The non-template parts of the decoder (json_decoder.hpp): scalars, paths, errors, unknown keys.
 #include "json_decoder.hpp"
 
+#include <string.h>
+
 #include <charconv>
 #include <limits>
 #include <new>
@@ -205,28 +207,31 @@ simdjson::dom::parser& depth_limited_validator() {
 
 }  // namespace
 
-void validate_syntax(const simdjson::padded_string& padded, std::string_view body) {
+std::optional<simdjson::dom::element> validate_syntax(simdjson::padded_string_view padded) {
   simdjson::dom::element root;
   const auto error = depth_limited_validator().parse(padded).get(root);
-  if (!error) return;
+  if (!error) return root;
   if (error == simdjson::DEPTH_ERROR) throw_too_deep("");
   if (error == simdjson::NUMBER_ERROR) {
     // A number no 64-bit integer or double holds (1e400, 30 digits): valid JSON syntax, which the decoder
     // reports with its path when it reads the field; anything else wrong is still malformed. simdjson stopped
     // at the number, so the depth of what follows is checked here, before the recursive parser sees it.
+    const std::string_view body(padded.data(), padded.length());
     check_nesting_depth(body);
-    if (Json::accept(body.begin(), body.end())) return;
+    if (Json::accept(body.begin(), body.end())) return std::nullopt;
     try {
       const Json parsed = Json::parse(body.begin(), body.end());
       static_cast<void>(parsed);
-      return;
+      return std::nullopt;
     } catch (const Json::out_of_range&) {
-      return;  // 1e400: the field's reader says "malformed JSON" too, where it meets it
+      return std::nullopt;  // 1e400: the field's reader says "malformed JSON" too, where it meets it
     } catch (const Json::exception&) {
     }
   }
   throw_malformed(error);
 }
+
+WipedPaddedCopy::~WipedPaddedCopy() { ::explicit_bzero(copy_.data(), copy_.size()); }
 
 void check_nesting_depth(std::string_view text) {
   // A linear scan for brackets outside strings, for the one case validate_syntax's parser stops early on (a

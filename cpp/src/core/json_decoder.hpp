@@ -30,6 +30,7 @@
 #include <variant>
 #include <vector>
 
+#include "decode_body.hpp"
 #include "text.hpp"
 #include "trunk/describe.hpp"
 #include "trunk/enums.hpp"
@@ -281,15 +282,20 @@ void check_nesting_depth(std::string_view text);
 /// On-Demand checks only what it reads, and skipping an unknown key's value does not check the structure after
 /// it (fuzz finding: {"a":"b":1} read as an object), so the document's syntax is checked first by simdjson's
 /// validating parser, which also refuses deeper nesting (hostile input must not reach the recursive code).
-void validate_syntax(const simdjson::padded_string& padded, std::string_view body);
+/// Returns the document as that parser read it (valid until its thread parses again), or nullopt when the
+/// parser stopped at a number no double holds and a slower check accepted the text.
+std::optional<simdjson::dom::element> validate_syntax(simdjson::padded_string_view padded);
 
-/// The document as T (see the top of this file).
+/// The document as T (see the top of this file), read in place from text with simdjson's padding after it.
+/// `on_validated`, when given, sees the validated document before it is decoded (decode_body.hpp).
 template <schema::Described T>
-T decode_document(std::string_view body, std::string_view root_path = "") {
+T decode_padded(simdjson::padded_string_view padded, std::string_view root_path = "",
+                const OnValidated* on_validated = nullptr) {
+  const std::string_view body(padded.data(), padded.length());
   const JsonPath root_at{nullptr, root_path, 0, false};
   thread_local od::parser parser;
-  const simdjson::padded_string padded(body);
-  validate_syntax(padded, body);
+  const std::optional<simdjson::dom::element> validated = validate_syntax(padded);
+  if (validated && on_validated && *on_validated) (*on_validated)(*validated);
   od::document document;
   if (auto error = parser.iterate(padded).get(document)) throw_malformed(error);
   DecodeContext context{schema::HasExtras<T> ? DecodeMode::tolerant : DecodeMode::strict, {}};
@@ -305,6 +311,40 @@ T decode_document(std::string_view body, std::string_view root_path = "") {
   }
   if (!context.violations.empty()) throw ValidationError(std::move(context.violations));
   return out;
+}
+
+/// A copy of a text with simdjson's padding, wiped when it goes (the text may be an answer echoing the token).
+class WipedPaddedCopy {
+ public:
+  explicit WipedPaddedCopy(std::string_view text) : copy_(text) {}
+  ~WipedPaddedCopy();
+  WipedPaddedCopy(const WipedPaddedCopy&) = delete;
+  WipedPaddedCopy& operator=(const WipedPaddedCopy&) = delete;
+  simdjson::padded_string_view view() const {
+    return simdjson::padded_string_view(copy_.data(), copy_.size(), copy_.size() + simdjson::SIMDJSON_PADDING);
+  }
+
+ private:
+  simdjson::padded_string copy_;
+};
+
+/// The document as T, from any text (decoded from a padded copy).
+template <schema::Described T>
+T decode_document(std::string_view body, std::string_view root_path = "") {
+  const WipedPaddedCopy padded(body);
+  return decode_padded<T>(padded.view(), root_path);
+}
+
+/// decode_body.hpp: the body's own spare capacity as the padding when there is enough, else a padded copy.
+template <schema::Described T>
+T decode_body(std::string& body, const OnValidated& on_validated) {
+  static_assert(kDecodePadding >= simdjson::SIMDJSON_PADDING);
+  if (body.capacity() - body.size() >= kDecodePadding) {
+    return decode_padded<T>(simdjson::padded_string_view(body.data(), body.size(), body.capacity()), "",
+                            &on_validated);
+  }
+  const WipedPaddedCopy padded(body);
+  return decode_padded<T>(padded.view(), "", &on_validated);
 }
 
 }  // namespace trunk::detail
