@@ -15,7 +15,7 @@ Scenarios (ratios are "how many times faster/smaller ours is"; targets from issu
   5. resident memory holding 100,000 tests: ours (TestCase) vs dicts (ours <= dicts).
   6. the sandbox under many connections (issue 17): get-test-details x1000 with 20 ms latency at concurrency 8,
      32, 64, 128 and 256, ours (bulk) and httpx.AsyncClient, each against the ideal N*latency/concurrency
-     (ours at 256 within 1.3x of it), best of 3 runs each. The sandbox runs with its default threads.
+     (ours at 256 within 1.3x of it), best of 3 runs each.
   7. AsyncClient (issue 16): get-test-details x1000 with 20 ms latency, 64 in flight, one coroutine per call:
      ours vs httpx.AsyncClient with the same limit (>= 1.5x) and vs the ideal N*latency/64 (within 1.3x); and the
      peak memory of 10,000 concurrent coroutine calls through one client, ours vs httpx (ours <= httpx).
@@ -406,11 +406,9 @@ def main() -> int:
     bench = Bench(sizes)
 
     started = time.time()
+    # Every sandbox serves with the library's default threads, as users get it (scenario 6 measures exactly that).
     slow = (SandboxProcess(tests=sizes["latency_tests"], latency_ms=LATENCY_MS, ids=sizes["details"])
-            if chosen & {"1", "7"} else None)
-    # Scenario 6 measures the sandbox's own serving, so its worker threads stay at the library's default.
-    swept = SandboxProcess(tests=sizes["latency_tests"], latency_ms=LATENCY_MS, ids=sizes["details"],
-                           threads=None) if "6" in chosen else None
+            if chosen & {"1", "6", "7"} else None)
     big = SandboxProcess(tests=sizes["big_tests"], ids=sizes["calls"]) if chosen & {"2", "3", "4", "5", "8"} else None
     print(f"sandboxes ready in {time.time() - started:.1f} s; running scenarios {','.join(sorted(chosen))}", flush=True)
     try:
@@ -428,12 +426,12 @@ def main() -> int:
             bench.memory(big)
         if big and "8" in chosen:
             bench.arrow(big)
-        if swept:
-            bench.sweep(swept)
+        if slow and "6" in chosen:
+            bench.sweep(slow)
         if slow and "7" in chosen:
             bench.asynchronous(slow)
     finally:
-        for sandbox in (slow, big, swept):
+        for sandbox in (slow, big):
             if sandbox:
                 sandbox.stop()
 
