@@ -31,7 +31,8 @@
 // While waiting for a prefetched page, next_page() polls the interrupt check every 100 ms (CancelledError).
 //
 // Reading ahead (the Client's listings, when prefetching): a fetch also requests the page after the one it was
-// asked for as soon as that page's answer has arrived, before decoding it, so decoding overlaps the next
+// asked for as soon as that page's answer has arrived and its syntax is checked, before it is decoded into the
+// model, so decoding overlaps the next
 // transfer instead of delaying it. It never requests a cursor already requested, nor a page the caller does
 // not want (FetchContext::wanted), and a pager dropped with a read-ahead in flight cancels it.
 
