@@ -293,17 +293,20 @@ Pager<typename Op::Response> make_pager(ClientImpl* impl, typename Op::Request r
           Traits::set_cursor(request, cursor);
           body = impl->engine.send(impl->template build<Op>(request), cancel);
         }
-        if (!ahead) return impl->template decode_redacted<Page>(std::move(*body));
-        // Once the answer's syntax is checked, and before it is decoded, the page after this one is requested.
-        return impl->template decode_redacted<Page>(
-            std::move(*body), [&](const simdjson::dom::element& root) {
-              const detail::PagePeek peek = detail::peek_page(root, Traits::wire_at());
-              const bool last = !peek.next || (Traits::style == PagingStyle::token && peek.next->empty());
-              if (peek.ok && !last && (!context.wanted || peek.items < *context.wanted)) {
-                Traits::set_cursor(request, *peek.next);
-                ahead->start(*peek.next, impl->engine, impl->template build<Op>(request));
-              }
-            });
+        // With reading ahead, the page after this one is requested once this answer's syntax is checked, before
+        // it is decoded.
+        detail::OnValidated read_ahead;
+        if (ahead) {
+          read_ahead = [&](const simdjson::dom::element& root) {
+            const detail::PagePeek peek = detail::peek_page(root, Traits::wire_at());
+            const bool last = !peek.next || (Traits::style == PagingStyle::token && peek.next->empty());
+            if (peek.ok && !last && (!context.wanted || peek.items < *context.wanted)) {
+              Traits::set_cursor(request, *peek.next);
+              ahead->start(*peek.next, impl->engine, impl->template build<Op>(request));
+            }
+          };
+        }
+        return impl->template decode_redacted<Page>(std::move(*body), read_ahead);
       },
       std::move(first), PrefetchOptions{impl->options.prefetch_pages, impl->options.interrupt_check});
 }

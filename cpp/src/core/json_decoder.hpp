@@ -290,12 +290,12 @@ std::optional<simdjson::dom::element> validate_syntax(simdjson::padded_string_vi
 /// `on_validated`, when given, sees the validated document before it is decoded (decode_body.hpp).
 template <schema::Described T>
 T decode_padded(simdjson::padded_string_view padded, std::string_view root_path = "",
-                const OnValidated* on_validated = nullptr) {
+                const OnValidated& on_validated = {}) {
   const std::string_view body(padded.data(), padded.length());
   const JsonPath root_at{nullptr, root_path, 0, false};
   thread_local od::parser parser;
   const std::optional<simdjson::dom::element> validated = validate_syntax(padded);
-  if (validated && on_validated && *on_validated) (*on_validated)(*validated);
+  if (validated && on_validated) on_validated(*validated);
   od::document document;
   if (auto error = parser.iterate(padded).get(document)) throw_malformed(error);
   DecodeContext context{schema::HasExtras<T> ? DecodeMode::tolerant : DecodeMode::strict, {}};
@@ -341,10 +341,10 @@ T decode_body(std::string& body, const OnValidated& on_validated) {
   static_assert(kDecodePadding >= simdjson::SIMDJSON_PADDING);
   if (body.capacity() - body.size() >= kDecodePadding) {
     return decode_padded<T>(simdjson::padded_string_view(body.data(), body.size(), body.capacity()), "",
-                            &on_validated);
+                            on_validated);
   }
   const WipedPaddedCopy padded(body);
-  return decode_padded<T>(padded.view(), "", &on_validated);
+  return decode_padded<T>(padded.view(), "", on_validated);
 }
 
 }  // namespace trunk::detail
