@@ -18,7 +18,7 @@
 // (curl_multi_wakeup wakes it). Each submitted request carries a completion callback, called once on the
 // engine thread, and can be cancelled (its transfer is removed from the multi handle at once). Waiting
 // between retries or for a rate-limit slot is a timer of that loop, never a sleep. Batches and submissions
-// share the loop code (TransferLoop in transfer_engine.cpp): the same classification, backoff, Retry-After,
+// share the loop code (TransferLoop, transfer_loop.hpp): the same classification, backoff, Retry-After,
 // deadline, not-safe-writes rule, rate limiter and token hygiene.
 
 #include <curl/curl.h>
