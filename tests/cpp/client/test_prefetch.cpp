@@ -306,11 +306,9 @@ TEST(ReadAhead, AnErrorOfThePageReadAheadSurfacesWhenThatPageIsAskedFor) {
 }
 
 TEST(ReadAhead, DroppingThePagerCancelsTheReadAheadInFlight) {
-  std::atomic<int> calls{0};
-  HttpTestServer server;  // after what its handler uses: stopped (threads joined) before they go
+  HttpTestServer server;
   server.set_handler([&](const httplib::Request& request, httplib::Response& response) {
     const std::string token = page_token_of(request.body);
-    ++calls;
     if (token.empty()) {
       response.set_content(testing::page_json({uuid_for(1)}, "p2", 0), "application/json");
     } else if (token == "p2") {
