@@ -80,7 +80,7 @@ def tour(sandbox: Sandbox) -> None:
         for failure in (worst.most_common_failures or [])[:3]:
             print(f"  {failure.occurrence_count:>4}x  {short(failure.summary, 70)}")
 
-    # 4. The merge queue: pause it, look, change mode (it passes through switching_modes), resume.
+    # 4. The merge queue: pause it, look, change mode (at once: the queue is empty), resume.
     heading("merge queue of main: pause, switch to parallel mode with batching, resume")
     settings = client.update_queue(repo, "main", state="paused")
     print(f"  paused:   state={settings.state}, mode={settings.mode}, batch={settings.batch}")
@@ -88,7 +88,6 @@ def tour(sandbox: Sandbox) -> None:
                                    concurrency=8)
     print(f"  changed:  state={settings.state}, mode={settings.mode}, concurrency={settings.concurrency}, "
           f"batching_min_size={settings.batching_min_size}")
-    time.sleep(0.6)  # the sandbox reports switching_modes for switching_modes_seconds
     settings = client.update_queue(repo, "main", state="running")
     print(f"  resumed:  state={settings.state}, mode={settings.mode}, batch={settings.batch}")
 

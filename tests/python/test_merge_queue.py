@@ -121,11 +121,14 @@ def test_cancel_and_restart(mq, repo, queue_box):
 
 
 def test_parallel_mode_merges_more_in_the_same_time_than_single(mq, repo, queue_box):
+    # Parallel mode tests only pull requests whose impacted targets were uploaded; here five lanes of two.
     mq.create_queue(repo, "single")
     mq.create_queue(repo, "parallel", mode="parallel", concurrency=5)
     for number in range(1, 11):
         mq.submit_pull_request(repo, number, "single")
         mq.submit_pull_request(repo, number, "parallel")
+        sha = mq.get_submitted_pull_request(repo, number, "parallel").pr_sha
+        mq.set_impacted_targets(repo, number, sha, "parallel", [f"//lane{number % 5}"])
     queue_box.advance(minutes=45)
     merged_single = sum(state == "merged" for state in states(mq, repo, "single").values())
     merged_parallel = sum(state == "merged" for state in states(mq, repo, "parallel").values())

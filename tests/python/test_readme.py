@@ -102,7 +102,7 @@ def test_the_demo_runs_and_tells_its_story():
     assert result.stderr == ""
     out = result.stdout
     for part in ("tests failed in the last 24 hours", "flaky tests; the 5 that impacted the most pull requests",
-                 "details of ", "state=paused", "state=switching_modes", "state=running",
+                 "details of ", "state=paused", "mode=parallel", "state=running",
                  "AuthenticationError (401)", "ValidationError: end_time", "done in"):
         assert part in out, part
     assert "not-the-token" not in out

@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cmath>
 #include <numbers>
+#include <tuple>
 
 namespace trunk::sandbox {
 
@@ -40,6 +41,11 @@ constexpr const char* kTopics[] = {"checkout flow", "payment retries", "login pa
                                    "test fixtures", "release script", "search index", "feature flags"};
 constexpr const char* kAuthors[] = {"alice", "bob", "carol", "dave", "erin", "frank", "grace", "heidi"};
 
+/// The reason a pull request fails with, by the cause of its failed run.
+std::string_view failure_reason(FailureCause cause) {
+  return cause == FailureCause::timeout ? reason::kTestRunTimeout : reason::kRequiredStatusFailed;
+}
+
 template <typename T, std::size_t N>
 const T& pick(const T (&items)[N], std::uint64_t bits) {
   return items[bits % N];
@@ -70,11 +76,15 @@ MergeQueue::MergeQueue(std::string repo_key, std::string branch, FailureModel mo
       ids_(mix64(model.seed ^ queue_hash_)),
       cursors_(mix64(model.seed ^ queue_hash_ ^ 0x637572736F72ULL)) {}
 
+std::string_view queue_type_name(QueueType type) noexcept {
+  return type == QueueType::bisection ? "bisection" : "main";
+}
+
 // ---- lookups ---------------------------------------------------------------------------------------------
 
 std::optional<std::size_t> MergeQueue::active(std::int64_t number) const {
-  for (std::size_t i = submissions_.size(); i-- > 0;) {
-    if (submissions_[i].number == number && !submissions_[i].concluded()) return i;
+  for (const std::size_t i : open_) {
+    if (submissions_[i].number == number) return i;
   }
   return std::nullopt;
 }
@@ -94,10 +104,28 @@ std::optional<std::size_t> MergeQueue::unit_of(std::size_t submission) const {
   return std::nullopt;
 }
 
+std::optional<std::size_t> MergeQueue::group_of(std::size_t submission) const {
+  for (std::size_t g = 0; g < bisection_.size(); ++g) {
+    const auto& group = bisection_[g];
+    if (std::find(group.members.begin(), group.members.end(), submission) != group.members.end() ||
+        std::find(group.deferred.begin(), group.deferred.end(), submission) != group.deferred.end()) {
+      return g;
+    }
+  }
+  return std::nullopt;
+}
+
+bool MergeQueue::waits_for_targets(const Submission& s) const noexcept {
+  return parallel_ && s.queue_type == QueueType::main && !s.has_targets();
+}
+
 std::vector<std::size_t> MergeQueue::line() const {
   std::vector<std::size_t> pending;
-  for (std::size_t i = 0; i < submissions_.size(); ++i) {
-    if (submissions_[i].state == PullRequestState::pending) pending.push_back(i);
+  for (const std::size_t i : open_) {
+    const Submission& s = submissions_[i];
+    if (s.state == PullRequestState::pending && s.queue_type == QueueType::main && !waits_for_targets(s)) {
+      pending.push_back(i);
+    }
   }
   std::stable_sort(pending.begin(), pending.end(), [&](std::size_t a, std::size_t b) {
     return submissions_[a].priority_value < submissions_[b].priority_value;
@@ -105,32 +133,108 @@ std::vector<std::size_t> MergeQueue::line() const {
   return pending;
 }
 
-std::size_t MergeQueue::unconcluded() const noexcept {
+MergeQueue::Footprint MergeQueue::footprint_of(const std::vector<std::size_t>& members) const {
+  Footprint out;
+  out.all = !parallel_;
+  for (const std::size_t m : members) {
+    const Submission& s = submissions_[m];
+    if (!s.targets || std::holds_alternative<trunk::AllTargets>(*s.targets)) {
+      out.all = true;
+      continue;
+    }
+    const auto& names = std::get<std::vector<std::string>>(*s.targets);
+    out.targets.insert(out.targets.end(), names.begin(), names.end());
+  }
+  std::sort(out.targets.begin(), out.targets.end());
+  out.targets.erase(std::unique(out.targets.begin(), out.targets.end()), out.targets.end());
+  return out;
+}
+
+bool MergeQueue::overlaps(const Footprint& a, const Footprint& b) {
+  if (a.all || b.all) return true;
+  auto i = a.targets.begin();
+  auto j = b.targets.begin();
+  while (i != a.targets.end() && j != b.targets.end()) {
+    if (*i == *j) return true;
+    if (*i < *j) {
+      ++i;
+    } else {
+      ++j;
+    }
+  }
+  return false;
+}
+
+std::size_t MergeQueue::depth(QueueType type) const {
+  return static_cast<std::size_t>(std::count_if(open_.begin(), open_.end(), [&](std::size_t i) {
+    const Submission& s = submissions_[i];
+    return s.queue_type == type && s.state != PullRequestState::not_ready && !waits_for_targets(s);
+  }));
+}
+
+std::size_t MergeQueue::awaiting_mergeability() const {
+  return static_cast<std::size_t>(std::count_if(open_.begin(), open_.end(), [&](std::size_t i) {
+    const Submission& s = submissions_[i];
+    return s.state == PullRequestState::not_ready || waits_for_targets(s);
+  }));
+}
+
+std::size_t MergeQueue::testing(QueueType type) const {
+  return static_cast<std::size_t>(std::count_if(open_.begin(), open_.end(), [&](std::size_t i) {
+    return submissions_[i].queue_type == type && submissions_[i].state == PullRequestState::testing;
+  }));
+}
+
+std::size_t MergeQueue::slots_held(QueueType type) const {
+  if (type == QueueType::main) return train_.size();
   return static_cast<std::size_t>(
-      std::count_if(submissions_.begin(), submissions_.end(), [](const Submission& s) { return !s.concluded(); }));
+      std::count_if(bisection_.begin(), bisection_.end(), [](const BisectionGroup& g) { return g.run.has_value(); }));
 }
 
 // ---- state changes ---------------------------------------------------------------------------------------
 
-void MergeQueue::set_state(std::size_t submission, PullRequestState state) {
+void MergeQueue::transition(std::size_t submission, PullRequestState to, std::string_view why,
+                            std::optional<QueueType> move_to) {
   Submission& s = submissions_[submission];
-  if (s.state == state) return;
-  s.state = state;
-  s.state_changed_at = now_;
-}
+  if (s.concluded()) return;  // a concluded pull request never changes
+  const QueueType before = s.queue_type;
+  if (move_to) s.queue_type = *move_to;
+  if (s.state == to && before == s.queue_type) return;
+  Transition t;
+  t.at = now_;
+  t.number = s.number;
+  t.id = s.id;
+  t.from = s.state;
+  t.to = to;
+  t.queue_type = before == QueueType::bisection || s.queue_type == QueueType::bisection ? QueueType::bisection
+                                                                                        : QueueType::main;
+  t.reason = why;
+  t.in_from_state = now_ - s.state_changed_at;
+  if (!s.entered_at && s.state == PullRequestState::not_ready && to == PullRequestState::pending) s.entered_at = now_;
+  if (s.entered_at) t.in_queue = now_ - *s.entered_at;
 
-void MergeQueue::conclude(std::size_t submission, PullRequestState state) {
-  set_state(submission, state);
-  Submission& s = submissions_[submission];
-  s.concluded_at = now_;
-  if (state == PullRequestState::merged) {
-    ++tally_.merged;
-    tally_.time_to_merge_seconds.push_back(std::chrono::duration<double>(now_ - s.submitted_at).count());
-  } else if (state == PullRequestState::failed) {
-    ++tally_.failed;
-  } else {
-    ++tally_.cancelled;
+  s.state = to;
+  s.state_changed_at = now_;
+  s.reason = why;
+  if (s.concluded()) {
+    s.concluded_at = now_;
+    open_.erase(std::find(open_.begin(), open_.end(), submission));
+    if (to == PullRequestState::merged) {
+      ++tally_.merged;
+      ++merges_;
+      const double seconds = std::chrono::duration<double>(now_ - s.submitted_at).count();
+      const auto bucket = std::lower_bound(std::begin(kTimeToMergeBuckets), std::end(kTimeToMergeBuckets), seconds);
+      ++tally_.time_to_merge_buckets[static_cast<std::size_t>(bucket - std::begin(kTimeToMergeBuckets))];
+      tally_.time_to_merge_sum_seconds += seconds;
+    } else if (to == PullRequestState::failed) {
+      ++tally_.failed;
+    } else {
+      ++tally_.cancelled;
+    }
   }
+  recent_.push_back(t);
+  while (!recent_.empty() && recent_.front().at < now_ - kTransitionWindow) recent_.pop_front();
+  if (listener_) listener_(recent_.back());
 }
 
 std::size_t MergeQueue::start_run(std::vector<std::size_t> tested, std::vector<std::size_t> ahead, bool bisection,
@@ -142,14 +246,14 @@ std::size_t MergeQueue::start_run(std::vector<std::size_t> tested, std::vector<s
   const double u2 = unit_interval(mix64(dice ^ 2));
   const double z = std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * std::numbers::pi * u2);
   const double minutes = std::max(1.0, kMedianRunMinutes * std::exp(kRunDurationSigma * z));
-  const double timeout = static_cast<double>(settings.testing_timeout_minutes.value_or(240));
+  const std::int64_t timeout = settings.testing_timeout_minutes.value_or(kDefaultTestingTimeoutMinutes);
 
   TestRun run;
   run.id = ids_.uuid();
   run.bisection = bisection;
   run.created_at = now_;
-  if (minutes > timeout) {
-    run.ends_at = now_ + std::chrono::minutes(settings.testing_timeout_minutes.value_or(240));
+  if (minutes > static_cast<double>(timeout)) {
+    run.ends_at = now_ + std::chrono::minutes(timeout);
     run.planned_failure = FailureCause::timeout;
   } else {
     run.ends_at = now_ + std::chrono::microseconds(std::llround(minutes * 60e6));
@@ -161,12 +265,13 @@ std::size_t MergeQueue::start_run(std::vector<std::size_t> tested, std::vector<s
     }
   }
   for (const std::size_t i : tested) {
-    set_state(i, PullRequestState::testing);
     submissions_[i].last_run = serial;
+    transition(i, PullRequestState::testing, reason::kTestRunStarted);
   }
   run.tested = std::move(tested);
   run.ahead = std::move(ahead);
   runs_.push_back(std::move(run));
+  live_runs_.push_back(serial);
   ++tally_.runs_started;
   if (bisection) ++tally_.bisection_runs_started;
   return serial;
@@ -177,189 +282,254 @@ void MergeQueue::stop_run(std::size_t run) {
   if (r.status != trunk::TestingStatus::in_progress) return;
   r.status = trunk::TestingStatus::cancelled;
   r.finished_at = now_;
+  live_runs_.erase(std::find(live_runs_.begin(), live_runs_.end(), run));
   ++tally_.runs_cancelled;
 }
 
-void MergeQueue::abandon_from(std::size_t from) {
-  for (std::size_t k = from; k < train_.size(); ++k) {
-    stop_run(train_[k].run);
-    for (const std::size_t run : train_[k].bisection_runs) stop_run(run);
-    for (const std::size_t m : train_[k].members) {
-      if (!submissions_[m].concluded()) set_state(m, PullRequestState::pending);
+std::vector<std::uint64_t> MergeQueue::dependents_of(std::uint64_t serial) const {
+  std::vector<std::uint64_t> out;
+  for (const Unit& unit : train_) {
+    if (std::binary_search(unit.deps.begin(), unit.deps.end(), serial)) out.push_back(unit.serial);
+  }
+  return out;
+}
+
+void MergeQueue::abandon(const std::vector<std::uint64_t>& serials, std::string_view why) {
+  if (serials.empty()) return;
+  const auto hit = [&](const Unit& unit) {
+    if (std::find(serials.begin(), serials.end(), unit.serial) != serials.end()) return true;
+    return std::any_of(serials.begin(), serials.end(),
+                       [&](std::uint64_t s) { return std::binary_search(unit.deps.begin(), unit.deps.end(), s); });
+  };
+  std::vector<Unit> kept;
+  for (Unit& unit : train_) {
+    if (!hit(unit)) {
+      kept.push_back(std::move(unit));
+      continue;
+    }
+    stop_run(unit.run);
+    for (const std::size_t m : unit.members) {
+      if (!submissions_[m].concluded()) transition(m, PullRequestState::pending, why);
     }
   }
-  train_.erase(train_.begin() + static_cast<std::ptrdiff_t>(std::min(from, train_.size())), train_.end());
+  train_ = std::move(kept);
 }
 
 void MergeQueue::finish_run(std::size_t run) {
   TestRun& r = runs_[run];
   r.finished_at = r.ends_at;
+  live_runs_.erase(std::find(live_runs_.begin(), live_runs_.end(), run));
   const bool passed = !r.planned_failure;
   r.status = passed ? trunk::TestingStatus::succeeded : trunk::TestingStatus::failed;
+  const FailureCause cause = r.planned_failure.value_or(FailureCause::flaky);
   if (passed) {
     ++tally_.runs_passed;
   } else {
-    ++tally_.runs_failed[*r.planned_failure];
+    ++tally_.runs_failed[cause];
   }
   for (Unit& unit : train_) {
-    if (unit.run == run && unit.phase == Phase::testing) {
-      unit.phase = passed ? Phase::passed : Phase::failed;
-      for (const std::size_t m : unit.members) {
-        set_state(m, passed ? PullRequestState::tests_passed : PullRequestState::pending_failure);
-      }
-      return;
-    }
-    auto it = std::find(unit.bisection_runs.begin(), unit.bisection_runs.end(), run);
-    if (it == unit.bisection_runs.end()) continue;
-    unit.bisection_runs.erase(it);
-    const std::vector<std::size_t> group = r.tested;
-    if (passed) {
-      unit.innocents.insert(unit.innocents.end(), group.begin(), group.end());
-    } else if (group.size() == 1) {
-      unit.culprits.push_back(group.front());
-      conclude(group.front(), PullRequestState::failed);
-    } else {
-      const auto half = static_cast<std::ptrdiff_t>(group.size() / 2);
-      unit.to_bisect.emplace_back(group.begin(), group.begin() + half);
-      unit.to_bisect.emplace_back(group.begin() + half, group.end());
+    if (unit.run != run || unit.phase != Phase::testing) continue;
+    unit.phase = passed ? Phase::passed : Phase::failed;
+    unit.cause = cause;
+    for (const std::size_t m : unit.members) {
+      transition(m, passed ? PullRequestState::tests_passed : PullRequestState::pending_failure,
+                 passed ? reason::kTestRunPassed : reason::kTestRunFailed);
     }
     return;
+  }
+  for (std::size_t g = 0; g < bisection_.size(); ++g) {
+    if (bisection_[g].run == run) return finish_bisection_run(g, passed, cause);
+  }
+}
+
+void MergeQueue::finish_bisection_run(std::size_t g, bool passed, FailureCause cause) {
+  BisectionGroup group = std::move(bisection_[g]);
+  bisection_.erase(bisection_.begin() + static_cast<std::ptrdiff_t>(g));
+  if (passed) {
+    for (const std::size_t m : group.members) {
+      transition(m, PullRequestState::pending, reason::kBisectionPassed, QueueType::main);
+    }
+    // The parent failed and this half passed: the failure is in the other half (optimization mode).
+    if (!group.deferred.empty()) fail_known(std::move(group.deferred), group.cause);
+    return;
+  }
+  if (!group.deferred.empty()) {
+    // Both halves may hold a culprit: the sibling needs a run of its own.
+    for (const std::size_t m : group.deferred) {
+      transition(m, PullRequestState::pending, reason::kBisectionRequired, QueueType::bisection);
+    }
+    bisection_.push_back(BisectionGroup{std::move(group.deferred), std::nullopt, {}, group.cause});
+  }
+  fail_known(std::move(group.members), cause);
+}
+
+void MergeQueue::fail_known(std::vector<std::size_t> members, FailureCause cause) {
+  if (members.size() == 1) {
+    transition(members.front(), PullRequestState::failed, failure_reason(cause), QueueType::bisection);
+    return;
+  }
+  split_for_bisection(std::move(members), cause);
+}
+
+void MergeQueue::split_for_bisection(std::vector<std::size_t> members, FailureCause cause) {
+  for (const std::size_t m : members) {
+    transition(m, PullRequestState::pending, reason::kBisectionRequired, QueueType::bisection);
+  }
+  const auto half = static_cast<std::ptrdiff_t>(members.size() / 2);
+  std::vector<std::size_t> first(members.begin(), members.begin() + half), second(members.begin() + half, members.end());
+  if (optimize_bisection_) {
+    bisection_.push_back(BisectionGroup{std::move(first), std::nullopt, std::move(second), cause});
+  } else {
+    bisection_.push_back(BisectionGroup{std::move(first), std::nullopt, {}, cause});
+    bisection_.push_back(BisectionGroup{std::move(second), std::nullopt, {}, cause});
   }
 }
 
 void MergeQueue::settle(const trunk::QueueSettings& settings) {
-  for (bool changed = true; changed && !train_.empty();) {
+  if (switching_ && train_.empty() && bisection_.empty()) switching_ = false;
+  if (state_of(settings) == trunk::QueueState::paused) return;  // nothing merges or fails while paused
+  const auto in_train = [&](std::uint64_t serial) {
+    return std::any_of(train_.begin(), train_.end(), [&](const Unit& u) { return u.serial == serial; });
+  };
+  const auto unit_with = [&](std::uint64_t serial) -> Unit* {
+    for (Unit& u : train_) {
+      if (u.serial == serial) return &u;
+    }
+    return nullptr;
+  };
+  const bool optimistic = settings.can_optimistically_merge.value_or(false);
+  const auto depth = static_cast<std::size_t>(std::max<std::int64_t>(settings.pending_failure_depth.value_or(0), 0));
+  for (bool changed = true; changed;) {
     changed = false;
-    if (settings.can_optimistically_merge.value_or(false)) {
-      // A passing run included every unit ahead of it: they pass with it.
-      for (std::size_t k = train_.size(); k-- > 1;) {
+    if (optimistic) {
+      // A passing run included every unit it was tested on top of: they pass with it.
+      for (std::size_t k = train_.size(); k-- > 0;) {
         if (train_[k].phase != Phase::passed) continue;
-        for (std::size_t j = 0; j < k; ++j) {
-          Unit& ahead = train_[j];
-          if (ahead.phase == Phase::passed) continue;
-          stop_run(ahead.run);
-          for (const std::size_t run : ahead.bisection_runs) stop_run(run);
-          ahead.bisection_runs.clear();
-          ahead.to_bisect.clear();
-          ahead.phase = Phase::passed;
-          for (const std::size_t m : ahead.members) {
-            if (!submissions_[m].concluded()) set_state(m, PullRequestState::tests_passed);
-          }
+        for (const std::uint64_t dep : train_[k].deps) {
+          Unit* ahead = unit_with(dep);
+          if (ahead == nullptr || ahead->phase == Phase::passed) continue;
+          stop_run(ahead->run);
+          ahead->phase = Phase::passed;
+          for (const std::size_t m : ahead->members) transition(m, PullRequestState::tests_passed, reason::kSuccessorPassed);
         }
-        break;
       }
     }
-    Unit& head = train_.front();
-    switch (head.phase) {
-      case Phase::passed:
-        for (const std::size_t m : head.members) {
-          if (!submissions_[m].concluded()) conclude(m, PullRequestState::merged);
-        }
-        train_.erase(train_.begin());
+    for (std::size_t k = 0; k < train_.size() && !changed; ++k) {
+      Unit& unit = train_[k];
+      if (unit.phase == Phase::testing) continue;
+      if (std::any_of(unit.deps.begin(), unit.deps.end(), in_train)) continue;  // predecessors first
+      if (unit.phase == Phase::passed) {
+        const std::vector<std::size_t> members = unit.members;
+        train_.erase(train_.begin() + static_cast<std::ptrdiff_t>(k));
+        for (const std::size_t m : members) transition(m, PullRequestState::merged, reason::kMergedByTrunk);
         changed = true;
         break;
-      case Phase::failed:
-        if (head.members.size() > 1) {
-          head.phase = Phase::bisecting;
-          const auto half = static_cast<std::ptrdiff_t>(head.members.size() / 2);
-          head.to_bisect = {{head.members.begin(), head.members.begin() + half},
-                            {head.members.begin() + half, head.members.end()}};
-          for (const std::size_t m : head.members) set_state(m, PullRequestState::testing);
-          changed = true;
-        } else {
-          const auto depth = static_cast<std::size_t>(std::max<std::int64_t>(settings.pending_failure_depth.value_or(1), 0));
-          const std::size_t behind = std::min(depth, train_.size() - 1);
-          const bool all_finished = std::all_of(train_.begin() + 1, train_.begin() + 1 + static_cast<std::ptrdiff_t>(behind),
-                                                [](const Unit& u) { return u.phase == Phase::passed || u.phase == Phase::failed; });
-          if (all_finished) {
-            conclude(head.members.front(), PullRequestState::failed);
-            train_.erase(train_.begin());
-            abandon_from(0);  // every unit behind was tested on top of it
-            changed = true;
-          }
-        }
-        break;
-      case Phase::bisecting:
-        if (head.to_bisect.empty() && head.bisection_runs.empty()) {
-          for (const std::size_t m : head.innocents) {
-            if (!submissions_[m].concluded()) set_state(m, PullRequestState::pending);
-          }
-          train_.erase(train_.begin());
-          abandon_from(0);
-          changed = true;
-        }
-        break;
-      case Phase::testing:
-        break;
+      }
+      // Failed, its predecessors merged: it waits for `depth` levels of successors to finish testing.
+      const std::vector<std::uint64_t> successors = dependents_of(unit.serial);
+      const std::size_t wait_for = std::min(depth, successors.size());
+      const bool waiting = std::any_of(successors.begin(), successors.begin() + static_cast<std::ptrdiff_t>(wait_for),
+                                       [&](std::uint64_t s) { return unit_with(s)->phase == Phase::testing; });
+      if (waiting) continue;
+      const Unit failed = unit;
+      train_.erase(train_.begin() + static_cast<std::ptrdiff_t>(k));
+      abandon(successors, reason::kPredecessorRemoved);
+      if (failed.members.size() == 1) {
+        transition(failed.members.front(), PullRequestState::failed, failure_reason(failed.cause));
+      } else {
+        split_for_bisection(failed.members, failed.cause);
+      }
+      changed = true;
     }
   }
+  if (switching_ && train_.empty() && bisection_.empty()) switching_ = false;
 }
 
 void MergeQueue::schedule(const trunk::QueueSettings& settings) {
   const trunk::QueueState state = state_of(settings);
-  if (state == trunk::QueueState::paused || state == trunk::QueueState::switching_modes) return;
-  if (!train_.empty() && train_.front().phase == Phase::bisecting) {
-    Unit& head = train_.front();
-    const auto limit = static_cast<std::size_t>(std::max<std::int64_t>(settings.bisection_concurrency.value_or(1), 1));
-    while (head.bisection_runs.size() < limit && !head.to_bisect.empty()) {
-      std::vector<std::size_t> group = std::move(head.to_bisect.front());
-      head.to_bisect.erase(head.to_bisect.begin());
-      const std::size_t run = start_run(std::move(group), {}, true, settings);
-      train_.front().bisection_runs.push_back(run);
-    }
-    return;  // what comes behind a batch under bisection waits for its outcome
+  if (state == trunk::QueueState::paused) return;
+  const auto concurrency = static_cast<std::size_t>(std::max<std::int64_t>(settings.concurrency.value_or(1), 1));
+  const auto bisection_limit = static_cast<std::size_t>(
+      std::max<std::int64_t>(settings.bisection_concurrency.value_or(static_cast<std::int64_t>(concurrency)), 1));
+  for (BisectionGroup& group : bisection_) {
+    if (slots_held(QueueType::bisection) >= bisection_limit) break;
+    if (!group.run) group.run = start_run(group.members, {}, true, settings);
   }
-  if (state == trunk::QueueState::draining) return;
+  if (state == trunk::QueueState::draining || state == trunk::QueueState::switching_modes || switching_) return;
+  admit(settings);
+}
 
+void MergeQueue::admit(const trunk::QueueSettings& settings) {
+  const auto concurrency = static_cast<std::size_t>(std::max<std::int64_t>(settings.concurrency.value_or(1), 1));
   std::vector<std::size_t> waiting = line();
   if (!waiting.empty() && submissions_[waiting.front()].skip_the_line()) {
-    // Urgent: interrupt the units that are not urgent themselves, so it is tested first.
-    std::size_t keep = 0;
-    while (keep < train_.size() &&
-           std::all_of(train_[keep].members.begin(), train_[keep].members.end(),
-                       [&](std::size_t m) { return submissions_[m].skip_the_line(); })) {
-      ++keep;
+    // Urgent: interrupt the units it would be tested behind, and make room for it.
+    const Footprint urgent = footprint_of({waiting.front()});
+    std::vector<std::uint64_t> victims;
+    for (const Unit& unit : train_) {
+      const bool all_urgent = std::all_of(unit.members.begin(), unit.members.end(),
+                                          [&](std::size_t m) { return submissions_[m].skip_the_line(); });
+      if (!all_urgent && overlaps(unit.footprint, urgent)) victims.push_back(unit.serial);
     }
-    if (keep < train_.size()) {
-      abandon_from(keep);
-      waiting = line();
+    abandon(victims, reason::kUrgentInterrupted);
+    while (train_.size() >= concurrency) {
+      const auto last = std::find_if(train_.rbegin(), train_.rend(), [&](const Unit& unit) {
+        return !std::all_of(unit.members.begin(), unit.members.end(),
+                            [&](std::size_t m) { return submissions_[m].skip_the_line(); });
+      });
+      if (last == train_.rend()) break;
+      abandon({last->serial}, reason::kUrgentInterrupted);
     }
+    waiting = line();
   }
 
-  const bool single = settings.mode && settings.mode->known() == trunk::QueueMode::single;
-  const auto concurrency = static_cast<std::size_t>(std::max<std::int64_t>(settings.concurrency.value_or(1), 1));
   const bool batch = settings.batch.value_or(false);
   const auto min_size = static_cast<std::size_t>(std::max<std::int64_t>(settings.batching_min_size.value_or(1), 1));
   const auto max_size = std::max<std::size_t>(min_size, static_cast<std::size_t>(kMaxBatchSize));
   const auto max_wait = std::chrono::minutes(settings.batching_max_wait_time_minutes.value_or(5));
-  for (;;) {
-    const auto testing = static_cast<std::size_t>(
-        std::count_if(train_.begin(), train_.end(), [](const Unit& u) { return u.phase == Phase::testing; }));
-    if (single ? !train_.empty() : testing >= concurrency) return;
-    if (waiting.empty()) return;
-    std::vector<std::size_t> members;
-    if (!batch || submissions_[waiting.front()].no_batch) {
-      members.push_back(waiting.front());
-    } else {
-      for (const std::size_t i : waiting) {
-        if (submissions_[i].no_batch || members.size() >= max_size) break;
-        members.push_back(i);
+  std::vector<Footprint> blocked;  // what waits behind a failure: nothing overlapping it may overtake it
+  const auto is_blocked = [&](const Footprint& f) {
+    return std::any_of(blocked.begin(), blocked.end(), [&](const Footprint& b) { return overlaps(b, f); });
+  };
+  std::size_t next = 0;
+  while (train_.size() < concurrency && next < waiting.size()) {
+    std::vector<std::size_t> members{waiting[next]};
+    if (batch && !submissions_[waiting[next]].no_batch) {
+      for (std::size_t c = next + 1; c < waiting.size() && members.size() < max_size; ++c) {
+        if (submissions_[waiting[c]].no_batch || is_blocked(footprint_of({waiting[c]}))) break;
+        members.push_back(waiting[c]);
       }
       if (members.size() < min_size) {
         trunk::Timestamp oldest = now_;
-        for (const std::size_t i : members) oldest = std::min(oldest, submissions_[i].ready_at);
+        for (const std::size_t i : members) oldest = std::min(oldest, submissions_[i].state_changed_at);
         if (now_ - oldest < max_wait) return;  // wait for more, up to the oldest's deadline
       }
     }
+    Footprint footprint = footprint_of(members);
+    std::vector<std::uint64_t> deps;
+    bool on_a_failure = is_blocked(footprint);
+    for (const Unit& unit : train_) {
+      if (!overlaps(unit.footprint, footprint)) continue;
+      deps.push_back(unit.serial);
+      deps.insert(deps.end(), unit.deps.begin(), unit.deps.end());
+    }
+    std::sort(deps.begin(), deps.end());
+    deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
     std::vector<std::size_t> ahead;
     for (const Unit& unit : train_) {
-      for (const std::size_t m : unit.members) {
-        if (!submissions_[m].concluded()) ahead.push_back(m);
-      }
+      if (!std::binary_search(deps.begin(), deps.end(), unit.serial)) continue;
+      if (unit.phase == Phase::failed) on_a_failure = true;
+      ahead.insert(ahead.end(), unit.members.begin(), unit.members.end());
     }
-    waiting.erase(waiting.begin(), waiting.begin() + static_cast<std::ptrdiff_t>(members.size()));
+    if (on_a_failure) {
+      blocked.push_back(footprint_of({waiting[next]}));
+      ++next;
+      continue;
+    }
+    next += members.size();
     const std::size_t run = start_run(members, std::move(ahead), false, settings);
-    train_.push_back(Unit{std::move(members), run, Phase::testing, {}, {}, {}, {}});
+    train_.push_back(Unit{next_unit_++, std::move(members), run, Phase::testing, FailureCause::flaky, std::move(deps),
+                          std::move(footprint)});
   }
 }
 
@@ -370,30 +540,51 @@ std::optional<trunk::Timestamp> MergeQueue::next_event(const trunk::QueueSetting
   };
   const bool batch = settings.batch.value_or(false);
   const auto max_wait = std::chrono::minutes(settings.batching_max_wait_time_minutes.value_or(5));
-  for (const Submission& s : submissions_) {
+  for (const std::size_t i : open_) {
+    const Submission& s = submissions_[i];
     if (s.state == PullRequestState::not_ready) consider(s.ready_at);
-    if (batch && s.state == PullRequestState::pending) consider(s.ready_at + max_wait);
+    if (batch && s.state == PullRequestState::pending) consider(s.state_changed_at + max_wait);
   }
-  for (const TestRun& run : runs_) {
-    if (run.status == trunk::TestingStatus::in_progress) consider(run.ends_at);
-  }
+  for (const std::size_t r : live_runs_) consider(runs_[r].ends_at);
   return next;
 }
 
+void MergeQueue::use_settings(const trunk::QueueSettings& settings) {
+  parallel_ = settings.mode && settings.mode->known() == trunk::QueueMode::parallel;
+  optimize_bisection_ = settings.optimization_mode && settings.optimization_mode->known() ==
+                                                          trunk::OptimizationMode::bisection_skip_redundant_tests;
+}
+
+void MergeQueue::begin_mode_switch() {
+  if (!open_.empty()) switching_ = true;
+}
+
 void MergeQueue::advance_to(trunk::Timestamp now, const trunk::QueueSettings& settings) {
+  use_settings(settings);
+  const bool direct = settings.direct_merge_mode && settings.direct_merge_mode->known() == trunk::DirectMergeMode::always;
   const auto process_due = [&] {
-    for (std::size_t i = 0; i < submissions_.size(); ++i) {
-      Submission& s = submissions_[i];
-      if (s.state == PullRequestState::not_ready && s.ready_at <= now_) {
-        s.state = PullRequestState::pending;
-        s.state_changed_at = s.ready_at;
+    std::vector<std::size_t> ready;
+    for (const std::size_t i : open_) {
+      if (submissions_[i].state == PullRequestState::not_ready && submissions_[i].ready_at <= now_) ready.push_back(i);
+    }
+    for (const std::size_t i : ready) transition(i, PullRequestState::pending, reason::kMergeable);
+    for (const std::size_t i : ready) {
+      const Submission& s = submissions_[i];
+      const bool alone = std::none_of(open_.begin(), open_.end(), [&](std::size_t j) {
+        return j != i && submissions_[j].state != PullRequestState::not_ready;
+      });
+      if (direct && alone && state_of(settings) == trunk::QueueState::running && !switching_ && !s.broken &&
+          s.merges_at_submission == merges_ && !waits_for_targets(s)) {
+        transition(i, PullRequestState::merged, reason::kDirectMerge);
       }
     }
     std::vector<std::size_t> due;
-    for (std::size_t r = 0; r < runs_.size(); ++r) {
-      if (runs_[r].status == trunk::TestingStatus::in_progress && runs_[r].ends_at <= now_) due.push_back(r);
+    for (const std::size_t r : live_runs_) {
+      if (runs_[r].ends_at <= now_) due.push_back(r);
     }
-    std::stable_sort(due.begin(), due.end(), [&](std::size_t a, std::size_t b) { return runs_[a].ends_at < runs_[b].ends_at; });
+    std::stable_sort(due.begin(), due.end(), [&](std::size_t a, std::size_t b) {
+      return std::tie(runs_[a].ends_at, a) < std::tie(runs_[b].ends_at, b);
+    });
     for (const std::size_t r : due) {
       if (runs_[r].status == trunk::TestingStatus::in_progress) finish_run(r);  // an earlier one may have stopped it
     }
@@ -407,14 +598,17 @@ void MergeQueue::advance_to(trunk::Timestamp now, const trunk::QueueSettings& se
     process_due();
   }
   if (now > now_) now_ = now;
+  while (!recent_.empty() && recent_.front().at < now_ - kTransitionWindow) recent_.pop_front();
 }
 
 // ---- operations ------------------------------------------------------------------------------------------
 
 std::optional<Refusal> MergeQueue::submit(const trunk::SubmitPullRequestRequest& request,
                                           const trunk::QueueSettings& settings) {
-  if (state_of(settings) == trunk::QueueState::draining) {
-    return Refusal{400, "queue is draining: the merge queue for branch " + branch_ + " of repository " + repo_key_ +
+  const trunk::QueueState state = state_of(settings);
+  if (state == trunk::QueueState::draining || state == trunk::QueueState::switching_modes || switching_) {
+    return Refusal{400, std::string(switching_ ? "queue is switching_modes" : "queue is draining") +
+                            ": the merge queue for branch " + branch_ + " of repository " + repo_key_ +
                             " accepts no pull requests until it runs again"};
   }
   if (const auto i = active(request.pr.number)) {
@@ -441,6 +635,8 @@ std::optional<Refusal> MergeQueue::submit(const trunk::SubmitPullRequestRequest&
   s.broken = model_.broken(repo_key_, s.number);
   s.submitted_at = s.state_changed_at = now_;
   s.ready_at = now_ + kMergeabilityDelay;
+  s.merges_at_submission = merges_;
+  open_.push_back(submissions_.size());
   submissions_.push_back(std::move(s));
   ++tally_.submitted;
   return std::nullopt;
@@ -456,8 +652,22 @@ std::optional<Refusal> MergeQueue::cancel(std::int64_t number, const trunk::Queu
     return Refusal{404, "not found: pull request " + std::to_string(number) + " is not in the merge queue for branch " +
                             branch_ + " of repository " + repo_key_};
   }
-  if (const auto k = unit_of(*i)) abandon_from(*k);
-  conclude(*i, PullRequestState::cancelled);
+  if (const auto k = unit_of(*i)) abandon({train_[*k].serial}, reason::kPredecessorRemoved);
+  if (const auto g = group_of(*i)) {
+    // Out of its bisection group: the rest is tested again without it.
+    BisectionGroup& group = bisection_[*g];
+    if (group.run) stop_run(*group.run);
+    group.run.reset();
+    std::erase(group.members, *i);
+    std::erase(group.deferred, *i);
+    for (const std::size_t m : group.members) transition(m, PullRequestState::pending, reason::kPredecessorRemoved);
+    if (group.members.empty()) {
+      group.members = std::move(group.deferred);
+      group.deferred.clear();
+    }
+    if (group.members.empty()) bisection_.erase(bisection_.begin() + static_cast<std::ptrdiff_t>(*g));
+  }
+  transition(*i, PullRequestState::cancelled, reason::kUserRequested);
   settle(settings);
   schedule(settings);
   return std::nullopt;
@@ -471,18 +681,28 @@ std::optional<Refusal> MergeQueue::restart(std::int64_t number, const trunk::Que
   }
   const PullRequestState state = submissions_[*i].state;
   const auto k = unit_of(*i);
-  if (!k || (state != PullRequestState::testing && state != PullRequestState::tests_passed &&
-             state != PullRequestState::pending_failure)) {
+  const auto g = group_of(*i);
+  const bool in_bisection_run = g && bisection_[*g].run && state == PullRequestState::testing;
+  if (!(k || in_bisection_run) || (state != PullRequestState::testing && state != PullRequestState::tests_passed &&
+                                   state != PullRequestState::pending_failure)) {
     return Refusal{400, "pr.number: " + std::to_string(number) + " is " + std::string(trunk::to_wire(state)) +
                             ": only a pull request testing, tests_passed or pending_failure has tests to restart"};
   }
-  abandon_from(*k);
+  if (k) {
+    abandon({train_[*k].serial}, reason::kRestartRequested);
+  } else {
+    BisectionGroup& group = bisection_[*g];
+    stop_run(*group.run);
+    group.run.reset();
+    for (const std::size_t m : group.members) transition(m, PullRequestState::pending, reason::kRestartRequested);
+  }
   settle(settings);
   schedule(settings);
   return std::nullopt;
 }
 
-std::optional<Refusal> MergeQueue::set_impacted_targets(const trunk::SetImpactedTargetsRequest& request) {
+std::optional<Refusal> MergeQueue::set_impacted_targets(const trunk::SetImpactedTargetsRequest& request,
+                                                        const trunk::QueueSettings& settings) {
   const auto i = active(request.pr.number);
   if (!i) {
     return Refusal{404, "not found: pull request " + std::to_string(request.pr.number) +
@@ -490,6 +710,7 @@ std::optional<Refusal> MergeQueue::set_impacted_targets(const trunk::SetImpacted
   }
   submissions_[*i].targets = request.targets;
   submissions_[*i].targets_sha = request.pr.sha;
+  schedule(settings);  // in parallel mode it may start now
   return std::nullopt;
 }
 

@@ -1,44 +1,56 @@
 #pragma once
 // The simulation of one merge queue on the sandbox clock: the state machine of its pull requests and test
 // runs. Deterministic: the same failure model, settings and calls at the same clock times give the same
-// outcomes. Not thread-safe: QueueStore calls it under its mutex.
+// outcomes. Not thread-safe: QueueStore calls it under its mutex. The rules, each with the page of Trunk's
+// documentation it follows, are in docs/sandbox.md ("The merge queue"); in short:
 //
-// Pull requests: not_ready -> pending -> testing -> tests_passed -> merged, or failed / pending_failure /
+// Pull requests: not_ready -> pending -> testing -> tests_passed -> merged, or pending_failure / failed /
 // cancelled. A submission is not_ready until the code host reports it mergeable, kMergeabilityDelay after it
-// was submitted (gitHubMergeability in_progress before, mergeable after); its base branch always matches and
-// the sandbox never requires impacted targets (requiresImpactedTargets false; hasImpactedTargets tells
-// whether setImpactedTargets named its head commit).
+// was submitted. Every change of state goes through transition(), which records a Transition (the seam the
+// metrics, and later the webhooks, read).
 //
-// The line: pending pull requests in priority order (lower value first, then submission order). The train:
-// the units (one pull request, or a batch) under test, a prefix of the line; each unit's run is tested on
-// top of every unit ahead of it (predictive testing), so a run includes the pull requests ahead of it.
-//  - single mode: one unit at a time. parallel: up to `concurrency` units testing at once.
-//  - batching (batch true): a unit takes consecutive pending pull requests (a noBatch one is tested alone
-//    and ends a batch), at most max(batchingMinSize, kMaxBatchSize); it forms once batchingMinSize are
-//    pending, or once the oldest of them has been pending batchingMaxWaitTimeMinutes.
-//  - a passing unit at the head of the train merges. With canOptimisticallyMerge, a passing unit also marks
-//    every unit ahead of it as passing (its run included them), so they merge even if their own run failed.
-//  - a failed unit of one pull request is pending_failure while it is not at the head; at the head it
-//    waits until the min(pendingFailureDepth, units behind it) units behind it finish testing (a pass
-//    behind it rescues it with optimistic merging), then it fails and every unit behind it (they were tested
-//    on top of it) goes back to pending.
-//  - a failed batch is bisected at the head of the train: halves are tested on the target branch,
-//    bisectionConcurrency runs at once, a failing half is split again, a failing single pull request is a
-//    culprit and fails; when no run is left the innocent ones go back to pending (and are tested again
-//    without the culprits) and nothing behind the batch starts meanwhile.
-//  - urgent priority (0) skips the line: it interrupts the train (units back to pending) and goes first.
-//  - paused and switching_modes start no run; draining starts no new unit but finishes the ones testing
-//    (bisection included); runs already started always finish.
-//  - cancelling or restarting a pull request sends its unit and every unit behind it back to pending (their
-//    runs were built on it); restart is allowed while testing, tests_passed or pending_failure.
+// The line: pending pull requests of the main queue in priority order (lower value first, then submission
+// order). The train: the units (one pull request, or a batch) that hold a testing slot, from the start of
+// their run until they leave the queue (merged, failed, or sent back to pending); at most `concurrency`.
+//  - each unit is tested on top of the units it depends on: in single mode every unit in the train ahead of
+//    it; in parallel mode the units whose impacted targets overlap its own (ALL overlaps everything), and
+//    what those depend on. In parallel mode a pull request without impacted targets for its head commit
+//    waits (it is not processed).
+//  - batching: a unit takes consecutive pull requests of the line (a noBatch one is tested alone), at most
+//    max(batchingMinSize, kMaxBatchSize); it forms once batchingMinSize are waiting, or once the oldest has
+//    waited batchingMaxWaitTimeMinutes.
+//  - no run starts on top of a unit known to have failed (in parallel mode, only what overlaps it waits).
+//  - a passing unit merges once every unit it depends on has merged. With canOptimisticallyMerge, a passing
+//    unit also passes every unit it depends on (its run included them), a failed one included.
+//  - a failed unit is pending_failure until every unit it depends on has merged and the first
+//    pendingFailureDepth units depending on it have finished testing; then a single pull request fails and a
+//    batch goes to bisection; in both cases the units depending on it go back to pending.
+//  - bisection runs beside the main queue, bisectionConcurrency runs at once (default: concurrency): halves
+//    are tested on the target branch, a failing half is split again, a failing single pull request fails,
+//    a passing half goes back to the main line. With optimizationMode bisection_skip_redundant_tests the
+//    first half is tested before the second: when it passes, the second half's failure is known from its
+//    parent's run, so it is split (or, alone, failed) without a run of its own.
+//  - urgent priority (0): it interrupts the units it would be tested behind (they go back to pending), and
+//    takes a slot at once; a bisection does not stop it.
+//  - paused: no run starts and nothing merges (a run in progress finishes; a main-queue outcome waits for
+//    the resume, a bisection run's outcome applies);
+//    draining: no new unit starts, the train and the bisection go on; a mode switch on a queue holding pull
+//    requests drains until the train and the bisection are empty (switching()).
+//  - direct merge (directMergeMode always): a mergeable pull request based on the tip of the branch (nothing
+//    merged since it was submitted), whose own checks pass (not broken), on an empty queue merges without a
+//    run.
+//  - cancelling or restarting a pull request sends its unit and the units depending on it back to pending.
 //
 // Test runs: duration lognormal, median kMedianRunMinutes, sigma kRunDurationSigma, at least 1 minute; a
 // run longer than testingTimeoutMinutes fails at the timeout (cause timeout). Otherwise it fails when it
 // includes a broken pull request (cause broken) or when its flaky die comes up (cause flaky) — see
 // failure_model.hpp. Every run keeps its id (a UUID), what it tested and why it failed.
 
+#include <array>
 #include <chrono>
 #include <cstdint>
+#include <deque>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -58,6 +70,10 @@ inline constexpr std::chrono::minutes kMergeabilityDelay{1};
 inline constexpr double kMedianRunMinutes = 15;
 inline constexpr double kRunDurationSigma = 0.35;
 inline constexpr std::int64_t kMaxBatchSize = 16;
+/// Trunk's documented default testing timeout (5 hours), for settings that do not name one.
+inline constexpr std::int64_t kDefaultTestingTimeoutMinutes = 300;
+/// How far back the transition record (and the metrics' rolling windows) reach.
+inline constexpr std::chrono::hours kTransitionWindow{1};
 
 /// Named priorities, as Trunk's merge documentation names them (lower value first; urgent skips the line).
 struct PriorityLevel {
@@ -77,13 +93,52 @@ struct Refusal {
 enum class FailureCause { flaky, broken, timeout };
 std::string_view cause_name(FailureCause cause) noexcept;
 
-/// What the metrics count, since the queue was created.
+/// Where a change happens: the main queue, or the bisection of a failed batch beside it.
+enum class QueueType { main, bisection };
+std::string_view queue_type_name(QueueType type) noexcept;
+
+/// Why a pull request changed state (the wire strings of Trunk's events where they are known).
+namespace reason {
+inline constexpr std::string_view kMergeable = "MERGEABLE";
+inline constexpr std::string_view kTestRunStarted = "TEST_RUN_STARTED";
+inline constexpr std::string_view kTestRunPassed = "TEST_RUN_PASSED";
+inline constexpr std::string_view kTestRunFailed = "TEST_RUN_FAILED";
+inline constexpr std::string_view kRequiredStatusFailed = "TEST_RUN_REQUIRED_STATUS_FAILED";
+inline constexpr std::string_view kTestRunTimeout = "TEST_RUN_TIMEOUT";
+inline constexpr std::string_view kSuccessorPassed = "SUCCESSOR_TEST_RUN_PASSED";
+inline constexpr std::string_view kMergedByTrunk = "MERGED_BY_TRUNK";
+inline constexpr std::string_view kDirectMerge = "DIRECT_MERGE_TO_MAIN";
+inline constexpr std::string_view kUserRequested = "USER_REQUESTED";
+inline constexpr std::string_view kRestartRequested = "RESTART_REQUESTED";
+inline constexpr std::string_view kPredecessorRemoved = "PREDECESSOR_REMOVED";
+inline constexpr std::string_view kUrgentInterrupted = "INTERRUPTED_BY_URGENT_PR";
+inline constexpr std::string_view kBisectionRequired = "BISECTION_REQUIRED";
+inline constexpr std::string_view kBisectionPassed = "BISECTION_TEST_RUN_PASSED";
+}  // namespace reason
+
+/// One change of a pull request's state, as transition() records it.
+struct Transition {
+  trunk::Timestamp at;
+  std::int64_t number = 0;
+  std::string id;  ///< the submission's id
+  trunk::PullRequestState from = trunk::PullRequestState::not_ready, to = trunk::PullRequestState::not_ready;
+  QueueType queue_type = QueueType::main;  ///< bisection when the bisection made the change
+  std::string_view reason;                 ///< one of reason::
+  std::chrono::microseconds in_from_state{0};          ///< time spent in `from`
+  std::optional<std::chrono::microseconds> in_queue;   ///< since it entered the queue (became pending); none before
+};
+
+/// Buckets of mq_pr_time_to_merge_seconds (upper bounds, seconds; +Inf added).
+inline constexpr double kTimeToMergeBuckets[] = {300, 600, 900, 1800, 3600, 7200, 14400, 28800, 86400};
+
+/// What the sandbox's own metrics count, since the queue was created (fixed size whatever the history).
 struct QueueTally {
   std::uint64_t submitted = 0, merged = 0, failed = 0, cancelled = 0;
   std::uint64_t runs_started = 0, runs_passed = 0, runs_cancelled = 0;
   std::uint64_t bisection_runs_started = 0;
   std::map<FailureCause, std::uint64_t> runs_failed;
-  std::vector<double> time_to_merge_seconds;
+  std::array<std::uint64_t, std::size(kTimeToMergeBuckets) + 1> time_to_merge_buckets{};  ///< last: +Inf
+  double time_to_merge_sum_seconds = 0;
 };
 
 class MergeQueue {
@@ -91,13 +146,19 @@ class MergeQueue {
   MergeQueue(std::string repo_key, std::string branch, FailureModel model, trunk::Timestamp now);
 
   void set_failure_model(const FailureModel& model) noexcept { model_ = model; }
-  /// Runs the simulation up to `now` with `settings` (their state as the queue reports it). Never goes back.
+  /// Runs the simulation up to `now` with `settings` (as stored: the queue itself knows when it switches
+  /// modes). Never goes back.
   void advance_to(trunk::Timestamp now, const trunk::QueueSettings& settings);
+  /// A change of mode: immediate on an empty queue, else the queue drains until its train and bisection are
+  /// empty (switching() meanwhile).
+  void begin_mode_switch();
+  bool switching() const noexcept { return switching_; }
 
   std::optional<Refusal> submit(const trunk::SubmitPullRequestRequest& request, const trunk::QueueSettings& settings);
   std::optional<Refusal> cancel(std::int64_t number, const trunk::QueueSettings& settings);
   std::optional<Refusal> restart(std::int64_t number, const trunk::QueueSettings& settings);
-  std::optional<Refusal> set_impacted_targets(const trunk::SetImpactedTargetsRequest& request);
+  std::optional<Refusal> set_impacted_targets(const trunk::SetImpactedTargetsRequest& request,
+                                              const trunk::QueueSettings& settings);
 
   std::variant<trunk::SubmittedPullRequest, Refusal> submitted(std::int64_t number) const;
   std::variant<trunk::PullRequestPage, Refusal> list(const trunk::ListPullRequestsRequest& request);
@@ -107,12 +168,21 @@ class MergeQueue {
                                                            trunk::RequiredStatusesSource source) const;
 
   /// Pull requests submitted and not yet merged, failed or cancelled.
-  std::size_t unconcluded() const noexcept;
+  std::size_t unconcluded() const noexcept { return open_.size(); }
   const QueueTally& tally() const noexcept { return tally_; }
   /// Pull requests per state now.
   std::map<trunk::PullRequestState, std::uint64_t> states() const;
-  /// Conclusions (merged, failed, cancelled) within [now - window, now].
-  std::map<trunk::PullRequestState, std::uint64_t> conclusions_since(trunk::Timestamp since) const;
+  /// Pull requests in the queue of `type` (entered it and not concluded), those waiting to enter it, and those
+  /// testing.
+  std::size_t depth(QueueType type) const;
+  std::size_t awaiting_mergeability() const;
+  std::size_t testing(QueueType type) const;
+  /// Units holding a slot (main: the train; bisection: runs in progress).
+  std::size_t slots_held(QueueType type) const;
+  /// The transitions of the last kTransitionWindow, oldest first.
+  const std::deque<Transition>& recent_transitions() const noexcept { return recent_; }
+  /// Called with every transition as it happens (one listener; empty to stop).
+  void on_transition(std::function<void(const Transition&)> listener) { listener_ = std::move(listener); }
   trunk::Timestamp now() const noexcept { return now_; }
 
  private:
@@ -126,13 +196,17 @@ class MergeQueue {
     bool no_batch = false;
     bool broken = false;
     trunk::PullRequestState state = trunk::PullRequestState::not_ready;
+    QueueType queue_type = QueueType::main;
     trunk::Timestamp submitted_at, ready_at, state_changed_at;
-    std::optional<trunk::Timestamp> concluded_at;
+    std::optional<trunk::Timestamp> entered_at, concluded_at;
     std::optional<trunk::ImpactedTargets> targets;
     std::string targets_sha;
+    std::uint64_t merges_at_submission = 0;  ///< the branch's merges when it was submitted (its base)
     std::optional<std::size_t> last_run;
+    std::string_view reason = reason::kUserRequested;  ///< of its last transition (submitted: by a user)
     bool skip_the_line() const noexcept { return priority_value == 0; }
     bool concluded() const noexcept;
+    bool has_targets() const noexcept { return targets.has_value() && targets_sha == sha; }
   };
   struct TestRun {
     std::string id;
@@ -144,31 +218,54 @@ class MergeQueue {
     trunk::TestingStatus status = trunk::TestingStatus::in_progress;
     std::optional<FailureCause> planned_failure;  ///< decided when it starts, revealed when it ends
   };
-  enum class Phase { testing, passed, failed, bisecting };
+  /// What a unit's run touches: everything (single mode, or ALL) or these targets (sorted).
+  struct Footprint {
+    bool all = false;
+    std::vector<std::string> targets;
+  };
+  enum class Phase { testing, passed, failed };
   struct Unit {
+    std::uint64_t serial = 0;
     std::vector<std::size_t> members;  ///< submissions, in line order
-    std::size_t run = 0;               ///< its current (main) run
+    std::size_t run = 0;
     Phase phase = Phase::testing;
-    std::vector<std::vector<std::size_t>> to_bisect;  ///< groups waiting for a bisection run
-    std::vector<std::size_t> bisection_runs;          ///< bisection runs in progress
-    std::vector<std::size_t> culprits, innocents;
+    FailureCause cause = FailureCause::flaky;  ///< when failed
+    std::vector<std::uint64_t> deps;           ///< serials of the units it is tested on top of (closed), sorted
+    Footprint footprint;
+  };
+  struct BisectionGroup {
+    std::vector<std::size_t> members;
+    std::optional<std::size_t> run;
+    std::vector<std::size_t> deferred;  ///< optimization: the sibling whose failure this group's pass proves
+    FailureCause cause = FailureCause::flaky;
   };
 
   std::optional<std::size_t> active(std::int64_t number) const;
   std::optional<std::size_t> latest(std::int64_t number) const;
   std::optional<std::size_t> unit_of(std::size_t submission) const;
-  void set_state(std::size_t submission, trunk::PullRequestState state);
-  void conclude(std::size_t submission, trunk::PullRequestState state);
+  std::optional<std::size_t> group_of(std::size_t submission) const;
+  /// The one place a pull request changes state: records the transition, keeps the tallies and open_.
+  void transition(std::size_t submission, trunk::PullRequestState to, std::string_view why,
+                  std::optional<QueueType> move_to = std::nullopt);
   std::size_t start_run(std::vector<std::size_t> tested, std::vector<std::size_t> ahead, bool bisection,
                         const trunk::QueueSettings& settings);
   void stop_run(std::size_t run);
-  /// Sends units [from, end) back to pending, abandoning their runs.
-  void abandon_from(std::size_t from);
+  /// Sends the units with these serials, and every unit depending on one of them, back to pending.
+  void abandon(const std::vector<std::uint64_t>& serials, std::string_view why);
+  std::vector<std::uint64_t> dependents_of(std::uint64_t serial) const;
   void finish_run(std::size_t run);
+  void finish_bisection_run(std::size_t group, bool passed, FailureCause cause);
+  void split_for_bisection(std::vector<std::size_t> members, FailureCause cause);
+  void fail_known(std::vector<std::size_t> members, FailureCause cause);
   void settle(const trunk::QueueSettings& settings);
   void schedule(const trunk::QueueSettings& settings);
+  void admit(const trunk::QueueSettings& settings);
   std::vector<std::size_t> line() const;
+  Footprint footprint_of(const std::vector<std::size_t>& members) const;
+  static bool overlaps(const Footprint& a, const Footprint& b);
+  bool waits_for_targets(const Submission& s) const noexcept;
   std::optional<trunk::Timestamp> next_event(const trunk::QueueSettings& settings) const;
+  void use_settings(const trunk::QueueSettings& settings);
   template <typename Out>
   void describe(const Submission& s, Out& out) const;
 
@@ -179,9 +276,19 @@ class MergeQueue {
   Random ids_;       ///< submission and run ids
   Random cursors_;   ///< listPullRequests cursors (apart, so listing does not change later ids)
   std::vector<Submission> submissions_;
+  std::vector<std::size_t> open_;  ///< submissions not concluded, in submission order
   std::vector<TestRun> runs_;
+  std::vector<std::size_t> live_runs_;  ///< runs in progress
   std::vector<Unit> train_;
+  std::vector<BisectionGroup> bisection_;
+  std::uint64_t next_unit_ = 1;
+  std::uint64_t merges_ = 0;  ///< pull requests merged into the branch
+  bool parallel_ = false;     ///< the mode of the settings last seen
+  bool optimize_bisection_ = false;
+  bool switching_ = false;
   std::map<std::string, std::size_t> cursor_positions_;  ///< cursor -> index into submissions_
+  std::deque<Transition> recent_;
+  std::function<void(const Transition&)> listener_;
   QueueTally tally_;
 };
 

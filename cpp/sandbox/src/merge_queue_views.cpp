@@ -21,8 +21,11 @@ void MergeQueue::describe(const Submission& s, Out& out) const {
   out.pr_sha = s.sha;
   out.pr_base_branch = branch_;
   out.pr_author = s.author;
-  // Not a declared field: the run to ask getMergeQueueTestingDetails about (decoders keep it in `extra`).
-  if (s.last_run) out.extra = trunk::Json{{"testRunId", runs_[*s.last_run].id}};
+  // Not declared fields (decoders keep them in `extra`): the queue it is in (main, or the bisection of its
+  // batch), why it is in its state, and the run to ask getMergeQueueTestingDetails about.
+  trunk::Json extra = {{"queueType", std::string(queue_type_name(s.queue_type))}, {"stateReason", std::string(s.reason)}};
+  if (s.last_run) extra["testRunId"] = runs_[*s.last_run].id;
+  out.extra = std::move(extra);
 }
 
 std::variant<trunk::SubmittedPullRequest, Refusal> MergeQueue::submitted(std::int64_t number) const {
@@ -38,7 +41,7 @@ std::variant<trunk::SubmittedPullRequest, Refusal> MergeQueue::submitted(std::in
   out.id = s.id;
   trunk::Readiness readiness;
   readiness.has_impacted_targets = s.targets.has_value() && s.targets_sha == s.sha;
-  readiness.requires_impacted_targets = false;
+  readiness.requires_impacted_targets = parallel_;
   readiness.does_base_branch_match = true;
   readiness.git_hub_mergeability =
       now_ < s.ready_at ? trunk::GitHubMergeability::in_progress : trunk::GitHubMergeability::mergeable;
@@ -85,15 +88,15 @@ std::variant<trunk::PullRequestPage, Refusal> MergeQueue::list(const trunk::List
 }
 
 std::vector<trunk::PullRequest> MergeQueue::enqueued() const {
+  // The train, then the line, then the rest (bisection, waiting for targets or mergeability) by submission.
   std::vector<std::size_t> order;
   for (const Unit& unit : train_) order.insert(order.end(), unit.members.begin(), unit.members.end());
   for (const std::size_t i : line()) order.push_back(i);
-  for (std::size_t i = 0; i < submissions_.size(); ++i) {
-    if (submissions_[i].state == PullRequestState::not_ready) order.push_back(i);
+  for (const std::size_t i : open_) {
+    if (std::find(order.begin(), order.end(), i) == order.end()) order.push_back(i);
   }
   std::vector<trunk::PullRequest> out;
   for (const std::size_t i : order) {
-    if (submissions_[i].concluded()) continue;
     trunk::PullRequest pr;
     describe(submissions_[i], pr);
     pr.no_batch = submissions_[i].no_batch;
@@ -160,15 +163,6 @@ std::map<PullRequestState, std::uint64_t> MergeQueue::states() const {
     out[static_cast<PullRequestState>(i)] = 0;
   }
   for (const Submission& s : submissions_) ++out[s.state];
-  return out;
-}
-
-std::map<PullRequestState, std::uint64_t> MergeQueue::conclusions_since(trunk::Timestamp since) const {
-  std::map<PullRequestState, std::uint64_t> out{
-      {PullRequestState::merged, 0}, {PullRequestState::failed, 0}, {PullRequestState::cancelled, 0}};
-  for (const Submission& s : submissions_) {
-    if (s.concluded_at && *s.concluded_at >= since) ++out[s.state];
-  }
   return out;
 }
 

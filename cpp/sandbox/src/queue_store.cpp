@@ -79,9 +79,8 @@ QueueStore::Queue QueueStore::default_queue() {
   s.state = trunk::QueueState::running;
   s.mode = trunk::QueueMode::single;
   s.concurrency = 1;
-  s.bisection_concurrency = 1;
-  s.testing_timeout_minutes = 240;
-  s.pending_failure_depth = 1;
+  s.testing_timeout_minutes = kDefaultTestingTimeoutMinutes;
+  s.pending_failure_depth = 0;
   s.can_optimistically_merge = false;
   s.batch = false;
   s.batching_max_wait_time_minutes = 5;
@@ -96,10 +95,8 @@ QueueStore::Queue QueueStore::default_queue() {
   return queue;
 }
 
-QueueStore::QueueStore(std::string state_file, std::chrono::milliseconds switching_duration, Clock clock,
-                       SimulationOptions simulation)
+QueueStore::QueueStore(std::string state_file, Clock clock, SimulationOptions simulation)
     : state_file_(std::move(state_file)),
-      switching_duration_(switching_duration),
       clock_(std::move(clock)),
       simulation_(simulation) {
   if (!clock_) {
@@ -143,23 +140,18 @@ Refusal QueueStore::no_queue(const trunk::Repo& repo, const std::string& branch)
   return Refusal{404, "not found: no merge queue for branch " + branch + " of repository " + repo.to_string()};
 }
 
-trunk::QueueSettings QueueStore::settings_of(const Queue& q, const std::string& branch, trunk::Timestamp now) const {
+trunk::QueueSettings QueueStore::settings_of(const Queue& q, const std::string& branch, bool answer) const {
   trunk::QueueSettings s = q.settings;
-  if (now < q.switching_until) s.state = trunk::QueueState::switching_modes;
+  if (!s.bisection_concurrency) s.bisection_concurrency = s.concurrency;
+  if (answer && q.sim && q.sim->switching()) s.state = trunk::QueueState::switching_modes;
   s.branch = branch;
   s.required_statuses = q.manual_required_statuses ? *q.manual_required_statuses : kBranchProtectionStatuses;
   return s;
 }
 
 trunk::QueueSettings QueueStore::run_to_now(Queue& q, const std::string& branch) {
-  const trunk::Timestamp now = clock_();
-  if (q.sim->now() < q.switching_until && q.switching_until < now) {
-    // The switch ends between the simulation's last step and now: nothing starts before its end.
-    q.sim->advance_to(q.switching_until, settings_of(q, branch, q.sim->now()));
-  }
-  const trunk::QueueSettings settings = settings_of(q, branch, now);
-  q.sim->advance_to(now, settings);
-  return settings;
+  q.sim->advance_to(clock_(), settings_of(q, branch, false));
+  return settings_of(q, branch);
 }
 
 void QueueStore::run_all_to_now() {
@@ -184,8 +176,6 @@ std::variant<trunk::QueueSettings, Refusal> QueueStore::update(const trunk::Upda
   run_to_now(q, r.target_branch);  // the past ran on the settings of the past
   const Queue before = q;
   apply_set_fields(r, q.settings);
-  const trunk::Timestamp now = clock_();
-  if (q.settings.mode != before.settings.mode) q.switching_until = now + switching_duration_;
   if (r.required_statuses) q.manual_required_statuses = *r.required_statuses;
   if (r.delete_required_statuses.value_or(false)) q.manual_required_statuses.reset();
   try {
@@ -194,6 +184,7 @@ std::variant<trunk::QueueSettings, Refusal> QueueStore::update(const trunk::Upda
     q = before;  // the answer must describe what is stored: a failed write changes nothing
     throw;
   }
+  if (q.settings.mode != before.settings.mode) q.sim->begin_mode_switch();
   // A change (resume, more concurrency...) may start runs at once.
   return run_to_now(q, r.target_branch);
 }
@@ -249,14 +240,15 @@ trunk::RequiredStatusesSource QueueStore::statuses_source(const trunk::Repo& rep
                 : trunk::RequiredStatusesSource::repo_provider_branch_protection;
 }
 
-std::string QueueStore::metrics(const trunk::Repo& repo) {
+std::string QueueStore::metrics(const std::optional<trunk::Repo>& repo) {
   std::lock_guard lock(mutex_);
   std::vector<QueueView> views;
-  const std::string key = repo.to_string();
   for (auto& [queue_key, q] : queues_) {
-    if (queue_key.first != key) continue;
-    run_to_now(q, queue_key.second);
-    views.push_back({repo.owner + "/" + repo.name, queue_key.second, q.sim.get()});
+    if (repo && queue_key.first != repo->to_string()) continue;
+    const trunk::QueueSettings settings = run_to_now(q, queue_key.second);
+    // The label is owner/name: the key without its host.
+    const std::string& key = queue_key.first;
+    views.push_back({key.substr(key.find('/') + 1), queue_key.second, q.sim.get(), settings});
   }
   return prometheus_metrics(views);
 }
@@ -267,7 +259,8 @@ void QueueStore::persist() const {
   // protection) in place of what settings_of computes.
   Json queues = Json::array();
   for (const auto& [key, q] : queues_) {
-    Json entry = trunk::to_json(q.settings);
+    Json entry = trunk::to_json(settings_of(q, key.second, false));
+    entry.erase("requiredStatuses");
     entry.erase("branch");
     entry["repo"] = key.first;
     entry["targetBranch"] = key.second;
@@ -328,7 +321,10 @@ void QueueStore::load() {
     }
     q.settings.required_statuses = q.manual_required_statuses.value_or(std::vector<std::string>{});
     std::vector<std::string> missing;
-    const auto violations = trunk::check(as_request(q.settings, at, missing));
+    trunk::UpdateQueueRequest as_update = as_request(q.settings, at, missing);
+    // The documented default depth 0 is below what a request may set (the contract's range starts at 1).
+    if (as_update.pending_failure_depth == 0) as_update.pending_failure_depth.reset();
+    const auto violations = trunk::check(as_update);
     q.settings.required_statuses.reset();
     if (!violations.empty()) {
       const auto& v = violations.front();

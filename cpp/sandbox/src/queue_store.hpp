@@ -12,8 +12,10 @@
 //    deleteQueue refuses (400) while the queue holds pull requests not concluded;
 //  - requiredStatuses: [...] sets a manual list (possibly empty); deleteRequiredStatuses: true drops the
 //    manual list, after which the statuses come from branch protection (kBranchProtectionStatuses here);
-//  - a change of mode reports switching_modes for `switching_duration` of the sandbox clock, then the
-//    requested state; the simulation starts no run meanwhile.
+//  - a change of mode is immediate on a queue holding no pull request; otherwise the queue reports
+//    switching_modes, and behaves as draining, until its simulation has no unit testing left
+//    (MergeQueue::begin_mode_switch);
+//  - bisectionConcurrency follows concurrency until a request sets it (Trunk's documented default).
 //  - with a state file, the queues and their settings are written atomically before the answer is sent;
 //    load() reads them back. Pull requests are not persisted (a restart empties the queues), nor is an ongoing
 //    switch (after a restart the switch is complete). Version 1 files (before queues could be created and
@@ -52,8 +54,7 @@ class QueueStore {
   using Clock = std::function<trunk::Timestamp()>;
 
   /// `clock`: the sandbox clock (default: the wall clock).
-  QueueStore(std::string state_file, std::chrono::milliseconds switching_duration, Clock clock = {},
-             SimulationOptions simulation = {});
+  QueueStore(std::string state_file, Clock clock = {}, SimulationOptions simulation = {});
 
   /// Reads the state file when there is one and it exists; throws trunk::Error naming the file and problem.
   void load();
@@ -84,15 +85,15 @@ class QueueStore {
 
   /// Runs every queue up to the clock's now (Sandbox::advance).
   void run_all_to_now();
-  /// The Prometheus text of a repository's queues.
-  std::string metrics(const trunk::Repo& repo);
+  /// The Prometheus text of a repository's queues, or of every queue when `repo` is absent.
+  std::string metrics(const std::optional<trunk::Repo>& repo);
 
  private:
   struct Queue {
     /// Every setting as stored (state never switching_modes; required_statuses is computed by settings_of).
     trunk::QueueSettings settings;
     std::optional<std::vector<std::string>> manual_required_statuses;  ///< nullopt = from branch protection
-    trunk::Timestamp switching_until{};
+    /// settings.bisection_concurrency is nullopt until a request sets it: it follows concurrency.
     std::shared_ptr<MergeQueue> sim;  ///< shared by a copy kept to undo a failed write
   };
   /// A queue never configured.
@@ -103,14 +104,14 @@ class QueueStore {
   static Refusal no_queue(const trunk::Repo& repo, const std::string& branch);
   std::shared_ptr<MergeQueue> new_simulation(const std::string& repo_key, const std::string& branch) const;
   FailureModel model_of(const std::string& repo_key) const;
-  trunk::QueueSettings settings_of(const Queue& queue, const std::string& branch, trunk::Timestamp now) const;
-  /// Runs the queue's simulation to the clock's now (the switching_modes period on its own) and returns its
-  /// settings as they stand now.
+  /// The settings the simulation runs on (stored, defaults filled in) and, with `answer`, as the queue reports
+  /// them (switching_modes while it switches).
+  trunk::QueueSettings settings_of(const Queue& queue, const std::string& branch, bool answer = true) const;
+  /// Runs the queue's simulation to the clock's now and returns its settings as they stand now.
   trunk::QueueSettings run_to_now(Queue& queue, const std::string& branch);
   void persist() const;  // caller holds mutex_
 
   std::string state_file_;
-  std::chrono::milliseconds switching_duration_;
   Clock clock_;
   SimulationOptions simulation_;
   mutable std::mutex mutex_;

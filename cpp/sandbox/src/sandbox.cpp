@@ -198,7 +198,7 @@ void Sandbox::start() {
     s.clock = std::make_unique<SandboxClock>(s.options.clock, s.options.now.value_or(history.now));
     SimulationOptions simulation{s.options.seed, s.options.flaky_failure_rate, s.options.broken_pull_request_rate};
     SandboxClock* clock = s.clock.get();
-    auto queues = std::make_unique<QueueStore>(s.options.state_file, s.options.switching_modes_duration,
+    auto queues = std::make_unique<QueueStore>(s.options.state_file,
                                                [clock] { return clock->now(); }, simulation);
     queues->load();
     s.token = s.options.token.empty() ? random_token() : s.options.token;

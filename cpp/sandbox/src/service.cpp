@@ -55,6 +55,8 @@ Reply text_reply(int status, std::string message) {
 
 namespace {
 
+constexpr const char* kMetricsContentType = "text/plain; version=0.0.4; charset=utf-8";
+
 /// Decodes and validates a request (from the query string for the GET operation); on failure fills *error
 /// with the 400 reply.
 template <typename Request>
@@ -368,7 +370,7 @@ Reply Service::answer(const trunk::SetImpactedTargetsRequest& request) {
   if (auto reply = find_repo(request.repo, &repo)) return *reply;
   return acknowledgement_or_refusal(queues_->with_queue(
       request.repo, request.target_branch,
-      [&](MergeQueue& queue, const trunk::QueueSettings&) { return queue.set_impacted_targets(request); }));
+      [&](MergeQueue& queue, const trunk::QueueSettings& settings) { return queue.set_impacted_targets(request, settings); }));
 }
 
 template <>
@@ -411,7 +413,7 @@ Reply Service::answer(const trunk::GetMergeQueueMetricsRequest& request) {
   const RepoIndex* repo = nullptr;
   if (auto reply = find_repo(request.repo, &repo)) return *reply;
   Reply reply;
-  reply.content_type = "text/plain; version=0.0.4; charset=utf-8";
+  reply.content_type = kMetricsContentType;
   reply.body = queues_->metrics(request.repo);
   return reply;
 }
@@ -454,6 +456,16 @@ Reply Service::answer(const trunk::ListQuarantinedTestsRequest& request) {
 
 template <typename Op>
 Reply Service::serve(std::string_view body, std::string_view query) {
+  if constexpr (std::is_same_v<typename Op::Request, trunk::GetMergeQueueMetricsRequest>) {
+    // Without repo and repoHost the metrics are those of every repository (Trunk's metrics guide: "omit both
+    // the repo and repoHost parameters"); any parameter at all is read and checked as usual.
+    if (query.find_first_not_of('&') == std::string_view::npos) {
+      Reply reply;
+      reply.content_type = kMetricsContentType;
+      reply.body = queues_->metrics(std::nullopt);
+      return reply;
+    }
+  }
   Reply error;
   auto request = read_request<typename Op::Request>(body, query, &error);
   if (!request) return error;

@@ -29,7 +29,7 @@ trunk::Timestamp now() { return trunk::parse_rfc3339("2026-11-20T12:00:00Z"); }
 History history() { return trunk::sandbox::generate_history(7, 900, now()); }
 
 std::unique_ptr<Service> make_service(std::size_t budget) {
-  return std::make_unique<Service>(history(), kToken, kOrg, std::make_unique<trunk::sandbox::QueueStore>("", std::chrono::milliseconds(0)),
+  return std::make_unique<Service>(history(), kToken, kOrg, std::make_unique<trunk::sandbox::QueueStore>(""),
                                    trunk::sandbox::PageTokens(11, 12), budget);
 }
 

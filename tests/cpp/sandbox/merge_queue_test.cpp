@@ -167,9 +167,15 @@ TEST(MergeQueueErrors, TheMetricsQueryIsValidatedAndTheControlRouteNeedsTheToken
   Sim sim;
   httplib::Client client("127.0.0.1", sim.box().port());
   const httplib::Headers token{{"x-api-token", sim.box().token()}};
-  auto no_repo = client.Get("/v1/getMergeQueueMetrics", token);
-  ASSERT_TRUE(no_repo);
-  EXPECT_EQ(no_repo->status, 400);
+  auto every_repo = client.Get("/v1/getMergeQueueMetrics", token);
+  ASSERT_TRUE(every_repo);
+  EXPECT_EQ(every_repo->status, 200) << "without repo: every repository";
+  const auto all = trunk::MergeQueueMetrics::parse(every_repo->body);
+  std::set<std::string> repos;
+  for (const auto& sample : all.samples) repos.insert(sample.labels.at("repo").get<std::string>());
+  EXPECT_EQ(repos.size(), sim.box().repos().size());
+  auto host_only = client.Get("/v1/getMergeQueueMetrics?repoHost=github.com", token);
+  EXPECT_EQ(host_only->status, 400) << "a host without a repository names nothing";
   auto unknown = client.Get("/v1/getMergeQueueMetrics?repo=nobody/nothing&repoHost=github.com", token);
   EXPECT_EQ(unknown->status, 404);
   auto post_metrics = client.Post("/v1/getMergeQueueMetrics", token, "{}", "application/json");
@@ -233,9 +239,9 @@ TEST(MergeQueueSimulation, SingleModeTestsOneAtATimeAndMergesInOrder) {
   EXPECT_TRUE(queue["enqueuedPullRequests"].empty());
 }
 
-TEST(MergeQueueSimulation, ParallelModeTestsConcurrencyUnitsAtOnce) {
+TEST(MergeQueueSimulation, SingleModeTestsConcurrencyUnitsAtOncePredictively) {
   Sim sim;
-  sim.settings({{"mode", "parallel"}, {"concurrency", 3}});
+  sim.settings({{"concurrency", 3}});
   for (int n = 1; n <= 5; ++n) sim.submit(n);
   sim.minutes(2);
   EXPECT_EQ(sim.count("testing"), 3);
@@ -292,7 +298,7 @@ TEST(MergeQueueSimulation, ABrokenPullRequestFailsAndTheOnesBehindItStillMerge) 
   Sim sim(sim_options(0, 0.3));
   const auto broken = numbers(sim.repo_key(), 0.3, true, 1);
   const auto innocent = numbers(sim.repo_key(), 0.3, false, 3);
-  sim.settings({{"mode", "parallel"}, {"concurrency", 3}});
+  sim.settings({{"concurrency", 3}});
   for (const auto n : {innocent[0], broken[0], innocent[1], innocent[2]}) sim.submit(n);
   sim.minutes(8 * 60);
   EXPECT_EQ(sim.state(broken[0]), "failed");
@@ -406,7 +412,7 @@ TEST(MergeQueueSimulation, PendingFailureIsRescuedOnlyByOptimisticMerging) {
       trunk::sandbox::MergeQueue queue("github.com/acme/storefront", "main", model, now);
       trunk::QueueSettings settings;
       settings.state = trunk::QueueState::running;
-      settings.mode = trunk::QueueMode::parallel;
+      settings.mode = trunk::QueueMode::single;
       settings.concurrency = 2;
       settings.pending_failure_depth = 1;
       settings.can_optimistically_merge = optimistic;
@@ -438,7 +444,7 @@ TEST(MergeQueueSimulation, PendingFailureIsRescuedOnlyByOptimisticMerging) {
 
 TEST(MergeQueueSimulation, MetricsAgreeWithTheListing) {
   Sim sim(sim_options(0.2, 0.15));
-  sim.settings({{"mode", "parallel"}, {"concurrency", 2}, {"batch", true}, {"batchingMinSize", 2}});
+  sim.settings({{"concurrency", 2}, {"batch", true}, {"batchingMinSize", 2}});
   for (int n = 1; n <= 12; ++n) sim.submit(n);
   sim.minutes(90);
   sim.ok(paths::kCancelPullRequest, {{"pr", {{"number", 12}}}});
@@ -468,7 +474,7 @@ std::vector<std::string> outcome_of_a_busy_day(std::uint64_t seed) {
   options.flaky_failure_rate.reset();  // from the history
   options.broken_pull_request_rate.reset();
   Sim sim(options);
-  sim.settings({{"mode", "parallel"}, {"concurrency", 3}, {"canOptimisticallyMerge", true}, {"pendingFailureDepth", 2}});
+  sim.settings({{"concurrency", 3}, {"canOptimisticallyMerge", true}, {"pendingFailureDepth", 2}});
   std::vector<std::string> out;
   for (int n = 1; n <= 10; ++n) {
     sim.submit(n);

@@ -1,7 +1,6 @@
-// Merge queue semantics over HTTP, and the switching_modes state machine with an injected clock.
+// Merge queue semantics over HTTP, and the switching_modes state machine with an injected clock: a change of
+// mode is immediate on an empty queue, else the queue drains until the pull requests testing have merged.
 #include <gtest/gtest.h>
-
-#include <thread>
 
 #include "queue_store.hpp"
 #include "sandbox_support.hpp"
@@ -16,9 +15,7 @@ using trunk::paths::kUpdateQueue;
 class Queue : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto options = small_options(50);
-    options.switching_modes_duration = std::chrono::hours(1);  // long: every answer below is within it
-    sandbox_ = start_sandbox(options);
+    sandbox_ = start_sandbox(small_options(50));
   }
   void create(const std::string& branch) {
     const auto reply = post(*sandbox_, std::string(kCreateQueue),
@@ -40,10 +37,10 @@ TEST_F(Queue, DefaultsHaveEveryRequiredField) {
   const Json expected = {{"state", "running"},
                          {"branch", "main"},
                          {"concurrency", 1},
-                         {"testingTimeoutMinutes", 240},
+                         {"testingTimeoutMinutes", 300},
                          {"mode", "single"},
                          {"canOptimisticallyMerge", false},
-                         {"pendingFailureDepth", 1},
+                         {"pendingFailureDepth", 0},
                          {"batch", false},
                          {"batchingMaxWaitTimeMinutes", 5},
                          {"batchingMinSize", 1},
@@ -126,14 +123,17 @@ TEST_F(Queue, EmptyRequiredStatusesDiffersFromDeletingThem) {
   EXPECT_NE(reply.body.find("deleteRequiredStatuses"), std::string::npos);
 }
 
-TEST_F(Queue, ModeChangeReportsSwitchingModes) {
+TEST_F(Queue, AModeChangeOnAnEmptyQueueIsImmediate) {
   EXPECT_EQ(update({{"mode", "single"}})["state"], "running") << "same mode: no switch";
-  const Json switching = update({{"mode", "parallel"}, {"state", "paused"}});
-  EXPECT_EQ(switching["state"], "switching_modes");
-  EXPECT_EQ(switching["mode"], "parallel");
-  EXPECT_EQ(update({{"concurrency", 2}})["state"], "switching_modes") << "still within the switch";
-  create("other");
-  EXPECT_EQ(update(Json::object(), "other")["state"], "running") << "per branch";
+  const Json switched = update({{"mode", "parallel"}, {"state", "paused"}});
+  EXPECT_EQ(switched["state"], "paused") << "no pull request: nothing to wait for";
+  EXPECT_EQ(switched["mode"], "parallel");
+}
+
+TEST_F(Queue, BisectionConcurrencyFollowsConcurrencyUntilSet) {
+  EXPECT_EQ(update({{"concurrency", 4}})["bisectionConcurrency"], 4) << "Trunk: the same as the testing concurrency";
+  EXPECT_EQ(update({{"bisectionConcurrency", 2}})["bisectionConcurrency"], 2);
+  EXPECT_EQ(update({{"concurrency", 6}})["bisectionConcurrency"], 2) << "set: it no longer follows";
 }
 
 TEST_F(Queue, AQueueOfARepositoryThatIsNotOnboardedIs404) {
@@ -143,60 +143,49 @@ TEST_F(Queue, AQueueOfARepositoryThatIsNotOnboardedIs404) {
   EXPECT_EQ(reply.status, 404);
 }
 
-TEST(QueueSwitching, SettlesOnTheRequestedStateAfterTheDuration) {
+TEST(QueueSwitching, DrainsUntilThePullRequestsTestingHaveMerged) {
   auto now = fixed_now();
-  trunk::sandbox::QueueStore store("", std::chrono::milliseconds(2000), [&now] { return now; });
-  store.adopt_repositories({{{"github.com", "acme", "storefront"}, trunk::sandbox::FailureModel{}}});
-  const auto state_of = [](const std::variant<trunk::QueueSettings, trunk::sandbox::Refusal>& outcome) {
-    return std::get<trunk::QueueSettings>(outcome).state;
+  trunk::sandbox::SimulationOptions simulation;
+  simulation.flaky_failure_rate = 0;
+  simulation.broken_pull_request_rate = 0;
+  trunk::sandbox::QueueStore store("", [&now] { return now; }, simulation);
+  const trunk::Repo repo{"github.com", "acme", "storefront"};
+  store.adopt_repositories({{repo, trunk::sandbox::FailureModel{}}});
+  const auto submit = [&](std::int64_t number) {
+    trunk::SubmitPullRequestRequest request;
+    request.pr.number = number;
+    return std::get<0>(store.with_queue(repo, "main", [&](trunk::sandbox::MergeQueue& queue,
+                                                             const trunk::QueueSettings& settings) {
+      return queue.submit(request, settings);
+    }));
   };
+  const auto state_of = [&](std::int64_t number) {
+    return std::get<0>(store.with_queue(repo, "main", [&](trunk::sandbox::MergeQueue& queue, const trunk::QueueSettings&) {
+      return std::get<trunk::SubmittedPullRequest>(queue.submitted(number)).state;
+    }));
+  };
+  const auto queue_state = [&] { return std::get<trunk::QueueSettings>(store.get(repo, "main")).state; };
+  ASSERT_FALSE(submit(1));
+  ASSERT_FALSE(submit(2));
+  now += std::chrono::minutes(2);
+  ASSERT_EQ(state_of(1), trunk::PullRequestState::testing);
   trunk::UpdateQueueRequest request;
-  request.repo = {"github.com", "acme", "storefront"};
+  request.repo = repo;
   request.target_branch = "main";
   request.mode = trunk::QueueMode::parallel;
-  request.state = trunk::QueueState::paused;
-  EXPECT_EQ(state_of(store.update(request)), trunk::QueueState::switching_modes);
-  now += std::chrono::milliseconds(1999);
-  EXPECT_EQ(state_of(store.get(request.repo, "main")), trunk::QueueState::switching_modes);
-  now += std::chrono::milliseconds(1);
-  EXPECT_EQ(state_of(store.get(request.repo, "main")), trunk::QueueState::paused);
-  // Switching back starts a new period.
-  request.mode = trunk::QueueMode::single;
-  request.state.reset();
-  EXPECT_EQ(state_of(store.update(request)), trunk::QueueState::switching_modes);
-  now += std::chrono::seconds(3);
-  const auto settled = std::get<trunk::QueueSettings>(store.get(request.repo, "main"));
-  EXPECT_EQ(settled.state, trunk::QueueState::paused);
-  EXPECT_EQ(settled.mode, trunk::QueueMode::single);
-}
-
-TEST(QueueSwitching, ZeroDurationOverHttpAnswersTheRequestedStateAtOnce) {
-  auto options = small_options(20);
-  options.switching_modes_duration = std::chrono::milliseconds(0);
-  auto sandbox = start_sandbox(options);
-  const auto reply = post(*sandbox, std::string(kUpdateQueue),
-                          Json{{"repo", repo_json(sandbox->repos().at(0))},
-                               {"targetBranch", "main"},
-                               {"mode", "parallel"},
-                               {"state", "draining"}});
-  ASSERT_EQ(reply.status, 200);
-  EXPECT_EQ(reply.json()["state"], "draining");
-  EXPECT_EQ(reply.json()["mode"], "parallel");
-}
-
-TEST(QueueSwitching, ShortDurationOverHttpSettles) {
-  auto options = small_options(20);
-  options.switching_modes_duration = std::chrono::milliseconds(50);
-  auto sandbox = start_sandbox(options);
-  const Json body = {{"repo", repo_json(sandbox->repos().at(0))}, {"targetBranch", "main"}, {"mode", "parallel"}};
-  ASSERT_EQ(post(*sandbox, std::string(kUpdateQueue), body).status, 200);
-  const Json poll = {{"repo", repo_json(sandbox->repos().at(0))}, {"targetBranch", "main"}};
-  std::string state;
-  for (int i = 0; i < 200 && state != "running"; ++i) {  // polls; no assertion on how long it took
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    state = post(*sandbox, std::string(kUpdateQueue), poll).json()["state"];
+  EXPECT_EQ(std::get<trunk::QueueSettings>(store.update(request)).state, trunk::QueueState::switching_modes);
+  const auto refused = submit(3);
+  ASSERT_TRUE(refused) << "switching behaves as draining: no pull request enters";
+  EXPECT_NE(refused->message.find("switching_modes"), std::string::npos) << refused->message;
+  // It lasts as long as pull request 1 tests, however long that is, and ends when it merges.
+  while (state_of(1) == trunk::PullRequestState::testing) {
+    EXPECT_EQ(queue_state(), trunk::QueueState::switching_modes);
+    EXPECT_EQ(state_of(2), trunk::PullRequestState::pending) << "nothing starts meanwhile";
+    now += std::chrono::minutes(1);
   }
-  EXPECT_EQ(state, "running");
+  EXPECT_EQ(state_of(1), trunk::PullRequestState::merged);
+  EXPECT_EQ(queue_state(), trunk::QueueState::running);
+  EXPECT_FALSE(submit(3));
 }
 
 }  // namespace
