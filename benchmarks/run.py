@@ -23,6 +23,9 @@ Scenarios (ratios are "how many times faster/smaller ours is"; targets from issu
      Arrow-backed pandas DataFrame (to_pandas(dtype_backend="pyarrow")), each vs requests +
      pandas.DataFrame(dicts) (>= 5x, 5x, 3x); the table's memory vs the dicts' (<= 0.3x); and to_pandas() with a
      progress bar vs without (on / off <= 1.03).
+  9. the merge queue simulation (issue 27): a month of a busy parallel queue on the virtual clock (5,000 pull
+     requests, impacted targets, batching, bisection, flaky and broken ones) by the C++ tool trunk_bench_queue
+     (built with the C++ tree: build/cpp/cpp/sandbox/, or $TRUNK_BENCH_QUEUE); wall seconds (goal < 5 s).
 """
 
 from __future__ import annotations
@@ -52,9 +55,9 @@ ASYNC_IN_FLIGHT = 64  # scenario 7
 SWEEP = (8, 32, 64, 128, 256)  # scenario 6
 LATENCY_MS = 20
 
-FULL = {"details": 1000, "iterate": 20_000, "frame": 100_000, "calls": 2000, "memory": 100_000,
+FULL = {"queue_prs": 5000, "details": 1000, "iterate": 20_000, "frame": 100_000, "calls": 2000, "memory": 100_000,
         "latency_tests": 2000, "big_tests": 180_000, "coroutines": 10_000}
-QUICK = {"details": 40, "iterate": 500, "frame": 1000, "calls": 50, "memory": 1000,
+QUICK = {"queue_prs": 300, "details": 40, "iterate": 500, "frame": 1000, "calls": 50, "memory": 1000,
          "latency_tests": 300, "big_tests": 2000, "coroutines": 200}
 
 
@@ -126,6 +129,18 @@ class Bench:
                              "higher_is_better": higher_is_better, "met": met})
 
     # ---- scenarios -----------------------------------------------------------------------------------------
+    def queue_month(self) -> None:
+        tool = Path(os.environ.get("TRUNK_BENCH_QUEUE", HERE.parent / "build" / "cpp" / "cpp" / "sandbox" / "trunk_bench_queue"))
+        name = "9 merge queue: a month, parallel"
+        if not tool.exists():
+            print(f"  {name:<34} skipped: {tool} not built (cmake --build build/cpp --target trunk_bench_queue)")
+            return
+        n = self.sizes["queue_prs"]
+        outcome = json.loads(subprocess.run([str(tool), str(n)], check=True, capture_output=True, text=True).stdout)
+        self.row(name, "trunk_bench_queue (virtual clock)", n, outcome["seconds"], **{
+            k: v for k, v in outcome.items() if k not in ("seconds", "pull_requests")})
+        self.target(name, "wall seconds", outcome["seconds"], 5.0, higher_is_better=False)
+
     def sweep(self, sandbox: SandboxProcess) -> None:
         info = sandbox.info
         ids = info["ids"][: self.sizes["details"]]
@@ -399,7 +414,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="small sizes, to check the harness (times mean nothing)")
     parser.add_argument("--output", type=Path, help="JSON file (default benchmarks/results/<mode>-<time>.json)")
-    parser.add_argument("--scenarios", default="1,2,3,4,5,8", help="comma-separated subset, e.g. 1,4")
+    parser.add_argument("--scenarios", default="1,2,3,4,5,8,9", help="comma-separated subset, e.g. 1,4")
     args = parser.parse_args()
     sizes = QUICK if args.quick else FULL
     chosen = {s.strip() for s in args.scenarios.split(",")}
@@ -430,6 +445,8 @@ def main() -> int:
             bench.sweep(slow)
         if slow and "7" in chosen:
             bench.asynchronous(slow)
+        if "9" in chosen:
+            bench.queue_month()
     finally:
         for sandbox in (slow, big):
             if sandbox:
