@@ -97,10 +97,12 @@ def test_queue_with_no_setting_prints_the_current_settings_as_a_table(cli, sandb
     assert set(last_body(sandbox, "updateQueue")) == {"repo", "targetBranch"}
 
 
-def test_queue_mode_change_reports_switching_modes(cli, sandbox):
+def test_queue_mode_change_of_an_empty_queue_is_immediate(cli, sandbox):
+    # Trunk switches a queue holding no pull request at once (switching_modes lasts while pull requests test).
     run = cli(*queue_args(sandbox, "cli-switch"), "--mode", "parallel", "--format", "ndjson")
     assert run.code == 0
-    assert json.loads(run.out)["state"] == "switching_modes"
+    answer = json.loads(run.out)
+    assert answer["state"] == "running" and answer["mode"] == "parallel"
 
 
 def test_queue_csv(cli, sandbox):
