@@ -52,7 +52,7 @@ std::string usage() {
          "  --token TEXT             API token to accept (default: random, printed at start)\n"
          "  --org SLUG               organization URL slug (default trunk-sandbox)\n"
          "  --now RFC3339            end of the generated history (default: now)\n"
-         "  --switching-modes-ms N   how long a mode change reports switching_modes (default 2000)\n"
+         "  --switching-modes-ms N   ignored (a mode change lasts until the pull requests testing merge)\n"
          "  --state-file PATH        keep the merge queues and their settings in PATH across restarts\n"
          "  --data-file PATH         serve the history in PATH instead of generating one\n"
          "  --save-data PATH         write the served history to PATH (data-file format)\n"

@@ -22,7 +22,6 @@ using trunk::sandbox::ClockMode;
 trunk::sandbox::SandboxOptions sim_options(double flaky = 0, double broken = 0) {
   auto options = small_options(60);
   options.clock = ClockMode::virtual_time;
-  options.switching_modes_duration = std::chrono::milliseconds(0);
   options.flaky_failure_rate = flaky;
   options.broken_pull_request_rate = broken;
   return options;
