@@ -161,18 +161,18 @@ pd.DataFrame({
 MERGE_QUEUE = [
     ("md", """# Merge-queue automation
 
-Scripted changes to a merge queue: pause it, drain it, switch it to parallel mode with batching (watching the
-`switching_modes` step the queue goes through), and resume it. `update_queue` sends only the settings you pass
-and returns the full settings after the change.
+Scripted changes to a merge queue: pause it, drain it, resume it, and switch it to parallel mode with batching
+while a pull request is testing (watching the `switching_modes` state the queue goes through until that pull
+request has merged). `update_queue` sends only the settings you pass and returns the full settings after the
+change.
 
-The sandbox is started with a short switching period (1 s) so the notebook does not wait long."""),
-    ("code", """import time
+The sandbox runs on a **virtual clock**: it stands still until `sandbox.advance()` moves it, so the notebook
+follows an hour of queue without waiting for it."""),
+    ("code", """import pandas as pd
 
-import pandas as pd
+from trunk_api import PullRequestState, QueueMode, QueueState, Sandbox, ValidationError
 
-from trunk_api import QueueMode, QueueState, Sandbox, ValidationError
-
-sandbox = Sandbox(seed=3, tests=200, switching_modes_seconds=1.0).start()
+sandbox = Sandbox(seed=3, tests=200, clock="virtual").start()
 client = sandbox.client()
 repo, branch = sandbox.repos[0], "main"
 
@@ -189,24 +189,36 @@ assert paused.state == "paused"
 show(paused)"""),
     ("code", """draining = client.update_queue(repo, branch, state="draining")
 show(draining)"""),
-    ("md", """## Parallel mode with batching
-
-A change of mode is not instant: the queue reports `switching_modes` for a while, then the requested state."""),
-    ("code", """changed = client.update_queue(repo, branch, mode=QueueMode.PARALLEL, concurrency=6, batch=True,
-                             batching_min_size=3, batching_max_wait_time_minutes=10)
-states = [(0.0, changed.state)]
-started = time.monotonic()
-while changed.state == QueueState.SWITCHING_MODES and time.monotonic() - started < 10:
-    time.sleep(0.25)
-    changed = client.update_queue(repo, branch)          # read the settings again
-    states.append((round(time.monotonic() - started, 2), changed.state))
-assert states[0][1] == QueueState.SWITCHING_MODES and changed.state == QueueState.DRAINING
-pd.DataFrame(states, columns=["seconds", "state"]).drop_duplicates("state", keep="first")"""),
-    ("code", """show(changed)"""),
     ("md", """## Resume"""),
     ("code", """running = client.update_queue(repo, branch, state="running")
-assert running.state == "running" and running.mode == "parallel"
+assert running.state == "running"
 show(running)"""),
+    ("md", """## Parallel mode with batching, while a pull request is testing
+
+On a queue holding no pull request a change of mode takes effect at once. While pull requests are testing, the
+queue reports `switching_modes` and behaves as `draining` (no submission, no new test) until they have merged;
+then it runs in the new mode. Submit a pull request and let it start testing first:"""),
+    ("code", """start = sandbox.clock_now
+client.submit_pull_request(repo, 101, branch)
+while client.get_submitted_pull_request(repo, 101, branch).state != PullRequestState.TESTING:
+    sandbox.advance(minutes=1)
+print(f"pull request 101 is testing after {sandbox.clock_now - start} of virtual clock")"""),
+    ("code", """changed = client.update_queue(repo, branch, mode=QueueMode.PARALLEL, concurrency=6, batch=True,
+                             batching_min_size=3, batching_max_wait_time_minutes=10)
+assert changed.state == QueueState.SWITCHING_MODES
+steps = []
+while True:   # five minutes of queue at a time, until pull request 101 has left the queue
+    queue, pr = client.get_queue(repo, branch), client.get_submitted_pull_request(repo, 101, branch)
+    steps.append({"minutes": (sandbox.clock_now - start).total_seconds() / 60, "queue state": queue.state,
+                  "pull request 101": pr.state})
+    if pr.state in (PullRequestState.MERGED, PullRequestState.FAILED):
+        break
+    sandbox.advance(minutes=5)
+assert pr.state == PullRequestState.MERGED and queue.state == QueueState.RUNNING
+pd.DataFrame(steps)"""),
+    ("code", """changed = client.get_queue(repo, branch)
+assert changed.mode == "parallel" and changed.state == "running"
+show(changed)"""),
     ("md", """## Required statuses: set, empty, or back to branch protection
 
 `required_statuses=[]` sets an empty list; `delete_required_statuses=True` removes the manual list so branch

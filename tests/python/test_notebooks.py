@@ -104,5 +104,14 @@ def test_notebook_executes_without_errors(name, python3_kernel, tmp_path):
         text = "".join(str(out.get("data", {}).get("text/plain", "")) for out in _outputs(notebook, "execute_result"))
         assert "parallel-batch" in text and "single" in text
     if name.startswith("03"):
-        text = "".join(str(out.get("data", {}).get("text/plain", "")) for out in _outputs(notebook, "execute_result"))
-        assert "switching_modes" in text
+        # The mode change while pull request 101 tests: one row per five minutes of virtual clock, the queue
+        # switching_modes while 101 tests, running (in parallel mode) once 101 has merged.
+        steps = next(cell for cell in notebook.cells if cell.cell_type == "code" and "steps = []" in cell.source)
+        table = "".join(str(out.get("data", {}).get("text/plain", "")) for out in steps.outputs
+                        if out.output_type == "execute_result")
+        rows = [line.split()[2:] for line in table.splitlines()[1:]]  # index, minutes, then the two states
+        assert len(rows) >= 2
+        assert all(row == ["switching_modes", "testing"] for row in rows[:-1]), table
+        assert rows[-1] == ["running", "merged"], table
+        final = notebook.cells[notebook.cells.index(steps) + 1]
+        assert "parallel" in str(final.outputs[0].get("data", {}).get("text/plain", ""))
