@@ -408,11 +408,14 @@ Reply Service::answer(const trunk::GetMergeQueueTestingDetailsRequest& request) 
 
 template <>
 Reply Service::answer(const trunk::GetMergeQueueMetricsRequest& request) {
+  // The request's repo became optional (every repository); until the queue's metrics cover them all, this
+  // sandbox answers one repository at a time, as before.
+  if (!request.repo) return text_reply(400, "repo: <missing>: is required by this sandbox");
   const RepoIndex* repo = nullptr;
-  if (auto reply = find_repo(request.repo, &repo)) return *reply;
+  if (auto reply = find_repo(*request.repo, &repo)) return *reply;
   Reply reply;
   reply.content_type = "text/plain; version=0.0.4; charset=utf-8";
-  reply.body = queues_->metrics(request.repo);
+  reply.body = queues_->metrics(*request.repo);
   return reply;
 }
 
