@@ -239,20 +239,33 @@ except ValidationError as error:
 ]
 
 WHAT_IF = [
-    ("md", """# Merge queue what-if: single vs parallel with batching
+    ("md", """# Merge queue what-if: which configuration suits this repository?
 
-Which queue configuration would merge our pull requests faster, and how many test runs would our **own flaky
-tests** fail? This notebook submits the same 50 pull requests to two sandbox queues configured differently and
-runs a day of queue in a few seconds on the sandbox's **virtual clock**.
+The same pull requests go through three merge queues configured differently, on the sandbox's **virtual
+clock** (a working day of queue in seconds). The sandbox fails test runs with the probability implied by the
+repository's own flaky and broken tests (the history the flaky-test operations return), so the answer depends
+on this repository's flake rate, as it would in production.
 
-The sandbox's queues fail test runs with the probability implied by the repository's flaky and broken tests in
-its history (the same history the flaky-test operations return), so the two halves of the API tell one story."""),
-    ("code", """from datetime import timedelta
+The configurations, with Trunk's meanings:
+
+- **single-1**: single mode at concurrency 1, one pull request tested at a time;
+- **single-4**: single mode at concurrency 4 (up to four runs at once, each predictively on top of those ahead),
+  with batching, optimistic merging and a pending failure depth of 1 (a failure waits for one successor, whose
+  pass can clear a flake without a bisection);
+- **parallel-4**: the same settings in parallel mode, where each pull request reports its impacted targets and
+  only pull requests with overlapping targets are tested on top of each other (independent lanes).
+
+Time in queue comes from the documented histogram `mq_pr_time_in_queue_1h_seconds`, read every hour and added
+up, and its quantiles from the client's `Histogram.quantile` (PromQL's `histogram_quantile`)."""),
+    ("code", """import random
+from collections import Counter
+from datetime import timedelta
 
 import matplotlib.pyplot as plt
 import pandas as pd
+from IPython.display import Markdown
 
-from trunk_api import Sandbox
+from trunk_api import Histogram, Sandbox
 
 sandbox = Sandbox(seed=4, tests=800, clock="virtual").start()
 client = sandbox.client()
@@ -261,72 +274,144 @@ week = client.iter_failing_tests(repo, sandbox.org_url_slug, sandbox.now - timed
 flaky = week[week["status_value"] == "flaky"]
 print(f"{repo.owner}/{repo.name}: {len(flaky)} flaky tests failed in the last week, median failure rate "
       f"{flaky['failure_rate_last_7d'].median():.0%}")"""),
-    ("md", """## Two queues, one workload
+    ("md", """## Impacted targets from the repository's layout
 
-`single` tests one pull request at a time. `parallel-batch` tests up to four units at once, batches at least
-three pull requests (or whatever has waited five minutes), bisects a failed batch two runs at a time, and merges
-optimistically."""),
-    ("code", """CONFIGS = {
-    "single": dict(mode="single"),
-    "parallel-batch": dict(mode="parallel", concurrency=4),
+Parallel mode needs each pull request's impacted targets (`set_impacted_targets`). Here they are the
+repository's packages, the directories its tests live in (`//tests/checkout`, ...): a pull request touches one
+package (those with more tests more often), sometimes two, and one in twenty-five touches the root (`"ALL"`: it
+overlaps every lane)."""),
+    ("code", """areas = Counter("//" + path.rsplit("/", 1)[0] for path in week["file_path"].dropna() if "/" in path)
+print(dict(areas.most_common()))
+
+PULL_REQUESTS = 60
+rng = random.Random(4)   # the same workload every run
+names, weights = zip(*areas.items())
+def impacted(number):
+    if number % 25 == 0:
+        return "ALL"
+    return sorted(set(rng.choices(names, weights, k=1 if rng.random() < 0.8 else 2)))
+TARGETS = {number: impacted(number) for number in range(1, PULL_REQUESTS + 1)}
+ARRIVAL_MINUTES = {number: 6 * (number - 1) for number in TARGETS}   # one every 6 minutes, for 6 hours
+pd.Series({n: t if t == "ALL" else ", ".join(t) for n, t in TARGETS.items()}).value_counts().head(8)"""),
+    ("md", """## Three queues, one workload"""),
+    ("code", """SHARED = dict(batch=True, batching_min_size=2, batching_max_wait_time_minutes=5,
+              can_optimistically_merge=True, pending_failure_depth=1)
+CONFIGS = {
+    "single-1": (dict(mode="single", concurrency=1), {}),
+    "single-4": (dict(mode="single", concurrency=4), SHARED),
+    "parallel-4": (dict(mode="parallel", concurrency=4), SHARED),
 }
-client.create_queue(repo, "single", **CONFIGS["single"])
-client.create_queue(repo, "parallel-batch", **CONFIGS["parallel-batch"])
-client.update_queue(repo, "parallel-batch", batch=True, batching_min_size=3, batching_max_wait_time_minutes=5,
-                    bisection_concurrency=2, can_optimistically_merge=True)
-
-start = sandbox.clock_now
-for number in range(1, 51):
-    for branch in CONFIGS:
-        client.submit_pull_request(repo, number, branch)
-SHOWN = ["branch", "mode", "concurrency", "batch", "batching_min_size", "can_optimistically_merge"]
-pd.DataFrame([{name: getattr(client.get_queue(repo, branch), name) for name in SHOWN} for branch in CONFIGS])"""),
+for branch, (created, updated) in CONFIGS.items():
+    client.create_queue(repo, branch, **created)
+    if updated:
+        client.update_queue(repo, branch, **updated)
+SHOWN = ["mode", "concurrency", "batch", "batching_min_size", "can_optimistically_merge", "pending_failure_depth"]
+pd.DataFrame({branch: {name: getattr(client.get_queue(repo, branch), name) for name in SHOWN}
+              for branch in CONFIGS}).T"""),
     ("md", """## Run the clock
 
-Advance ten minutes at a time and count what each queue has merged, until both are done (at most two days)."""),
-    ("code", """progress = []
-for step in range(1, 6 * 48 + 1):
-    now = sandbox.advance(minutes=10)
-    counts = {branch: sum(pr.state == "merged" for pr in client.iter_pull_requests(repo, branch, take=100))
-              for branch in CONFIGS}
-    progress.append({"hours": step / 6, **counts})
-    if all(client.get_queue(repo, branch).enqueued_pull_requests == [] for branch in CONFIGS):
+Every ten minutes the pull requests due arrive in all three queues (in parallel mode with their targets); every
+hour the metrics are read. The duration series cover the last hour, so hourly readings are disjoint windows and
+`Histogram.merge` adds them into the histogram of the whole run."""),
+    ("code", """def submit(number):
+    for branch in CONFIGS:
+        client.submit_pull_request(repo, number, branch)
+    sha = client.get_submitted_pull_request(repo, number, "parallel-4").pr_sha
+    client.set_impacted_targets(repo, number, sha, "parallel-4", TARGETS[number])
+
+def queues_empty():
+    return all(not client.get_queue(repo, branch).enqueued_pull_requests for branch in CONFIGS)
+
+windows = {branch: [] for branch in CONFIGS}
+restarts = Counter()
+hourly = []
+for hour in range(1, 49):
+    for step in range(6):
+        minute = (hour - 1) * 60 + step * 10
+        for number in [n for n, due in ARRIVAL_MINUTES.items() if minute <= due < minute + 10]:
+            submit(number)
+        sandbox.advance(minutes=10)
+    metrics = client.get_merge_queue_metrics(repo)
+    for branch in CONFIGS:
+        window = metrics.histogram("mq_pr_time_in_queue_1h_seconds", branch=branch)
+        assert window is not None, "this sandbox does not send mq_pr_time_in_queue_1h_seconds"
+        windows[branch].append(window)
+        restarts[branch] += metrics.gauge("mq_pr_restarts_1h_total", branch=branch) or 0
+        hourly.append({"hour": hour, "queue": branch,
+                       "merged": metrics.gauge("mq_pr_conclusions_1h_total", branch=branch, conclusion="merged") or 0,
+                       "depth": metrics.gauge("mq_depth_current", branch=branch) or 0})
+    if hour * 60 > max(ARRIVAL_MINUTES.values()) and queues_empty():
         break
-progress = pd.DataFrame(progress).set_index("hours")
-progress.tail(3)"""),
-    ("md", """## Time to merge, and failures caused by flaky tests
+hourly = pd.DataFrame(hourly)
+print(f"every queue empty after {hour} hours of virtual time")"""),
+    ("md", """## Time in queue and CI runs per merged pull request
 
-Time to merge comes from each pull request's last state change; the failed test runs by cause come from the
-queue's Prometheus metrics (`get_merge_queue_metrics`), which report what the simulation did."""),
-    ("code", """frames = []
+The quantiles come from the merged histograms. A quantile in the `+Inf` bucket is reported as the highest
+finite bound (two hours), so such a value reads "at least 120 minutes". CI runs are the sandbox's own
+`mq_test_runs_started_total` (every run, bisection included), per merged pull request."""),
+    ("code", """final = client.get_merge_queue_metrics(repo)
+rows = {}
 for branch in CONFIGS:
-    prs = client.iter_pull_requests(repo, branch, take=100).to_pandas()
-    prs["queue"] = branch
-    frames.append(prs)
-prs = pd.concat(frames)
-merged = prs[prs["state"] == "merged"].copy()
-merged["hours_to_merge"] = (pd.to_datetime(merged["state_changed_at"]) - start).dt.total_seconds() / 3600
-
-metrics = client.get_merge_queue_metrics(repo)
-failed_runs = pd.DataFrame([
-    {"queue": s.labels["branch"], "cause": s.labels["cause"], "runs": s.value}
-    for s in metrics.samples if s.name == "mq_test_runs_failed_total" and s.labels.get("branch") in CONFIGS
-]).pivot_table(index="queue", columns="cause", values="runs", aggfunc="sum", fill_value=0)
-
-summary = merged.groupby("queue")["hours_to_merge"].describe()[["count", "50%", "max"]]
-summary.columns = ["merged", "median hours", "last merge (hours)"]
-summary.join(failed_runs.add_prefix("failed runs: "))"""),
+    run = Histogram.merge(windows[branch])
+    listed = client.iter_pull_requests(repo, branch, take=100).to_pandas()
+    states = {state: int((listed["state"] == state).sum()) for state in ("merged", "failed", "cancelled")}
+    concluded = sum(states.values())
+    assert run.count == concluded, f"{branch}: the hourly windows count {run.count} exits, the listing {concluded}"
+    runs = final.gauge("mq_test_runs_started_total", branch=branch)
+    assert runs is not None, "this sandbox does not send mq_test_runs_started_total"
+    rows[branch] = {
+        "merged": states["merged"], "failed": states["failed"],
+        "p50 minutes": run.quantile(0.5) / 60, "p90 minutes": run.quantile(0.9) / 60,
+        "p90 at least": run.buckets[-2].count < 0.9 * run.count,   # beyond the last finite bound
+        "mean minutes": run.sum / run.count / 60,
+        "CI runs": runs, "CI runs per merged PR": runs / max(states["merged"], 1),
+        "restarts": restarts[branch],
+        "flaky failed runs": final.gauge("mq_test_runs_failed_total", branch=branch, cause="flaky") or 0,
+    }
+results = pd.DataFrame(rows).T
+results"""),
     ("code", """fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4))
-progress.plot(ax=left, drawstyle="steps-post")
-left.set(title="Pull requests merged", xlabel="hours since submission", ylabel="merged")
-failed_runs.reindex(columns=["flaky", "broken", "timeout"], fill_value=0).plot.bar(ax=right, stacked=True, rot=0)
-right.set(title="Failed test runs by cause", xlabel="", ylabel="runs")
+results[["p50 minutes", "p90 minutes"]].astype(float).plot.bar(ax=left, rot=0)
+left.set(title="Time in queue (from mq_pr_time_in_queue_1h_seconds)", xlabel="", ylabel="minutes")
+results["CI runs per merged PR"].astype(float).plot.bar(ax=right, rot=0, color="tab:gray")
+right.set(title="CI runs per merged pull request", xlabel="", ylabel="runs")
 fig.tight_layout()
 plt.show()"""),
-    ("md", """Each flaky failure costs a whole test run; in single mode it also holds up everything behind it. With
-batching and optimistic merging, a flake in one batch is often absorbed by the next passing run. Change
-`CONFIGS`, the batching settings or the seed and run the notebook again: the virtual clock makes each run take
-seconds and the same seed gives the same outcome."""),
+    ("md", """## Which configuration wins here, and why
+
+Computed from the table above: the winner is the queue whose pull requests wait least (p90 first, then p50)
+among those that merged nearly as many pull requests as the best of them (within 5%: a queue that fails good
+pull requests on flakes does not win by being quick); CI cost breaks ties."""),
+    ("code", """flake_rate = results["flaky failed runs"].sum() / results["CI runs"].sum()
+eligible = results[results["merged"] >= 0.95 * results["merged"].max()]
+ranked = eligible.sort_values(["p90 minutes", "p50 minutes", "CI runs per merged PR"])
+winner, best = ranked.index[0], ranked.iloc[0]
+def minutes(row, column):
+    at_least = "at least " if column == "p90 minutes" and row["p90 at least"] else ""
+    return f"{at_least}{row[column]:.0f} min"
+lines = [f"At this repository's flake rate ({flake_rate:.1%} of CI runs failed on a flaky test), "
+         f"**{winner}** wins: p50 {minutes(best, 'p50 minutes')}, p90 {minutes(best, 'p90 minutes')}, "
+         f"{best['CI runs per merged PR']:.2f} CI runs per merged pull request."]
+for other, row in results.drop(index=winner).iterrows():
+    reasons = []
+    if row["merged"] < best["merged"]:
+        reasons.append(f"merged {row['merged']:.0f} instead of {best['merged']:.0f}")
+    reasons.append(f"p90 {minutes(row, 'p90 minutes')} and p50 {minutes(row, 'p50 minutes')}")
+    cost = row["CI runs per merged PR"] / best["CI runs per merged PR"]
+    reasons.append(f"{cost:.1f}x the CI runs per merged pull request")
+    if row["restarts"] != best["restarts"]:
+        reasons.append(f"{row['restarts']:.0f} restarts against {best['restarts']:.0f}")
+    lines.append(f"- {other}: " + "; ".join(reasons) + ".")
+if best["CI runs per merged PR"] < 1:
+    lines.append(f"{winner} tests several pull requests per run (batching): fewer runs than pull requests.")
+if best["restarts"] < results["restarts"].max():
+    lines.append(f"Its failures restart fewer runs ({best['restarts']:.0f}): "
+                 + ("independent lanes keep a failure from restarting unrelated pull requests."
+                    if CONFIGS[winner][0]["mode"] == "parallel" else
+                    "the pending failure depth lets a passing successor clear a flaky failure."))
+Markdown("\\n\\n".join(lines))"""),
+    ("md", """Change `CONFIGS`, `SHARED`, the arrival rate or the seed and run the notebook again: the virtual clock
+makes each run take seconds, and the same seed gives the same outcome."""),
     ("code", """sandbox.stop()"""),
 ]
 

@@ -14,6 +14,7 @@ pybind11::object python_exception(const std::exception_ptr& error);
 void bind_facade_hooks(pybind11::module_& m);  // first: what the facade hands over at import
 void bind_errors(pybind11::module_& m);
 void bind_models(pybind11::module_& m);
+void bind_metrics(pybind11::module_& m);  // after bind_models: methods of MergeQueueMetrics, Histogram
 void bind_client(pybind11::module_& m);
 void bind_bulk(pybind11::module_& m);  // after bind_client: adds a method to Client
 void bind_async(pybind11::module_& m);  // after bind_client: _core.AsyncClient

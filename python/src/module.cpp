@@ -16,6 +16,7 @@ PYBIND11_MODULE(_core, m) {
   trunk::python::bind_facade_hooks(m);
   trunk::python::bind_errors(m);
   trunk::python::bind_models(m);
+  trunk::python::bind_metrics(m);
   trunk::python::bind_client(m);
   trunk::python::bind_bulk(m);
   trunk::python::bind_async(m);

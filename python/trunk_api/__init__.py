@@ -10,6 +10,8 @@ from trunk_api import _core
 from trunk_api._core import (
     Acknowledgement,
     FailureSummary,
+    Histogram,
+    HistogramBucket,
     MergeQueueMetrics,
     MetricSample,
     PageInfo,
@@ -101,6 +103,8 @@ __all__ = [
     "FailureSummary",
     "GitHubMergeability",
     "HealthStatus",
+    "Histogram",
+    "HistogramBucket",
     "MergeMethod",
     "MergeQueueMetrics",
     "MetricSample",

@@ -85,9 +85,10 @@ def add_request_options(parser: argparse.ArgumentParser, operation: str, *, list
             continue
         flag = "--" + _OPTION_NAMES.get(name, name).replace("_", "-")
         required = field["required"] and not field["optional"]
-        if kind == "Repo":
-            group.add_argument(flag, required=True, dest=name, metavar="HOST/OWNER/NAME",
-                               help="repository, e.g. github.com/acme/widgets (GitLab owners may hold '/')")
+        if kind in ("Repo", "Repo | None"):
+            example = "repository, e.g. github.com/acme/widgets (GitLab owners may hold '/')"
+            group.add_argument(flag, required=required, dest=name, metavar="HOST/OWNER/NAME",
+                               help=example if required else f"{doc}; {example}")
         elif field["enum"] and "list[" not in kind:
             values = ",".join(requestable_values(field["enum"]))
             group.add_argument(flag, dest=name, required=required, metavar=f"{{{values}}}", help=doc)

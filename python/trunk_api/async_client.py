@@ -98,6 +98,15 @@ class AsyncClient:
         return getattr(self._core, name)(asyncio.get_running_loop(), *args, **kwargs)
 
 
+def _keywords_for_defaults(signature: inspect.Signature, args: tuple[Any, ...],
+                           kwargs: dict[str, Any]) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    """The core takes a request's optional fields as keywords only (build_request.hpp); a Client method may take
+    one positionally with a default (get_merge_queue_metrics(repo=None)): from there on, by keyword."""
+    given = list(signature.parameters.values())[1:1 + len(args)]
+    split = next((i for i, parameter in enumerate(given) if parameter.default is not parameter.empty), len(args))
+    return args[:split], {**{p.name: value for p, value in zip(given[split:], args[split:])}, **kwargs}
+
+
 def _coroutine(name: str) -> Any:
     sync = getattr(Client, name)
     signature = inspect.signature(sync)
@@ -106,6 +115,7 @@ def _coroutine(name: str) -> Any:
     async def call(self: AsyncClient, *args: Any, **kwargs: Any) -> Any:
         # Converted and validated now, on this thread (errors raised as by the sync client); then awaited.
         signature.bind(self, *args, **kwargs)  # a wrong call is the same TypeError as the sync method's
+        args, kwargs = _keywords_for_defaults(signature, args, kwargs)
         if name == "get_test_details_many":  # its bar is drawn on the loop's thread, as ids end
             kwargs["on_progress"] = _progress.count_reporter(kwargs.pop("progress", "auto"), "test details")
         future = self._submit(name, args, kwargs)

@@ -6,7 +6,7 @@
     trunk-api queue update --repo github.com/acme/widgets --branch main --state paused
     trunk-api pr submit --repo github.com/acme/widgets --branch main --number 42 --priority high
     trunk-api pr list   --repo github.com/acme/widgets --branch main --state merged --format csv
-    trunk-api queue metrics --repo github.com/acme/widgets    # Prometheus text
+    trunk-api queue metrics --repo github.com/acme/widgets    # Prometheus text (no --repo: every repository)
     trunk-api sandbox                    # a local sandbox of the service, until Ctrl-C
     trunk-api openapi > trunk-v1.json    # the OpenAPI 3.1 document of the API (no token, no network)
 
@@ -212,8 +212,9 @@ def build_parser() -> argparse.ArgumentParser:
                       "Create the merge queue of one target branch (exit code 2 when it exists: 409).", _run_write)
     operation_command(queue_commands, "delete", "delete_queue", "delete an empty merge queue",
                       "Delete the merge queue of one target branch; only an empty queue may be deleted.", _run_write)
-    operation_command(queue_commands, "metrics", "get_merge_queue_metrics", "merge queue metrics of a repository",
-                      "Print the merge queue metrics of a repository: the Prometheus text as the service sends it "
+    operation_command(queue_commands, "metrics", "get_merge_queue_metrics", "merge queue metrics of repositories",
+                      "Print the merge queue metrics of a repository (without --repo: of every repository): the "
+                      "Prometheus text as the service sends it "
                       "(--format table or none), or its samples (json, ndjson, csv).", _run_metrics)
     operation_command(queue_commands, "testing-details", "get_merge_queue_testing_details",
                       "details of one test run", "Show what one merge queue test run tests and how it stands.",

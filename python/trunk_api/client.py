@@ -407,9 +407,11 @@ class Client:
         """The details of one merge queue test run: what it tests, its checks and how it stands."""
         return self._core.get_merge_queue_testing_details(repo, target_branch, test_run_id)
 
-    def get_merge_queue_metrics(self, repo: RepoLike) -> MergeQueueMetrics:
-        """The merge queue metrics of ``repo``: the Prometheus text (``.text``) and its parsed ``.samples``."""
-        return self._core.get_merge_queue_metrics(repo)
+    def get_merge_queue_metrics(self, repo: RepoLike | None = None) -> MergeQueueMetrics:
+        """The merge queue metrics of ``repo`` (``None``: of every repository, and no query is sent): the
+        Prometheus text (``.text``), its parsed ``.samples``, and typed access to the series:
+        ``.gauge(name, **labels)``, ``.histogram(name, **labels)`` with ``.quantile(q)``."""
+        return self._core.get_merge_queue_metrics(repo=repo)
 
     # ---- flaky tests: tickets -----------------------------------------------------------------------------
     def link_ticket_to_test_case(self, repo: RepoLike, test_case_id: str, external_ticket_id: str) -> Acknowledgement:

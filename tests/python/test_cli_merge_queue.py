@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 from cli_support import Terminal, cli, last_body, sandbox  # noqa: F401  (fixtures are used by name)
+from scripted_server import Reply, ScriptedServer
 
 
 def repo_option(sandbox) -> list[str]:
@@ -75,6 +76,17 @@ def test_metrics_print_the_prometheus_text_or_the_samples(cli, sandbox):
     assert text.code == 0 and "# TYPE mq_prs_submitted_total counter" in text.out
     samples = cli("queue", "metrics", *repo_option(sandbox), "--format", "ndjson").ndjson()
     assert samples and {"name", "labels", "value"} <= set(samples[0])
+
+
+def test_metrics_without_repo_ask_for_every_repository_with_no_query(cli, monkeypatch):
+    body = 'mq_depth_current{repo="acme/a",branch="main",queue_type="main"} 2\n'
+    with ScriptedServer([Reply(200, body, {"Content-Type": "text/plain; version=0.0.4"})]) as server:
+        monkeypatch.setenv("TRUNK_BASE_URL", server.url)
+        run = cli("queue", "metrics")
+        given = cli("queue", "metrics", "--repo", "github.com/acme/a")
+    assert run.code == 0 and run.out == body and given.code == 0
+    assert [r.path for r in server.received] == ["/v1/getMergeQueueMetrics",
+                                                 "/v1/getMergeQueueMetrics?repo=acme/a&repoHost=github.com"]
 
 
 def test_testing_details_of_an_unknown_run_is_not_found(cli, sandbox):

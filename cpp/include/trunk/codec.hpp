@@ -57,10 +57,11 @@ template <schema::Described T>
 T from_json(const Json& json, std::string_view path = "");
 
 /// The query string of getMergeQueueMetrics, the one GET operation: "repo=owner/name&repoHost=host",
-/// percent-encoded (the owner's '/' of GitLab subgroups kept), as the service's metrics guide queries it.
+/// percent-encoded (the owner's '/' of GitLab subgroups kept), as the service's metrics guide queries it;
+/// "" when the request names no repository (every repository).
 std::string to_query(const GetMergeQueueMetricsRequest& request);
-/// The request a query string carries (the sandbox's reading). Throws ValidationError naming a missing or
-/// malformed repo and every unknown parameter; repoHost defaults to github.com.
+/// The request a query string carries (the sandbox's reading). Throws ValidationError naming a malformed
+/// repo, a repoHost without repo and every unknown parameter; repoHost defaults to github.com; no repo: absent.
 GetMergeQueueMetricsRequest metrics_request_from_query(std::string_view query);
 
 }  // namespace trunk

@@ -10,6 +10,7 @@
 
 #include "trunk/describe.hpp"
 #include "trunk/enums.hpp"
+#include "trunk/histogram.hpp"
 #include "trunk/json_value.hpp"
 #include "trunk/open_enum.hpp"
 #include "trunk/pull_request.hpp"
@@ -100,10 +101,21 @@ struct MergeQueueMetrics {
   bool operator==(const MergeQueueMetrics&) const = default;
 
   /// Parses the Prometheus text exposition format (version 0.0.4). Throws DecodeError naming the line of a
-  /// sample it cannot read; comments other than # TYPE and # HELP are skipped.
+  /// sample it cannot read (and of a histogram bucket whose le is not a number); comments other than # TYPE
+  /// and # HELP are skipped. Series and labels it does not know are kept as they are.
   static MergeQueueMetrics parse(std::string_view text);
   /// The value of the first sample named `name` whose labels include every pair of `labels`; nullopt if none.
   std::optional<double> value_of(std::string_view name, const Json& labels = Json::object()) const;
+  /// The gauge `name` summed over the series whose labels include every pair of `labels` (as PromQL's sum():
+  /// mq_depth_current with {"branch": "main"} adds the main and bisection queue types); nullopt when no series
+  /// matches, so a series the server does not send is absent rather than 0.
+  std::optional<double> gauge(std::string_view name, const Json& labels = Json::object()) const;
+  /// Every histogram series of family `name` (from name_bucket, name_sum, name_count) whose labels include
+  /// every pair of `labels`, in the order the text first names them; labels other than le are kept.
+  std::vector<Histogram> histograms(std::string_view name, const Json& labels = Json::object()) const;
+  /// The histograms(name, labels) merged into one (PromQL's sum by (le)): counts added per le, sum and count
+  /// added, labels those every series shares; nullopt when none matches.
+  std::optional<Histogram> histogram(std::string_view name, const Json& labels = Json::object()) const;
 };
 TRUNK_DESCRIBE(MergeQueueMetrics, "Merge queue metrics: the Prometheus text and its samples.",
                TRUNK_MERGE_QUEUE_METRICS_FIELDS)

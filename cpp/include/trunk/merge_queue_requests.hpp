@@ -168,14 +168,17 @@ TRUNK_DESCRIBE(GetMergeQueueTestingDetailsRequest, "The details of one merge que
                TRUNK_GET_TESTING_DETAILS_FIELDS)
 
 /// GET /v1/getMergeQueueMetrics. Sent as the query the service's metrics guide uses:
-/// ?repo=owner/name&repoHost=host (query_string.hpp).
-#define TRUNK_GET_METRICS_FIELDS(X) TRUNK_REPO_FIELD(X)
+/// ?repo=owner/name&repoHost=host (query_string.cpp), or no query at all for every repository.
+#define TRUNK_GET_METRICS_FIELDS(X)                                                 \
+  X(std::optional<Repo>, repo, "repo", {}, schema::kNone,                           \
+    "the repository; absent: every repository of the organization")
 
 struct GetMergeQueueMetricsRequest {
   TRUNK_MEMBERS(TRUNK_GET_METRICS_FIELDS)
   bool operator==(const GetMergeQueueMetricsRequest&) const = default;
 };
-TRUNK_DESCRIBE(GetMergeQueueMetricsRequest, "The merge queue metrics of a repository.", TRUNK_GET_METRICS_FIELDS)
+TRUNK_DESCRIBE(GetMergeQueueMetricsRequest, "The merge queue metrics of a repository, or of all of them.",
+               TRUNK_GET_METRICS_FIELDS)
 
 /// POST /v1/flaky-tests/link-ticket-to-test-case (note: no org_url_slug).
 #define TRUNK_LINK_TICKET_FIELDS(X)                                                                        \

@@ -54,6 +54,7 @@ TRUNK_DESCRIBE(QuarantinedTestPage, "One page of quarantined tests.", TRUNK_QUAR
 #define TRUNK_ANSWER_MODELS(X)                                                                                \
   X(RepositoryRef) X(TicketRef) X(TestStatus) X(FailureSummary) X(TestCase) X(PageInfo) X(TestPage) X(TestDetails) \
   X(QuarantinedTest) X(QuarantinedTestPage) X(PullRequest) X(QueueSettings) X(Readiness) X(SubmittedPullRequest)      \
-  X(Acknowledgement) X(PullRequestPage) X(TestRunDetails) X(MetricSample) X(MergeQueueMetrics)
+  X(Acknowledgement) X(PullRequestPage) X(TestRunDetails) X(MetricSample) X(HistogramBucket)  \
+  X(Histogram) X(MergeQueueMetrics)
 
 }  // namespace trunk

@@ -410,8 +410,12 @@ Reply Service::answer(const trunk::GetMergeQueueTestingDetailsRequest& request) 
 
 template <>
 Reply Service::answer(const trunk::GetMergeQueueMetricsRequest& request) {
-  const RepoIndex* repo = nullptr;
-  if (auto reply = find_repo(request.repo, &repo)) return *reply;
+  // Without repo the metrics are those of every repository (Trunk's metrics guide: "omit both the repo and
+  // repoHost parameters").
+  if (request.repo) {
+    const RepoIndex* repo = nullptr;
+    if (auto reply = find_repo(*request.repo, &repo)) return *reply;
+  }
   Reply reply;
   reply.content_type = kMetricsContentType;
   reply.body = queues_->metrics(request.repo);
@@ -456,16 +460,6 @@ Reply Service::answer(const trunk::ListQuarantinedTestsRequest& request) {
 
 template <typename Op>
 Reply Service::serve(std::string_view body, std::string_view query) {
-  if constexpr (std::is_same_v<typename Op::Request, trunk::GetMergeQueueMetricsRequest>) {
-    // Without repo and repoHost the metrics are those of every repository (Trunk's metrics guide: "omit both
-    // the repo and repoHost parameters"); any parameter at all is read and checked as usual.
-    if (query.find_first_not_of('&') == std::string_view::npos) {
-      Reply reply;
-      reply.content_type = kMetricsContentType;
-      reply.body = queues_->metrics(std::nullopt);
-      return reply;
-    }
-  }
   Reply error;
   auto request = read_request<typename Op::Request>(body, query, &error);
   if (!request) return error;

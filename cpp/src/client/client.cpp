@@ -172,7 +172,8 @@ struct Client::Impl {
     http.repeat = Op::repeat;
     if constexpr (Op::method == std::string_view("GET")) {
       http.method = detail::HttpMethod::get;
-      http.url = base_url + std::string(Op::path) + "?" + to_query(request);
+      const std::string query = to_query(request);
+      http.url = base_url + std::string(Op::path) + (query.empty() ? "" : "?" + query);
     } else {
       http.method = detail::HttpMethod::post;
       http.url = base_url + std::string(Op::path);

@@ -231,9 +231,13 @@ Doc operation_object(const Doc& errors) {
                              {{"schema", ref(kSchemasPrefix, schema::Model<typename Op::Request>::name)}}}}}};
   }
   if constexpr (Op::method == std::string_view("GET")) {
-    // The one GET (getMergeQueueMetrics) carries its repository as the metrics guide queries it.
+    // The one GET (getMergeQueueMetrics) carries its repository as the metrics guide queries it; whether it
+    // must comes from the request's declaration.
+    using RepoMember = decltype(Op::Request::repo);
+    const bool repo_required = !schema::IsOptional<RepoMember>::value;
+    const std::string repo_doc = repo_required ? "owner/name" : "owner/name; absent: every repository";
     out["parameters"] = Doc::array(
-        {{{"name", "repo"}, {"in", "query"}, {"required", true}, {"description", "owner/name"},
+        {{{"name", "repo"}, {"in", "query"}, {"required", repo_required}, {"description", repo_doc},
           {"schema", {{"type", "string"}, {"pattern", "^.+/[^/]+$"}}}},
          {{"name", "repoHost"}, {"in", "query"}, {"required", false},
           {"description", "the repository's host (github.com when not given)"},

@@ -1,10 +1,13 @@
 // MergeQueueMetrics::parse: the Prometheus text exposition format, version 0.0.4 (what getMergeQueueMetrics
 // answers). One sample per line: name, optional {label="value",...}, value, optional timestamp in ms.
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <map>
 #include <string>
+#include <vector>
 
 #include "text.hpp"
 #include "trunk/error.hpp"
@@ -94,6 +97,40 @@ Json parse_labels(std::string_view& text, const std::string& where) {
   }
 }
 
+std::optional<std::string_view> strip_suffix(std::string_view name, std::string_view suffix) {
+  if (name.size() <= suffix.size() || name.substr(name.size() - suffix.size()) != suffix) return std::nullopt;
+  return name.substr(0, name.size() - suffix.size());
+}
+
+/// A bucket of a family declared a histogram must say which bucket it is: histograms() reads le as a number.
+void check_bucket_bound(const MergeQueueMetrics& metrics, const MetricSample& sample, const std::string& where) {
+  const auto family = strip_suffix(sample.name, "_bucket");
+  if (!family) return;
+  const auto type = metrics.types.find(std::string(*family));
+  if (type == metrics.types.end() || *type != "histogram") return;
+  const auto le = sample.labels.find("le");
+  if (le == sample.labels.end()) throw DecodeError(where, "histogram bucket " + sample.name + " has no le label");
+  if (!parse_number(le->get<std::string>())) {
+    throw DecodeError(where, "histogram bucket " + sample.name + ": le " + detail::quoted(le->get<std::string>()) +
+                                 " is not a number");
+  }
+}
+
+bool labels_include(const Json& labels, const Json& wanted) {
+  if (!wanted.is_object()) return true;
+  for (const auto& [key, value] : wanted.items()) {
+    if (!labels.is_object() || !labels.contains(key) || labels[key] != value) return false;
+  }
+  return true;
+}
+
+HistogramBucket bucket_of(double le, double count) {
+  HistogramBucket bucket;
+  bucket.le = le;
+  bucket.count = count;
+  return bucket;
+}
+
 }  // namespace
 
 MergeQueueMetrics MergeQueueMetrics::parse(std::string_view text) {
@@ -146,6 +183,7 @@ MergeQueueMetrics MergeQueueMetrics::parse(std::string_view text) {
       skip_blanks(line);
       if (!line.empty()) throw DecodeError(where, "unexpected text after the sample: " + detail::quoted(line));
     }
+    check_bucket_bound(metrics, sample, where);
     metrics.samples.push_back(std::move(sample));
   }
   return metrics;
@@ -153,19 +191,66 @@ MergeQueueMetrics MergeQueueMetrics::parse(std::string_view text) {
 
 std::optional<double> MergeQueueMetrics::value_of(std::string_view name, const Json& labels) const {
   for (const auto& sample : samples) {
-    if (sample.name != name) continue;
-    bool matches = true;
-    if (labels.is_object()) {
-      for (const auto& [key, value] : labels.items()) {
-        if (!sample.labels.is_object() || !sample.labels.contains(key) || sample.labels[key] != value) {
-          matches = false;
-          break;
-        }
-      }
-    }
-    if (matches) return sample.value;
+    if (sample.name == name && labels_include(sample.labels, labels)) return sample.value;
   }
   return std::nullopt;
+}
+
+std::optional<double> MergeQueueMetrics::gauge(std::string_view name, const Json& labels) const {
+  std::optional<double> total;
+  for (const auto& sample : samples) {
+    if (sample.name == name && labels_include(sample.labels, labels)) total = total.value_or(0) + sample.value;
+  }
+  return total;
+}
+
+std::vector<Histogram> MergeQueueMetrics::histograms(std::string_view name, const Json& labels) const {
+  std::vector<Histogram> found;
+  // A series is its labels without le; the text may interleave series, so each sample finds its own.
+  auto series_of = [&](Json series_labels) -> Histogram& {
+    for (auto& histogram : found) {
+      if (histogram.labels == series_labels) return histogram;
+    }
+    Histogram& added = found.emplace_back();
+    added.name = std::string(name);
+    added.labels = std::move(series_labels);
+    return added;
+  };
+  for (const auto& sample : samples) {
+    const std::string_view sample_name = sample.name;
+    if (sample_name.substr(0, name.size()) != name || !labels_include(sample.labels, labels)) continue;
+    const std::string_view suffix = sample_name.substr(name.size());
+    if (suffix == "_bucket") {
+      Json series_labels = sample.labels.is_object() ? sample.labels : Json::object();
+      const auto le = series_labels.find("le");
+      if (le == series_labels.end() || !le->is_string()) continue;  // not a bucket parse() could vouch for
+      const auto bound = parse_number(le->get<std::string>());
+      if (!bound) continue;
+      series_labels.erase("le");
+      auto& buckets = series_of(std::move(series_labels)).buckets;
+      const auto same = std::find_if(buckets.begin(), buckets.end(), [&](const auto& b) { return b.le == *bound; });
+      if (same != buckets.end()) {
+        same->count += sample.value;  // the same bound twice: PromQL adds them too
+      } else {
+        buckets.push_back(bucket_of(*bound, sample.value));
+      }
+    } else if (suffix == "_sum") {
+      series_of(sample.labels.is_object() ? sample.labels : Json::object()).sum += sample.value;
+    } else if (suffix == "_count") {
+      series_of(sample.labels.is_object() ? sample.labels : Json::object()).count += sample.value;
+    }
+  }
+  for (auto& histogram : found) {
+    std::stable_sort(histogram.buckets.begin(), histogram.buckets.end(),
+                     [](const auto& a, const auto& b) { return a.le < b.le; });
+  }
+  return found;
+}
+
+std::optional<Histogram> MergeQueueMetrics::histogram(std::string_view name, const Json& labels) const {
+  std::vector<Histogram> series = histograms(name, labels);
+  if (series.empty()) return std::nullopt;
+  return Histogram::merge(series);
 }
 
 }  // namespace trunk

@@ -1,5 +1,6 @@
 // The query string of the one GET operation, getMergeQueueMetrics: ?repo=owner/name&repoHost=host, as the
-// service's metrics guide queries it. The repository is the request's Repo, spelled the way the guide does.
+// service's metrics guide queries it. The repository is the request's Repo, spelled the way the guide does;
+// without one (every repository) there is no query.
 #include <optional>
 #include <string>
 #include <vector>
@@ -62,8 +63,9 @@ std::optional<std::string> percent_decode(std::string_view text) {
 }  // namespace
 
 std::string to_query(const GetMergeQueueMetricsRequest& request) {
-  return "repo=" + percent_encode(request.repo.owner + "/" + request.repo.name, true) +
-         "&repoHost=" + percent_encode(request.repo.host, false);
+  if (!request.repo) return "";  // every repository: nothing the caller did not set
+  return "repo=" + percent_encode(request.repo->owner + "/" + request.repo->name, true) +
+         "&repoHost=" + percent_encode(request.repo->host, false);
 }
 
 GetMergeQueueMetricsRequest metrics_request_from_query(std::string_view query) {
@@ -88,19 +90,17 @@ GetMergeQueueMetricsRequest metrics_request_from_query(std::string_view query) {
     }
   }
   GetMergeQueueMetricsRequest request;
-  if (!repo) {
-    violations.push_back({"repo", "<missing>", "is required"});
-  } else {
+  if (repo) {
     const std::size_t slash = repo->rfind('/');
     if (slash == std::string::npos || slash == 0 || slash + 1 == repo->size()) {
       violations.push_back({"repo", detail::quoted(*repo), "must be owner/name"});
     } else {
-      request.repo.owner = repo->substr(0, slash);
-      request.repo.name = repo->substr(slash + 1);
+      // The guide always names the host; github.com is what it names, and the service's default.
+      request.repo = Repo{host.value_or("github.com"), repo->substr(0, slash), repo->substr(slash + 1)};
     }
+  } else if (host) {
+    violations.push_back({"repoHost", detail::quoted(*host), "is only meaningful with repo"});
   }
-  // The guide always names the host; github.com is what it names, and the service's default.
-  request.repo.host = host.value_or("github.com");
   if (!violations.empty()) throw ValidationError(std::move(violations));
   return request;
 }

@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <cmath>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -116,10 +117,35 @@ TEST(MergeQueueRequests, TheMetricsQueryIsPercentEncodedAndReadBack) {
   EXPECT_EQ(query, "repo=group/sub%20team/proj%26x&repoHost=git.example.com");
   EXPECT_EQ(metrics_request_from_query(query), request);
   EXPECT_EQ(metrics_request_from_query("repo=acme/widgets").repo, kRepo);  // repoHost defaults to github.com
-  EXPECT_THROW(metrics_request_from_query("repoHost=github.com"), ValidationError);
+  EXPECT_EQ(metrics_request_from_query("").repo, std::nullopt);            // every repository
+  EXPECT_THROW(metrics_request_from_query("repoHost=github.com"), ValidationError);  // a host of no repository
   EXPECT_THROW(metrics_request_from_query("repo=widgets"), ValidationError);
   EXPECT_THROW(metrics_request_from_query("repo=a/b&x=1"), ValidationError);
   EXPECT_THROW(metrics_request_from_query("repo=a/b%zz"), ValidationError);
+}
+
+TEST(MergeQueueRequests, MetricsWithoutARepositoryAskForEveryRepositoryWithNoQueryAtAll) {
+  const GetMergeQueueMetricsRequest every_repository{};
+  EXPECT_EQ(to_query(every_repository), "");
+  HttpTestServer server;
+  std::mutex seen;  // the handler runs on the server's thread
+  std::string target;
+  std::size_t parameters = 99;
+  server.set_handler([&](const httplib::Request& request, httplib::Response& response) {
+    std::lock_guard lock(seen);
+    target = request.target;
+    parameters = request.params.size();
+    response.set_content("mq_depth_current{repo=\"acme/widgets\",branch=\"main\",queue_type=\"main\"} 2\n"
+                         "mq_depth_current{repo=\"acme/gadgets\",branch=\"main\",queue_type=\"main\"} 3\n",
+                         "text/plain; version=0.0.4");
+  });
+  Client client(testing::test_options(server.base_url()));
+  const MergeQueueMetrics metrics = client.get_merge_queue_metrics(every_repository);
+  std::lock_guard lock(seen);
+  EXPECT_EQ(target, "/v1/getMergeQueueMetrics");  // no '?': nothing the caller did not set
+  EXPECT_EQ(parameters, 0U);
+  EXPECT_EQ(metrics.gauge("mq_depth_current"), 5);
+  EXPECT_EQ(metrics.gauge("mq_depth_current", {{"repo", "acme/gadgets"}}), 3);
 }
 
 TEST(MergeQueueRequests, AMetricsTextThatIsNotPrometheusIsADecodeErrorNamingTheLine) {

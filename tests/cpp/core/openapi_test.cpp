@@ -95,6 +95,7 @@ TEST(OpenApi, EveryOperationHasItsPathMethodBodyAnswerErrorsAndToken) {
       // getMergeQueueMetrics: the repository in the query, as the metrics guide queries it; no body.
       EXPECT_FALSE(op.contains("requestBody"));
       EXPECT_EQ(op.at("parameters").at(0).at("name"), "repo");
+      EXPECT_EQ(op.at("parameters").at(0).at("required"), false);  // absent: every repository (declared optional)
       EXPECT_EQ(op.at("parameters").at(1).at("name"), "repoHost");
     } else {
       EXPECT_EQ(op.at("requestBody").at("content").at("application/json").at("schema").at("$ref"),
