@@ -26,6 +26,9 @@ Scenarios (ratios are "how many times faster/smaller ours is"; targets from issu
   9. the merge queue simulation (issue 27): a month of a busy parallel queue on the virtual clock (5,000 pull
      requests, impacted targets, batching, bisection, flaky and broken ones) by the C++ tool trunk_bench_queue
      (built with the C++ tree: build/cpp/cpp/sandbox/, or $TRUNK_BENCH_QUEUE); wall seconds (goal < 5 s).
+ 10. webhooks (issue 29): verifications per second of one 2 KB delivery in C++ on one core (>= 200,000/s;
+     cpp/tools/bench_webhooks.cpp, built as trunk_bench_webhooks), and trunk_api.webhooks.verify vs the svix
+     package's Webhook.verify on the same deliveries (>= 3x). Needs no sandbox.
 """
 
 from __future__ import annotations
@@ -55,10 +58,13 @@ ASYNC_IN_FLIGHT = 64  # scenario 7
 SWEEP = (8, 32, 64, 128, 256)  # scenario 6
 LATENCY_MS = 20
 
+WEBHOOK_BODY_BYTES = 2048  # scenario 10
+
 FULL = {"queue_prs": 5000, "details": 1000, "iterate": 20_000, "frame": 100_000, "calls": 2000, "memory": 100_000,
-        "latency_tests": 2000, "big_tests": 180_000, "coroutines": 10_000}
+        "latency_tests": 2000, "big_tests": 180_000, "coroutines": 10_000,
+        "webhooks": 50_000}
 QUICK = {"queue_prs": 300, "details": 40, "iterate": 500, "frame": 1000, "calls": 50, "memory": 1000,
-         "latency_tests": 300, "big_tests": 2000, "coroutines": 200}
+         "latency_tests": 300, "big_tests": 2000, "coroutines": 200, "webhooks": 500}
 
 
 def contenders(info: dict[str, Any]) -> tuple[trunk_api.Client, trunk_api.Repo, peers.Target]:
@@ -374,6 +380,60 @@ class Bench:
         self.row(name, "ours to_pandas() progress=True (tqdm)", n, min(on))
         self.target(name, "progress on / off", min(on) / min(off), 1.03, higher_is_better=False)
 
+    def webhooks(self) -> None:
+        """Scenario 10: C++ verifications per second (its own tool), then Python's verify against svix's."""
+        import svix.webhooks
+        from trunk_api import webhooks
+
+        name = f"10 webhooks verify {WEBHOOK_BODY_BYTES} B"
+        tool = find_tool("trunk_bench_webhooks")
+        if tool is None:
+            print("  scenario 10: trunk_bench_webhooks not built (cmake --build build/cpp --target "
+                  "trunk_bench_webhooks); C++ row skipped", flush=True)
+        else:
+            seconds = "0.2" if self.sizes is QUICK else "2"
+            measured = json.loads(subprocess.run([str(tool), seconds], check=True, capture_output=True,
+                                                 text=True).stdout)
+            per_second = measured["verify_per_second"]
+            self.row(name, "C++ verify_webhook (per 1M)", 1_000_000, 1_000_000 / per_second,
+                     per_second=per_second, signature_only_per_second=measured["signature_per_second"])
+            self.target(name, "C++ verifications/s / 200,000", per_second / 200_000, 1.0)
+
+        n = self.sizes["webhooks"]
+        secret_text = webhooks.WebhookSecret.generate().reveal()
+        ours_secret = webhooks.WebhookSecret(secret_text)
+        theirs = svix.webhooks.Webhook(secret_text)
+        now = datetime.now(timezone.utc)
+        deliveries = []
+        for i in range(100):  # 100 different deliveries, as a receiver gets them, cycled
+            body = webhook_body(i)
+            msg_id = f"msg_bench_{i}"
+            deliveries.append((body, {"svix-id": msg_id, "svix-timestamp": str(int(now.timestamp())),
+                                      "svix-signature": theirs.sign(msg_id, now, body.decode())}))
+
+        def ours_run() -> int:
+            count = 0
+            for i in range(n):
+                body, headers = deliveries[i % 100]
+                count += webhooks.verify(body, headers, ours_secret).test_case.pull_requests_impacted_last_7d >= 0
+            return count
+
+        def svix_run() -> int:
+            count = 0
+            for i in range(n):
+                body, headers = deliveries[i % 100]
+                theirs.verify(body, headers)  # svix 2.x verifies only; the event is then json.loads
+                count += json.loads(body)["test_case"]["pull_requests_impacted_last_7d"] >= 0
+            return count
+
+        ours, got = timed(ours_run, REPEAT)
+        assert got == n
+        self.row(name, "ours webhooks.verify (typed event)", n, ours, per_second=n / ours)
+        svix_seconds, got = timed(svix_run, REPEAT)
+        assert got == n
+        self.row(name, "svix Webhook.verify + json.loads", n, svix_seconds, per_second=n / svix_seconds)
+        self.target(name, "ours vs svix", svix_seconds / ours, 3.0)
+
     def memory(self, sandbox: SandboxProcess) -> None:
         info = sandbox.info
         n = self.sizes["memory"]
@@ -392,6 +452,31 @@ class Bench:
                   f"peak {measured[mode]['peak'] / 2**20:8.1f} MiB", flush=True)
         self.target(name, "held memory ours / dicts", measured["ours"]["held"] / measured["dicts"]["held"], 1.0,
                     higher_is_better=False)
+
+
+def webhook_body(number: int) -> bytes:
+    """A test_case.quarantining_setting_changed event of WEBHOOK_BODY_BYTES, every field a known one (its size
+    from the test's most common failures, as real ones carry); cpp/tools/bench_webhooks.cpp builds the same."""
+    head = ('{"type":"test_case.quarantining_setting_changed","quarantine_setting_changed":{"actor":'
+            '{"email":"dev@acme.io","full_name":"Dana Dev"},"previous_quarantining_setting":"UNSPECIFIED",'
+            '"updated_quarantining_setting":"ALWAYS_QUARANTINE","reason":"blocks deploys",'
+            '"timestamp":"2026-05-01T12:00:00Z"},"test_case":{"id":"c1d2e3f4-0000-4a4a-8b8b-123456789abc",'
+            '"name":"logs in with SSO","quarantined":true,"variant":"","codeowners":["@acme/identity"],'
+            '"html_url":"https://app.trunk.io/acme/flaky-tests/test/c1d2e3f4-0000-4a4a-8b8b-123456789abc",'
+            '"repository":{"html_url":"https://github.com/acme/webapp"},"status":{"value":"flaky","reason":"",'
+            '"timestamp":"2026-04-20T09:15:00Z"},"failure_rate_last_7d":0.12,'
+            f'"pull_requests_impacted_last_7d":{number % 10},'
+            '"ticket":{"html_url":""},"most_common_failures":[{"occurrence_count":5,'
+            '"last_occurrence":"2026-04-30T10:00:00Z","summary":"')
+    tail = '"}]}}'
+    return (head + "s" * (WEBHOOK_BODY_BYTES - len(head) - len(tail)) + tail).encode()
+
+
+def find_tool(name: str) -> Path | None:
+    """A C++ tool of the build: $TRUNK_BUILD_DIR (default build/cpp) of this checkout."""
+    build = Path(os.environ.get("TRUNK_BUILD_DIR", HERE.parent / "build" / "cpp"))
+    found = sorted(build.rglob(name)) if build.is_dir() else []
+    return next((path for path in found if path.is_file() and os.access(path, os.X_OK)), None)
 
 
 def print_table(bench: Bench) -> None:
@@ -414,7 +499,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="small sizes, to check the harness (times mean nothing)")
     parser.add_argument("--output", type=Path, help="JSON file (default benchmarks/results/<mode>-<time>.json)")
-    parser.add_argument("--scenarios", default="1,2,3,4,5,8,9", help="comma-separated subset, e.g. 1,4")
+    parser.add_argument("--scenarios", default="1,2,3,4,5,8,9,10", help="comma-separated subset, e.g. 1,4")
     args = parser.parse_args()
     sizes = QUICK if args.quick else FULL
     chosen = {s.strip() for s in args.scenarios.split(",")}
@@ -447,6 +532,8 @@ def main() -> int:
             bench.asynchronous(slow)
         if "9" in chosen:
             bench.queue_month()
+        if "10" in chosen:
+            bench.webhooks()
     finally:
         for sandbox in (slow, big):
             if sandbox:

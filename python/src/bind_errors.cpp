@@ -10,6 +10,7 @@
 #include "facade_hooks.hpp"
 #include "trunk/error.hpp"
 #include "trunk/json_value.hpp"
+#include "trunk/webhook_signature.hpp"
 
 namespace py = pybind11;
 
@@ -80,6 +81,9 @@ void translate(std::exception_ptr pointer) {
     raise_api_error(error, "ServerError");
   } catch (const ApiError& error) {
     raise_api_error(error, "ApiError");
+  } catch (const WebhookVerificationError& error) {
+    const py::object cls = error_class("WebhookVerificationError");
+    raise(cls, cls(text(error.what()), py::str(std::string(to_string(error.reason())))));
   } catch (const Error& error) {
     PyErr_SetObject(error_class("TrunkError").ptr(), text(error.what()).ptr());
   } catch (const nlohmann::json::exception& error) {

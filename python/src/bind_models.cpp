@@ -1,4 +1,4 @@
-// The answer models (and Repo) as immutable, dataclass-like Python classes over the C++ structs, each made
+// The answer models, the webhook events (and Repo) as immutable, dataclass-like Python classes over the C++ structs, each made
 // from its declaration (describe.hpp): attributes, docs, repr, ==, pickle, to_dict/from_dict, __match_args__.
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -10,6 +10,7 @@
 #include "model_values.hpp"
 #include "py_enums.hpp"
 #include "trunk/models.hpp"
+#include "trunk/webhook_events.hpp"
 
 namespace py = pybind11;
 
@@ -54,6 +55,7 @@ void bind_models(py::module_& m) {
   bind_repo(m);
 #define TRUNK_BIND_MODEL_(Type) model_class<Type>(m).finish();
   TRUNK_ANSWER_MODELS(TRUNK_BIND_MODEL_)
+  TRUNK_WEBHOOK_MODELS(TRUNK_BIND_MODEL_)
 #undef TRUNK_BIND_MODEL_
 }
 

@@ -14,6 +14,7 @@
 #include "model_values.hpp"
 #include "trunk/models.hpp"
 #include "trunk/operations.hpp"
+#include "trunk/webhook_events.hpp"
 
 namespace py = pybind11;
 
@@ -135,10 +136,12 @@ py::dict describe_api() {
   py::list models;
 #define TRUNK_DESCRIBE_MODEL_(Type) models.append(describe_model<Type>());
   TRUNK_ALL_MODELS(TRUNK_DESCRIBE_MODEL_)
+  TRUNK_WEBHOOK_MODELS(TRUNK_DESCRIBE_MODEL_)
 #undef TRUNK_DESCRIBE_MODEL_
   py::list enums;
 #define TRUNK_DESCRIBE_ENUM_(Type) enums.append(describe_enum<Type>());
   TRUNK_ALL_ENUMS(TRUNK_DESCRIBE_ENUM_)
+  TRUNK_WEBHOOK_ENUMS(TRUNK_DESCRIBE_ENUM_)
 #undef TRUNK_DESCRIBE_ENUM_
   py::list operations;
   for_each_operation([&](auto operation) {

@@ -1,6 +1,7 @@
 // trunk_api._core: the private extension module behind the trunk_api facade.
 #include <pybind11/pybind11.h>
 
+#include "bind_webhooks.hpp"
 #include "bindings.hpp"
 #include "convert_time.hpp"
 #include "interrupt.hpp"
@@ -26,4 +27,5 @@ PYBIND11_MODULE(_core, m) {
   trunk::python::bind_sandbox(m);
   trunk::python::bind_schema(m);
   trunk::python::bind_openapi(m);
+  trunk::python::bind_webhooks(m);
 }

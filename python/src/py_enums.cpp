@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "trunk/models.hpp"
+#include "trunk/webhook_events.hpp"
 
 namespace py = pybind11;
 
@@ -64,6 +65,7 @@ void bind_enum(py::module_& m) {
 void bind_enums(py::module_& m) {
 #define TRUNK_BIND_ENUM_(Type) bind_enum<Type>(m);
   TRUNK_ALL_ENUMS(TRUNK_BIND_ENUM_)
+  TRUNK_WEBHOOK_ENUMS(TRUNK_BIND_ENUM_)
 #undef TRUNK_BIND_ENUM_
 }
 

@@ -70,10 +70,11 @@ from trunk_api.errors import (
     TrunkError,
     ValidationError,
     Violation,
+    WebhookVerificationError,
 )
 from trunk_api.history import FailingTestsHistory, WindowedTest
 from trunk_api.sandbox import RecordedRequest, Sandbox
-from trunk_api import _arrow, _display, _pandas, errors
+from trunk_api import _arrow, _display, _pandas, errors, webhooks
 
 # The core reaches the facade's exception classes, DataFrame module and Arrow module through what is handed to
 # it here; it never imports this package itself.
@@ -148,6 +149,7 @@ __all__ = [
     "TrunkError",
     "ValidationError",
     "Violation",
+    "WebhookVerificationError",
     "FailingTestsHistory",
     "WindowedTest",
 ]

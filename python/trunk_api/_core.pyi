@@ -108,6 +108,46 @@ class AllTargets(str, enum.Enum):
     __test__: ClassVar[bool]  # False: pytest must not collect TestHealth & co.
     ALL = 'ALL'
 
+class QueueEventAction(str, enum.Enum):
+    """What moved a pull request in a merge queue (the suffix of its pull_request.* event; "canceled" with one l, unlike the API's cancelled)."""
+    __test__: ClassVar[bool]  # False: pytest must not collect TestHealth & co.
+    SUBMITTED = 'submitted'
+    QUEUED = 'queued'
+    TESTING = 'testing'
+    MERGED = 'merged'
+    FAILED = 'failed'
+    CANCELED = 'canceled'
+
+class MonitorStatus(str, enum.Enum):
+    """Whether a flaky-test detection monitor is active on a test or has resolved."""
+    __test__: ClassVar[bool]  # False: pytest must not collect TestHealth & co.
+    ACTIVE = 'active'
+    RESOLVED = 'resolved'
+
+class QuarantiningSetting(str, enum.Enum):
+    """A person's quarantine override of one test; UNSPECIFIED means the repository's default applies."""
+    __test__: ClassVar[bool]  # False: pytest must not collect TestHealth & co.
+    ALWAYS_QUARANTINE = 'ALWAYS_QUARANTINE'
+    NEVER_QUARANTINE = 'NEVER_QUARANTINE'
+    UNSPECIFIED = 'UNSPECIFIED'
+
+class WebhookEventType(str, enum.Enum):
+    """The type of a webhook event (its body's `type`). test_case.status_changed is the legacy form of v2.test_case.status_changed."""
+    __test__: ClassVar[bool]  # False: pytest must not collect TestHealth & co.
+    PULL_REQUEST_SUBMITTED = 'pull_request.submitted'
+    PULL_REQUEST_QUEUED = 'pull_request.queued'
+    PULL_REQUEST_TESTING = 'pull_request.testing'
+    PULL_REQUEST_MERGED = 'pull_request.merged'
+    PULL_REQUEST_FAILED = 'pull_request.failed'
+    PULL_REQUEST_CANCELED = 'pull_request.canceled'
+    PULL_REQUEST_BATCH_MERGED = 'pull_request_batch.merged'
+    PULL_REQUEST_BATCH_PENDING_FAILURE = 'pull_request_batch.pending_failure'
+    TEST_CASE_STATUS_CHANGED_V2 = 'v2.test_case.status_changed'
+    TEST_CASE_MONITOR_STATUS_CHANGED = 'test_case.monitor_status_changed'
+    TEST_CASE_QUARANTINING_SETTING_CHANGED = 'test_case.quarantining_setting_changed'
+    TEST_CASE_INVESTIGATION_COMPLETED = 'test_case.investigation_completed'
+    TEST_CASE_STATUS_CHANGED = 'test_case.status_changed'
+
 class RepositoryRef:
     """The repository of a test case."""
     __match_args__: ClassVar[tuple[str, ...]] = ('html_url',)
@@ -806,6 +846,453 @@ class Repo:
     def __copy__(self) -> Repo: ...
     def __deepcopy__(self, memo: dict[int, Any]) -> Repo: ...
 
+class EventRepository:
+    """The repository of an event: host/owner/name in merge queue events, id/html_url in flaky-test events."""
+    __match_args__: ClassVar[tuple[str, ...]] = ('host', 'owner', 'name', 'id', 'html_url')
+    __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
+    @property
+    def host(self) -> str | None:
+        """merge queue events: github.com or another host"""
+    @property
+    def owner(self) -> str | None:
+        """merge queue events: the owner"""
+    @property
+    def name(self) -> str | None:
+        """merge queue events: the repository's name"""
+    @property
+    def id(self) -> str | None:
+        """flaky-test events: Trunk's id of the repository (UUID)"""
+    @property
+    def html_url(self) -> str | None:
+        """flaky-test events: link to the repository"""
+    @property
+    def extra(self) -> dict[str, Any]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> EventRepository: ...
+    def __eq__(self, other: object) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __copy__(self) -> EventRepository: ...
+    def __deepcopy__(self, memo: dict[int, Any]) -> EventRepository: ...
+
+class PullRequestEvent:
+    """A pull request moved in a merge queue: pull_request.submitted, queued, testing, merged, failed or canceled."""
+    __match_args__: ClassVar[tuple[str, ...]] = ('type', 'timestamp', 'action', 'status', 'author', 'pr_number', 'repository', 'target_branch', 'http_details_url', 'batched', 'is_bisection', 'test_branch', 'test_branch_sha', 'test_pr_number', 'failure_reason', 'cancellation_reason', 'reason')
+    __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
+    @property
+    def type(self) -> WebhookEventType | str | None:
+        """the event type, e.g. pull_request.failed"""
+    @property
+    def timestamp(self) -> datetime | None:
+        """when the transition happened (older payloads lack it: use the delivery's svix-timestamp)"""
+    @property
+    def action(self) -> QueueEventAction | str | None:
+        """what happened (the type's suffix)"""
+    @property
+    def status(self) -> QueueEventAction | str | None:
+        """where the pull request stands now"""
+    @property
+    def author(self) -> str | None:
+        """login of the pull request's author"""
+    @property
+    def pr_number(self) -> int | None:
+        """the pull request's number"""
+    @property
+    def repository(self) -> EventRepository | None:
+        """host, owner and name"""
+    @property
+    def target_branch(self) -> str | None:
+        """the branch the queue merges into"""
+    @property
+    def http_details_url(self) -> str | None:
+        """the pull request's page in Trunk's web app"""
+    @property
+    def batched(self) -> bool | None:
+        """it was tested as part of a batch"""
+    @property
+    def is_bisection(self) -> bool | None:
+        """the event belongs to a bisection run"""
+    @property
+    def test_branch(self) -> str | None:
+        """the branch it was tested on"""
+    @property
+    def test_branch_sha(self) -> str | None:
+        """head commit of test_branch"""
+    @property
+    def test_pr_number(self) -> int | None:
+        """the pull request Trunk opened to run the test"""
+    @property
+    def failure_reason(self) -> str | None:
+        """pull_request.failed only, e.g. TEST_RUN_REQUIRED_STATUS_FAILED"""
+    @property
+    def cancellation_reason(self) -> str | None:
+        """pull_request.canceled only, e.g. USER_REQUESTED"""
+    @property
+    def reason(self) -> str | None:
+        """pull_request.queued only: why it (re-)entered the queue, e.g. BISECTION_REQUIRED (values unconfirmed)"""
+    @property
+    def extra(self) -> dict[str, Any]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> PullRequestEvent: ...
+    def __eq__(self, other: object) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __copy__(self) -> PullRequestEvent: ...
+    def __deepcopy__(self, memo: dict[int, Any]) -> PullRequestEvent: ...
+
+class PullRequestBatchEvent:
+    """A batch of pull requests merged or reported a failure: pull_request_batch.merged or pending_failure. Its schema is unpublished; unknown fields are in extra."""
+    __match_args__: ClassVar[tuple[str, ...]] = ('type', 'timestamp', 'repository', 'target_branch', 'test_branch', 'test_branch_sha', 'test_pr_number')
+    __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
+    @property
+    def type(self) -> WebhookEventType | str | None:
+        """the event type"""
+    @property
+    def timestamp(self) -> datetime | None:
+        """when it happened"""
+    @property
+    def repository(self) -> EventRepository | None:
+        """host, owner and name"""
+    @property
+    def target_branch(self) -> str | None:
+        """the branch the queue merges into"""
+    @property
+    def test_branch(self) -> str | None:
+        """the branch the batch was tested on"""
+    @property
+    def test_branch_sha(self) -> str | None:
+        """head commit of test_branch"""
+    @property
+    def test_pr_number(self) -> int | None:
+        """the pull request Trunk opened to test the batch"""
+    @property
+    def extra(self) -> dict[str, Any]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> PullRequestBatchEvent: ...
+    def __eq__(self, other: object) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __copy__(self) -> PullRequestBatchEvent: ...
+    def __deepcopy__(self, memo: dict[int, Any]) -> PullRequestBatchEvent: ...
+
+class StatusTrigger:
+    """The monitor that changed a test's status."""
+    __match_args__: ClassVar[tuple[str, ...]] = ('monitor_id', 'monitor_type', 'monitor_status')
+    __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
+    @property
+    def monitor_id(self) -> str | None:
+        """the monitor that caused it (UUID)"""
+    @property
+    def monitor_type(self) -> str | None:
+        """e.g. pass_on_retry"""
+    @property
+    def monitor_status(self) -> MonitorStatus | str | None:
+        """the monitor's status then"""
+    @property
+    def extra(self) -> dict[str, Any]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> StatusTrigger: ...
+    def __eq__(self, other: object) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __copy__(self) -> StatusTrigger: ...
+    def __deepcopy__(self, memo: dict[int, Any]) -> StatusTrigger: ...
+
+class TestCaseStatusChangedEvent:
+    """A test's health status changed because a monitor activated or resolved (v2.test_case.status_changed)."""
+    __match_args__: ClassVar[tuple[str, ...]] = ('type', 'timestamp', 'previous_status', 'new_status', 'triggered_by', 'repository', 'test_case')
+    __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
+    @property
+    def type(self) -> WebhookEventType | str | None:
+        """v2.test_case.status_changed"""
+    @property
+    def timestamp(self) -> datetime | None:
+        """when it happened"""
+    @property
+    def previous_status(self) -> QuarantinedTestStatus | str | None:
+        """HEALTHY, FLAKY or BROKEN"""
+    @property
+    def new_status(self) -> QuarantinedTestStatus | str | None:
+        """HEALTHY, FLAKY or BROKEN"""
+    @property
+    def triggered_by(self) -> StatusTrigger | None:
+        """the monitor that caused it"""
+    @property
+    def repository(self) -> EventRepository | None:
+        """id and html_url"""
+    @property
+    def test_case(self) -> TestCase | None:
+        """the test"""
+    @property
+    def extra(self) -> dict[str, Any]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> TestCaseStatusChangedEvent: ...
+    def __eq__(self, other: object) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __copy__(self) -> TestCaseStatusChangedEvent: ...
+    def __deepcopy__(self, memo: dict[int, Any]) -> TestCaseStatusChangedEvent: ...
+
+class Monitor:
+    """A flaky-test detection monitor on one test."""
+    __match_args__: ClassVar[tuple[str, ...]] = ('id', 'type', 'status')
+    __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
+    @property
+    def id(self) -> str | None:
+        """the monitor (UUID)"""
+    @property
+    def type(self) -> str | None:
+        """its kind, e.g. pass_on_retry"""
+    @property
+    def status(self) -> MonitorStatus | str | None:
+        """active or resolved"""
+    @property
+    def extra(self) -> dict[str, Any]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> Monitor: ...
+    def __eq__(self, other: object) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __copy__(self) -> Monitor: ...
+    def __deepcopy__(self, memo: dict[int, Any]) -> Monitor: ...
+
+class TestCaseMonitorStatusChangedEvent:
+    """A detection monitor activated or resolved on a test (test_case.monitor_status_changed)."""
+    __match_args__: ClassVar[tuple[str, ...]] = ('type', 'timestamp', 'monitor', 'evidence', 'repository', 'test_case')
+    __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
+    @property
+    def type(self) -> WebhookEventType | str | None:
+        """test_case.monitor_status_changed"""
+    @property
+    def timestamp(self) -> datetime | None:
+        """when it happened"""
+    @property
+    def monitor(self) -> Monitor | None:
+        """the monitor and its new status"""
+    @property
+    def evidence(self) -> Any | None:
+        """supporting data; its shape depends on the monitor"""
+    @property
+    def repository(self) -> EventRepository | None:
+        """id and html_url"""
+    @property
+    def test_case(self) -> TestCase | None:
+        """the test"""
+    @property
+    def extra(self) -> dict[str, Any]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> TestCaseMonitorStatusChangedEvent: ...
+    def __eq__(self, other: object) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __copy__(self) -> TestCaseMonitorStatusChangedEvent: ...
+    def __deepcopy__(self, memo: dict[int, Any]) -> TestCaseMonitorStatusChangedEvent: ...
+
+class Actor:
+    """The person who made a change."""
+    __match_args__: ClassVar[tuple[str, ...]] = ('email', 'full_name')
+    __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
+    @property
+    def email(self) -> str | None:
+        """e-mail address"""
+    @property
+    def full_name(self) -> str | None:
+        """name"""
+    @property
+    def extra(self) -> dict[str, Any]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> Actor: ...
+    def __eq__(self, other: object) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __copy__(self) -> Actor: ...
+    def __deepcopy__(self, memo: dict[int, Any]) -> Actor: ...
+
+class QuarantineSettingChange:
+    """A change of a test's quarantine override."""
+    __match_args__: ClassVar[tuple[str, ...]] = ('actor', 'previous_quarantining_setting', 'updated_quarantining_setting', 'reason', 'timestamp')
+    __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
+    @property
+    def actor(self) -> Actor | None:
+        """who changed it"""
+    @property
+    def previous_quarantining_setting(self) -> QuarantiningSetting | str | None:
+        """the setting before"""
+    @property
+    def updated_quarantining_setting(self) -> QuarantiningSetting | str | None:
+        """the setting now"""
+    @property
+    def reason(self) -> str | None:
+        """free text the person gave"""
+    @property
+    def timestamp(self) -> datetime | None:
+        """when it changed"""
+    @property
+    def extra(self) -> dict[str, Any]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> QuarantineSettingChange: ...
+    def __eq__(self, other: object) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __copy__(self) -> QuarantineSettingChange: ...
+    def __deepcopy__(self, memo: dict[int, Any]) -> QuarantineSettingChange: ...
+
+class TestCaseQuarantiningSettingChangedEvent:
+    """Someone changed a test's quarantine override (test_case.quarantining_setting_changed)."""
+    __match_args__: ClassVar[tuple[str, ...]] = ('type', 'timestamp', 'quarantine_setting_changed', 'repository', 'test_case')
+    __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
+    @property
+    def type(self) -> WebhookEventType | str | None:
+        """test_case.quarantining_setting_changed"""
+    @property
+    def timestamp(self) -> datetime | None:
+        """absent in published examples: the change carries its own"""
+    @property
+    def quarantine_setting_changed(self) -> QuarantineSettingChange | None:
+        """who changed what, when and why"""
+    @property
+    def repository(self) -> EventRepository | None:
+        """id and html_url"""
+    @property
+    def test_case(self) -> TestCase | None:
+        """the test"""
+    @property
+    def extra(self) -> dict[str, Any]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> TestCaseQuarantiningSettingChangedEvent: ...
+    def __eq__(self, other: object) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __copy__(self) -> TestCaseQuarantiningSettingChangedEvent: ...
+    def __deepcopy__(self, memo: dict[int, Any]) -> TestCaseQuarantiningSettingChangedEvent: ...
+
+class InvestigationFact:
+    """One finding of an investigation."""
+    __match_args__: ClassVar[tuple[str, ...]] = ('fact_type', 'content', 'confidence')
+    __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
+    @property
+    def fact_type(self) -> str | None:
+        """e.g. GIT_BLAME, CI_LOGS, COMMIT (open set)"""
+    @property
+    def content(self) -> str | None:
+        """Markdown"""
+    @property
+    def confidence(self) -> float | None:
+        """0 to 1"""
+    @property
+    def extra(self) -> dict[str, Any]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> InvestigationFact: ...
+    def __eq__(self, other: object) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __copy__(self) -> InvestigationFact: ...
+    def __deepcopy__(self, memo: dict[int, Any]) -> InvestigationFact: ...
+
+class TestCaseInvestigationCompletedEvent:
+    """An AI investigation of a flaky test finished (test_case.investigation_completed)."""
+    __match_args__: ClassVar[tuple[str, ...]] = ('type', 'investigation_id', 'confidence', 'created_at', 'markdown_summary', 'failure_message', 'facts', 'repository', 'test_case')
+    __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
+    @property
+    def type(self) -> WebhookEventType | str | None:
+        """test_case.investigation_completed"""
+    @property
+    def investigation_id(self) -> str | None:
+        """the investigation (UUID)"""
+    @property
+    def confidence(self) -> float | None:
+        """overall confidence, 0 to 1"""
+    @property
+    def created_at(self) -> datetime | None:
+        """when it completed"""
+    @property
+    def markdown_summary(self) -> str | None:
+        """the summary, Markdown"""
+    @property
+    def failure_message(self) -> str | None:
+        """the failure that started the investigation"""
+    @property
+    def facts(self) -> list[InvestigationFact] | None:
+        """the findings"""
+    @property
+    def repository(self) -> EventRepository | None:
+        """id and html_url"""
+    @property
+    def test_case(self) -> TestCase | None:
+        """the test"""
+    @property
+    def extra(self) -> dict[str, Any]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> TestCaseInvestigationCompletedEvent: ...
+    def __eq__(self, other: object) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __copy__(self) -> TestCaseInvestigationCompletedEvent: ...
+    def __deepcopy__(self, memo: dict[int, Any]) -> TestCaseInvestigationCompletedEvent: ...
+
+class LegacyStatusChange:
+    """The status change of the legacy test_case.status_changed event."""
+    __match_args__: ClassVar[tuple[str, ...]] = ('previous_status', 'current_status')
+    __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
+    @property
+    def previous_status(self) -> Any | None:
+        """the status before (lower case healthy, flaky or broken), as sent"""
+    @property
+    def current_status(self) -> TestStatus | None:
+        """the status now"""
+    @property
+    def extra(self) -> dict[str, Any]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> LegacyStatusChange: ...
+    def __eq__(self, other: object) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __copy__(self) -> LegacyStatusChange: ...
+    def __deepcopy__(self, memo: dict[int, Any]) -> LegacyStatusChange: ...
+
+class LegacyTestCaseStatusChangedEvent:
+    """Deprecated: the legacy form of v2.test_case.status_changed (test_case.status_changed)."""
+    __match_args__: ClassVar[tuple[str, ...]] = ('type', 'timestamp', 'status_change', 'test_case')
+    __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
+    @property
+    def type(self) -> WebhookEventType | str | None:
+        """test_case.status_changed"""
+    @property
+    def timestamp(self) -> datetime | None:
+        """when it happened, if sent"""
+    @property
+    def status_change(self) -> LegacyStatusChange | None:
+        """before and after"""
+    @property
+    def test_case(self) -> TestCase | None:
+        """the test"""
+    @property
+    def extra(self) -> dict[str, Any]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> LegacyTestCaseStatusChangedEvent: ...
+    def __eq__(self, other: object) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __copy__(self) -> LegacyTestCaseStatusChangedEvent: ...
+    def __deepcopy__(self, memo: dict[int, Any]) -> LegacyTestCaseStatusChangedEvent: ...
+
+class UnknownEvent:
+    """An event of a type this library does not know; its fields are in extra."""
+    __match_args__: ClassVar[tuple[str, ...]] = ('type',)
+    __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
+    @property
+    def type(self) -> Any | None:
+        """the event type as sent (a string unless malformed)"""
+    @property
+    def extra(self) -> dict[str, Any]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> UnknownEvent: ...
+    def __eq__(self, other: object) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __copy__(self) -> UnknownEvent: ...
+    def __deepcopy__(self, memo: dict[int, Any]) -> UnknownEvent: ...
+
 # The hand-written part of trunk_api/_core.pyi: what is not derived from the API's declarations (the engines
 # behind Client and Sandbox). scripts/generate-stubs appends it to the generated part, filling its marked places.
 
@@ -879,6 +1366,21 @@ def schema() -> dict[str, Any]: ...
 def client_defaults() -> dict[str, Any]: ...
 def sandbox_defaults() -> dict[str, Any]: ...
 def openapi_document() -> str: ...
+def verify_webhook(body: bytes | bytearray | memoryview | str, headers: Any, secret: str | bytes | WebhookSecret, *,
+                   tolerance: Any, now: Any = None) -> Any: ...
+def construct_webhook_event(body: bytes | bytearray | memoryview | str) -> Any: ...
+def webhook_headers(headers: Any) -> tuple[str | None, str | None, str | None]: ...
+
+class WebhookSecret:
+    """An endpoint's signing secret ("whsec_" + base64), decoded once. Its repr hides it and it refuses to be
+    pickled."""
+    def __init__(self, text: str) -> None: ...
+    @staticmethod
+    def generate(bytes: int = 24) -> WebhookSecret: ...
+    def reveal(self) -> str: ...
+    def sign(self, msg_id: str, timestamp: int | datetime, body: bytes | bytearray | memoryview | str) -> str: ...
+    def __copy__(self) -> WebhookSecret: ...
+    def __deepcopy__(self, memo: dict[int, Any]) -> WebhookSecret: ...
 def _connect_facade(errors: Any, frames: Any, arrow: Any) -> None: ...
 def pandas_arrow_form(dtype_backend: object) -> str | None: ...
 def listing_arrow(item_type: type[Any], items: list[Any], form: str = "table") -> Any: ...

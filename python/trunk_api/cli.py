@@ -9,6 +9,7 @@
     trunk-api queue metrics --repo github.com/acme/widgets    # Prometheus text (no --repo: every repository)
     trunk-api sandbox                    # a local sandbox of the service, until Ctrl-C
     trunk-api openapi > trunk-v1.json    # the OpenAPI 3.1 document of the API (no token, no network)
+    trunk-api webhooks listen --port 8080   # verify webhook deliveries and print their events
 
 It is a thin shell over the public ``trunk_api`` API: arguments are handed to :class:`trunk_api.Client` as
 they are, so validation, time parsing, paging and retries happen in the C++ core exactly as for Python
@@ -39,7 +40,7 @@ from typing import IO, Any, NoReturn
 
 import trunk_api
 from trunk_api import _cli_operations as declared
-from trunk_api import _cli_export, _cli_sandbox
+from trunk_api import _cli_export, _cli_sandbox, _cli_webhooks
 from trunk_api import _cli_output as render
 from trunk_api import _core
 from trunk_api import errors
@@ -236,6 +237,7 @@ def build_parser() -> argparse.ArgumentParser:
                       "Link a ticket of the issue tracker (e.g. KAN-123) to a test case.", _run_write)
 
     _cli_sandbox.add_command(commands)
+    _cli_webhooks.add_command(commands)
     _cli_export.add_command(commands, add_repo_options=_add_repo_options,
                             add_connection_options=_add_connection_options, parse_duration=parse_duration,
                             handler=_run_export)

@@ -7,6 +7,7 @@ raises them through an exception translator, with messages built in C++ that nev
     ├── DecodeError                              a response could not be read (.path)
     ├── PaginationError                          the server broke the paging protocol
     ├── BulkError                                some ids of a bulk call failed (.results, .errors)
+    ├── WebhookVerificationError (also ValueError)  a webhook delivery was refused (.reason)
     ├── TransportError (also ConnectionError)    no HTTP answer
     │   └── RequestTimeout (also TimeoutError)
     └── ApiError                                 non-2xx answer (.status_code, .body, .operation)
@@ -42,6 +43,7 @@ __all__ = [
     "TrunkError",
     "ValidationError",
     "Violation",
+    "WebhookVerificationError",
 ]
 
 
@@ -179,3 +181,19 @@ class BulkError(TrunkError):
 
     def __reduce__(self) -> tuple[object, ...]:
         return (type(self), (self.args[0], self.results, self.errors))
+
+
+class WebhookVerificationError(TrunkError, ValueError):
+    """A webhook delivery was refused (``trunk_api.webhooks.verify``); nothing in it should be processed.
+
+    ``reason`` says why, one of: ``missing_header``, ``malformed_header``, ``bad_secret_format``,
+    ``timestamp_outside_tolerance``, ``bad_signature``, ``malformed_body``. The message never contains the
+    secret or the body.
+    """
+
+    def __init__(self, message: str, reason: str = "bad_signature") -> None:
+        super().__init__(message)
+        self.reason = reason
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (type(self), (str(self), self.reason))

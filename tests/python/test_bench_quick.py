@@ -20,7 +20,7 @@ def test_quick_benchmark_produces_every_scenario_row(tmp_path: Path) -> None:
     assert completed.returncode == 0, completed.stdout + completed.stderr
     result = json.loads(output.read_text())
     assert result["mode"] == "quick"
-    contenders = {(row["scenario"][0], row["contender"]) for row in result["rows"]}
+    contenders = {(row["scenario"].split()[0], row["contender"]) for row in result["rows"]}
     expected = {
         ("1", "ours get_test_details_many (c=8)"), ("1", "requests.Session sequential"),
         ("1", "httpx.AsyncClient (c=8)"), ("1", "ideal N*latency/concurrency"),
@@ -33,18 +33,20 @@ def test_quick_benchmark_produces_every_scenario_row(tmp_path: Path) -> None:
         ("8", "requests + pandas.DataFrame(dicts)"), ("8", "ours to_arrow()"), ("8", "ours to_polars()"),
         ("8", 'ours to_pandas(dtype_backend="pyarrow")'), ("8", "requests + json dicts (held)"),
         ("8", "ours to_pandas() progress=False"), ("8", "ours to_pandas() progress=True (tqdm)"),
+        ("10", "ours webhooks.verify (typed event)"), ("10", "svix Webhook.verify + json.loads"),
     }
-    # Scenario 9 runs the C++ tool of the C++ tree when it is built (scripts/test builds it before pytest).
+    # Scenarios 9 and 10 run C++ tools of build/cpp when they are built (scripts/test builds the tree before pytest).
     queue_tool = ROOT / "build" / "cpp" / "cpp" / "sandbox" / "trunk_bench_queue"
     if queue_tool.exists():
         expected.add(("9", "trunk_bench_queue (virtual clock)"))
-    assert contenders == expected
+    webhooks_row = ("10", "C++ verify_webhook (per 1M)")
+    assert contenders - {webhooks_row} == expected
     for row in result["rows"]:
         if row["scenario"].startswith("5") or row["contender"].endswith("(held)"):
             assert row["held_bytes"] is not None and row["peak_bytes"] > 0
         else:
             assert row["seconds"] > 0
-    assert {t["scenario"][0] for t in result["targets"]} == {"1", "2", "3", "4", "5", "8"} | (
+    assert {t["scenario"].split()[0] for t in result["targets"]} == {"1", "2", "3", "4", "5", "8", "10"} | (
         {"9"} if queue_tool.exists() else set())
-    assert len(result["targets"]) == 14 + queue_tool.exists()
+    assert len(result["targets"]) == 15 + queue_tool.exists() + (webhooks_row in contenders)
     assert "ratio" in completed.stdout and "met" in completed.stdout  # the printed table

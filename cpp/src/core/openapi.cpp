@@ -23,6 +23,7 @@
 #include "trunk/operations.hpp"
 #include "trunk/time.hpp"
 #include "trunk/version.hpp"
+#include "trunk/webhook_events.hpp"
 
 namespace trunk {
 
@@ -269,14 +270,53 @@ Doc operation_object(const Doc& errors) {
   return out;
 }
 
+/// The headers of every delivery (docs/webhooks.md, "Verifying a delivery").
+Doc delivery_headers() {
+  const std::pair<const char*, const char*> headers[] = {
+      {"svix-id", "The message's id, the same on every retry: the key to de-duplicate by."},
+      {"svix-timestamp", "Unix seconds of this attempt, signed; refused when outside the tolerance (5 minutes)."},
+      {"svix-signature",
+       "Space-separated \"v1,<base64 HMAC-SHA256>\" entries over \"{svix-id}.{svix-timestamp}.{body}\"; "
+       "any one may match (several while the secret rotates)."}};
+  Doc out = Doc::array();
+  for (const auto& [name, description] : headers) {
+    out.push_back({{"name", name}, {"in", "header"}, {"required", true}, {"description", description},
+                   {"schema", {{"type", "string"}}}});
+  }
+  return out;
+}
+
+/// One entry per event type: what Trunk POSTs (through Svix) to a registered endpoint.
+Doc webhooks_section() {
+  Doc webhooks = Doc::object();
+  const Doc headers = delivery_headers();
+#define TRUNK_OPENAPI_WEBHOOK_(enumerator, wire, Event)                                                          \
+  webhooks[wire] = {                                                                                             \
+      {"post",                                                                                                   \
+       {{"operationId", std::string("webhook_") + #enumerator},                                                  \
+        {"summary", std::string(schema::Model<Event>::doc)},                                                     \
+        {"parameters", headers},                                                                                 \
+        {"requestBody",                                                                                          \
+         {{"required", true},                                                                                    \
+          {"content", {{"application/json", {{"schema", ref(kSchemasPrefix, schema::Model<Event>::name)}}}}}}},  \
+        {"responses",                                                                                            \
+         {{"2XX", {{"description", "Received. Any other answer, or none within 15 s, is retried on the "        \
+                                   "delivery schedule."}}}}}}}};
+  TRUNK_WEBHOOK_EVENT_TYPES(TRUNK_OPENAPI_WEBHOOK_)
+#undef TRUNK_OPENAPI_WEBHOOK_
+  return webhooks;
+}
+
 std::string build_document() {
   Doc schemas = Doc::object();
 #define TRUNK_OPENAPI_MODEL_(Type) \
   add_component(schemas, std::string(schema::Model<Type>::name), model_schema<Type>());
   TRUNK_ALL_MODELS(TRUNK_OPENAPI_MODEL_)
+  TRUNK_WEBHOOK_MODELS(TRUNK_OPENAPI_MODEL_)
 #undef TRUNK_OPENAPI_MODEL_
 #define TRUNK_OPENAPI_ENUM_(Type) add_enum<Type>(schemas);
   TRUNK_ALL_ENUMS(TRUNK_OPENAPI_ENUM_)
+  TRUNK_WEBHOOK_ENUMS(TRUNK_OPENAPI_ENUM_)
 #undef TRUNK_OPENAPI_ENUM_
 
   const Doc errors = error_responses();
@@ -296,9 +336,11 @@ std::string build_document() {
          "trunk-api implements, generated from its declarations. Requests are strict: only the listed "
          "properties, only the values a request may carry, no null where none is declared. Answers are tolerant: they may carry "
          "more properties, and enumeration values beyond the known ones. x-trunk-repeatable tells whether a "
-         "retry may send the request again."}}},
+         "retry may send the request again. The webhooks are the events Trunk posts to the endpoints an "
+         "organization registers, signed as Svix does."}}},
       {"servers", Doc::array({{{"url", "https://api.trunk.io"}}})},
       {"paths", std::move(paths)},
+      {"webhooks", webhooks_section()},
       {"components",
        {{"schemas", std::move(schemas)},
         {"responses", errors},

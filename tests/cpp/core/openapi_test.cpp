@@ -268,6 +268,8 @@ TEST(OpenApi, DeclaresNullOnlyWhereTheDescriptionAllowsIt) {
   std::vector<std::string> nulls;
   walk(document(), "", [&](const Json& node, const std::string& path) {
     if (!node.is_object() || !node.contains("type")) return;
+    // A map of properties is not a schema: its "type" is a field's name (the webhook events have one).
+    if (path.ends_with("/properties")) return;
     EXPECT_TRUE(node.at("type").is_string()) << path << " (a list of types would admit null)";
     if (node.at("type") == "null") nulls.push_back(path);
   });
