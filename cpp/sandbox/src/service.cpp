@@ -340,8 +340,23 @@ Reply Service::answer(const trunk::SubmitPullRequestRequest& request) {
   const RepoIndex* repo = nullptr;
   if (auto reply = find_repo(request.repo, &repo)) return *reply;
   return acknowledgement_or_refusal(queues_->with_queue(
-      request.repo, request.target_branch,
-      [&](MergeQueue& queue, const trunk::QueueSettings& settings) { return queue.submit(request, settings); }));
+      request.repo, request.target_branch, [&](MergeQueue& queue, const trunk::QueueSettings& settings) {
+        auto refused = queue.submit(request, settings);
+        if (!refused) {
+          std::optional<trunk::SetImpactedTargetsRequest> early;
+          {
+            std::lock_guard lock(early_targets_mutex_);
+            const auto it =
+                early_targets_.find({request.repo.to_string(), request.target_branch, request.pr.number});
+            if (it != early_targets_.end()) {
+              early = std::move(it->second);
+              early_targets_.erase(it);
+            }
+          }
+          if (early) static_cast<void>(queue.set_impacted_targets(*early));  // in the queue now: not refused
+        }
+        return refused;
+      }));
 }
 
 template <>
@@ -366,9 +381,19 @@ template <>
 Reply Service::answer(const trunk::SetImpactedTargetsRequest& request) {
   const RepoIndex* repo = nullptr;
   if (auto reply = find_repo(request.repo, &repo)) return *reply;
-  return acknowledgement_or_refusal(queues_->with_queue(
+  auto outcome = queues_->with_queue(
       request.repo, request.target_branch,
-      [&](MergeQueue& queue, const trunk::QueueSettings&) { return queue.set_impacted_targets(request); }));
+      [&](MergeQueue& queue, const trunk::QueueSettings&) { return queue.set_impacted_targets(request); });
+  // The queue exists but the pull request is not in it: kept for its submission (early_targets_), as the
+  // service takes the targets the GitHub Action reports when a pull request opens. No queue is still 404.
+  const auto* refused = std::get_if<std::optional<Refusal>>(&outcome);
+  if (refused != nullptr && *refused && (*refused)->status == 404) {
+    std::lock_guard lock(early_targets_mutex_);
+    early_targets_.insert_or_assign({request.repo.to_string(), request.target_branch, request.pr.number},
+                                    request);
+    return json_reply(trunk::to_json(trunk::Acknowledgement{}));
+  }
+  return acknowledgement_or_refusal(outcome);
 }
 
 template <>

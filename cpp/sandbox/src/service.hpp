@@ -16,6 +16,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <unordered_map>
 #include <utility>
 #include <variant>
@@ -102,6 +103,14 @@ class Service {
   // Tickets linked by link-ticket-to-test-case: lower-case test id -> external ticket id.
   std::mutex tickets_mutex_;
   std::map<std::string, std::string> tickets_;
+
+  // Impacted targets reported for a pull request not (yet) in the queue: the publisher's GitHub Action
+  // uploads them on every pull_request event, before any submission, and the service takes them. Kept per
+  // repository, branch and pull request number (the latest report wins) and handed to the queue when the
+  // pull request is submitted.
+  using EarlyTargetsKey = std::tuple<std::string, std::string, std::int64_t>;
+  std::mutex early_targets_mutex_;
+  std::map<EarlyTargetsKey, trunk::SetImpactedTargetsRequest> early_targets_;
 
   // Failing-tests windows already computed: listing page after page asks for the same window again.
   std::mutex cache_mutex_;
