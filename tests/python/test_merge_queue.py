@@ -181,7 +181,12 @@ def test_impacted_targets_are_reflected_in_readiness(mq, repo):
     mq.set_impacted_targets(repo, 12, sha, "main", AllTargets.ALL)
     # Reported before the pull request is in the queue (the GitHub Action reports them when a pull request
     # opens): kept, and the pull request has them once submitted. Only a missing queue is 404.
-    mq.set_impacted_targets(repo, 999, "abc", "main", ["//app:server"])
+    # (Targets count for the pull request's head commit; the sandbox gives one sha per repository and number,
+    # so another queue tells it.)
+    mq.create_queue(repo, "sha-probe")
+    mq.submit_pull_request(repo, 999, "sha-probe")
+    head = mq.get_submitted_pull_request(repo, 999, "sha-probe").pr_sha
+    mq.set_impacted_targets(repo, 999, head, "main", ["//app:server"])
     with pytest.raises(NotFoundError):
         mq.get_submitted_pull_request(repo, 999, "main")
     mq.submit_pull_request(repo, 999, "main")
