@@ -84,8 +84,11 @@ def run(ctx: Any) -> int:
             print(f"org:   {sandbox.org_url_slug}", file=out)
             for repo in sandbox.repos:
                 print(f"repo:  {repo.host}/{repo.owner}/{repo.name}", file=out)
-            print(f"export TRUNK_BASE_URL={sandbox.url}", file=out)
+            # The publisher's spelling (with the version, and the token under both names its tools read), so
+            # that trunk-api, the Terraform provider and the GitHub Action's script all work from these lines.
+            print(f"export TRUNK_BASE_URL={sandbox.url}/v1", file=out)
             print(f"export TRUNK_API_TOKEN={sandbox.token}", file=out)
+            print(f"export TRUNK_API_KEY={sandbox.token}", file=out)
             print("Press Ctrl-C to stop.", file=out, flush=True)
             while not stop.wait(0.2):  # a short wait keeps the signal handlers responsive
                 pass

@@ -90,7 +90,8 @@ def parse_duration(text: str) -> dt.timedelta:
 def _add_connection_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("connection (environment variables are preferred)")
     group.add_argument("--base-url", metavar="URL",
-                       help="service address (default: $TRUNK_BASE_URL, else https://api.trunk.io)")
+                       help="service address, with or without a final /v1 "
+                            "(default: $TRUNK_BASE_URL, else https://api.trunk.io)")
     group.add_argument("--token", metavar="TOKEN",
                        help="API token; discouraged, since command lines show up in ps and shell history: "
                             "set TRUNK_API_TOKEN (or TRUNK_API_KEY) instead")

@@ -62,7 +62,8 @@ class Client:
     """A client of the Trunk v1 API (merge queue and flaky tests).
 
     ``token``: None reads ``TRUNK_API_TOKEN``, then ``TRUNK_API_KEY``. ``base_url``: None reads
-    ``TRUNK_BASE_URL``, else ``https://api.trunk.io``. ``timeout`` is per attempt, in seconds;
+    ``TRUNK_BASE_URL``, else ``https://api.trunk.io``; given with the version, as the publisher's tools
+    spell it (``https://api.trunk.io/v1``), the final ``/v1`` is dropped. ``timeout`` is per attempt, in seconds;
     ``max_retries`` counts retries after the first attempt (429, 5xx and network failures are retried with
     exponential backoff and jitter, honouring Retry-After). ``overall_deadline`` bounds a whole call,
     retries included (0 = none). ``http://`` to a host other than loopback is refused unless
@@ -304,6 +305,10 @@ class Client:
         optimization_mode: OptimizationMode | str | None = None,
         merge_method: MergeMethod | str | None = None,
         status_check_enabled: bool | None = None,
+        extension_enabled: bool | None = None,
+        enqueueing_label: str | None = None,
+        label_commands_enabled: bool | None = None,
+        state_labels_enabled: bool | None = None,
         required_statuses: Sequence[str] | None = None,
         delete_required_statuses: bool | None = None,
     ) -> QueueSettings:

@@ -12,9 +12,11 @@ import io
 import json
 import os
 import shutil
+import subprocess
 import socket
 import sys
 import sysconfig
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -26,8 +28,8 @@ from trunk_api.cli import main
 from conftest import ensure_queue
 
 __all__ = ["WRONG_TOKEN", "Run", "Terminal", "cli", "expected_failing_ids", "free_port_nobody_listens_on",
-           "installed_script", "last_body", "one_line_error", "program_env", "queue_args", "sandbox", "target",
-           "window"]
+           "installed_script", "last_body", "one_line_error", "program_env", "queue_args", "read_banner", "sandbox",
+           "sandbox_command", "target", "window"]
 
 WRONG_TOKEN = "cli-test-wrong-token-7f3a9"
 
@@ -138,3 +140,37 @@ def queue_args(sandbox: Sandbox, branch: str) -> list[str]:
     repo = sandbox.repos[0]
     ensure_queue(sandbox, repo, branch)
     return ["queue", "update", "--repo", f"{repo.host}/{repo.owner}/{repo.name}", "--branch", branch]
+
+
+def read_banner(process: subprocess.Popen[str]) -> dict[str, str]:
+    """What `trunk-api sandbox` prints before it serves: its exports (TRUNK_BASE_URL, TRUNK_API_TOKEN,
+    TRUNK_API_KEY), its first repository and its org."""
+    assert process.stdout is not None
+    printed: dict[str, str] = {}
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        line = process.stdout.readline()
+        assert line, "the sandbox command ended early: " + (process.stderr.read() if process.stderr else "")
+        if line.startswith("export "):
+            name, value = line[len("export "):].strip().split("=", 1)
+            printed[name] = value
+        elif line.startswith("repo:"):
+            printed.setdefault("repo", line.split()[1])
+        elif line.startswith("org:"):
+            printed["org"] = line.split()[1]
+        if line.startswith("Press Ctrl-C"):
+            break
+    return printed
+
+
+@contextlib.contextmanager
+def sandbox_command(*args: str) -> Iterator[subprocess.Popen[str]]:
+    """`trunk-api sandbox ARGS` as a child process; killed on the way out if the test did not stop it."""
+    process = subprocess.Popen([sys.executable, "-m", "trunk_api", "sandbox", *args],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        yield process
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()

@@ -12,8 +12,6 @@ import signal
 import socket
 import subprocess
 import sys
-import time
-from collections.abc import Iterator
 
 import pytest
 
@@ -23,7 +21,7 @@ from trunk_api.cli import main
 
 from cli_support import (  # noqa: F401  (fixtures are used by name)
     WRONG_TOKEN, cli, expected_failing_ids, free_port_nobody_listens_on, installed_script, one_line_error,
-    program_env, sandbox, target, window,
+    program_env, read_banner, sandbox, sandbox_command, target, window,
 )
 
 
@@ -47,6 +45,16 @@ def test_token_from_trunk_api_key(cli, sandbox, target, monkeypatch):
     monkeypatch.delenv("TRUNK_API_TOKEN")
     monkeypatch.setenv("TRUNK_API_KEY", sandbox.token)
     assert cli("unhealthy", *target, "--max-results", "1").code == 0
+
+
+def test_base_url_with_the_version_and_trunk_api_key(cli, sandbox, target, monkeypatch):
+    """The publisher's spelling of both variables, as `trunk-api sandbox` prints them."""
+    monkeypatch.delenv("TRUNK_API_TOKEN")
+    monkeypatch.setenv("TRUNK_API_KEY", sandbox.token)
+    monkeypatch.setenv("TRUNK_BASE_URL", sandbox.url + "/v1")
+    assert cli("unhealthy", *target, "--max-results", "1").code == 0
+    assert cli("unhealthy", *target, "--base-url", sandbox.url + "/v1/", "--max-results", "1").code == 0
+    assert {r.path for r in sandbox.requests if "unhealthy" in r.path} == {"/v1/flaky-tests/list-unhealthy-tests"}
 
 
 def test_missing_token_is_a_configuration_error(cli, target, monkeypatch):
@@ -177,42 +185,9 @@ def test_output_into_a_closed_pipe_is_not_an_error(sandbox, target):
     assert "Traceback" not in err
 
 
-def _read_banner(process: subprocess.Popen[str]) -> dict[str, str]:
-    """What `trunk-api sandbox` prints before it serves: its exports, its first repository and its org."""
-    assert process.stdout is not None
-    printed: dict[str, str] = {}
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        line = process.stdout.readline()
-        assert line, "the sandbox command ended early: " + (process.stderr.read() if process.stderr else "")
-        if line.startswith("export "):
-            name, value = line[len("export "):].strip().split("=", 1)
-            printed[name] = value
-        elif line.startswith("repo:"):
-            printed.setdefault("repo", line.split()[1])
-        elif line.startswith("org:"):
-            printed["org"] = line.split()[1]
-        if line.startswith("Press Ctrl-C"):
-            break
-    return printed
-
-
-@contextlib.contextmanager
-def _sandbox_command(*args: str) -> Iterator[subprocess.Popen[str]]:
-    """`trunk-api sandbox ARGS` as a child process; killed on the way out if the test did not stop it."""
-    process = subprocess.Popen([sys.executable, "-m", "trunk_api", "sandbox", *args],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        yield process
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
-
-
 def test_sandbox_command_serves_until_interrupted(cli, monkeypatch):
-    with _sandbox_command("--tests", "120", "--seed", "9") as process:
-        printed = _read_banner(process)
+    with sandbox_command("--tests", "120", "--seed", "9") as process:
+        printed = read_banner(process)
         assert printed["TRUNK_BASE_URL"].startswith("http://127.0.0.1:")
         monkeypatch.setenv("TRUNK_BASE_URL", printed["TRUNK_BASE_URL"])
         monkeypatch.setenv("TRUNK_API_TOKEN", printed["TRUNK_API_TOKEN"])
@@ -228,15 +203,15 @@ def test_sandbox_command_serves_until_interrupted(cli, monkeypatch):
 
 
 def test_sandbox_command_stops_on_sigterm():
-    with _sandbox_command("--tests", "50") as process:
-        _read_banner(process)
+    with sandbox_command("--tests", "50") as process:
+        read_banner(process)
         process.send_signal(signal.SIGTERM)
         assert process.wait(timeout=30) == 0
 
 
 def test_sandbox_command_injects_rate_limited_answers_with_the_given_retry_after():
-    with _sandbox_command("--tests", "40", "--rate-limited-rate", "1", "--rate-limited-retry-after", "3") as process:
-        printed = _read_banner(process)
+    with sandbox_command("--tests", "40", "--rate-limited-rate", "1", "--rate-limited-retry-after", "3") as process:
+        printed = read_banner(process)
         client = trunk_api.Client(base_url=printed["TRUNK_BASE_URL"], token=printed["TRUNK_API_TOKEN"], max_retries=0)
         with pytest.raises(trunk_api.RateLimitError) as caught:
             client.list_unhealthy_tests(printed["repo"], printed["org"], "flaky")
@@ -249,9 +224,10 @@ def test_sandbox_command_listens_on_the_port_given():
     with socket.socket() as probe:  # a port that was free a moment ago
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    with _sandbox_command("--tests", "30", "--port", str(port)) as process:
-        printed = _read_banner(process)
-        assert printed["TRUNK_BASE_URL"] == f"http://127.0.0.1:{port}"
+    with sandbox_command("--tests", "30", "--port", str(port)) as process:
+        printed = read_banner(process)
+        assert printed["TRUNK_BASE_URL"] == f"http://127.0.0.1:{port}/v1"  # the publisher's spelling
+        assert printed["TRUNK_API_KEY"] == printed["TRUNK_API_TOKEN"]
         client = trunk_api.Client(base_url=printed["TRUNK_BASE_URL"], token=printed["TRUNK_API_TOKEN"])
         assert client.list_unhealthy_tests(printed["repo"], printed["org"], "flaky").page is not None
         process.send_signal(signal.SIGTERM)

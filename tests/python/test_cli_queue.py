@@ -119,7 +119,7 @@ def test_every_settable_field_of_update_queue_is_an_option_with_its_declared_hel
     help_text = " ".join(run.out.split())
     request = next(model for model in _core.schema()["models"] if model["name"] == "UpdateQueueRequest")
     settable = [field for field in request["fields"] if field["optional"]]
-    assert len(settable) == 19
+    assert len(settable) == 23
     for field in settable:
         flag = "--" + field["name"].replace("_", "-")
         if field["type"] == "list[str] | None":
@@ -128,6 +128,18 @@ def test_every_settable_field_of_update_queue_is_an_option_with_its_declared_hel
         assert " ".join(field["doc"].split())[:40] in help_text, field["doc"]
     assert "(1..4294967295)" in help_text
     assert "{running,paused,draining}" in help_text  # switching_modes is reported, never requested
+
+
+def test_label_and_extension_settings_are_options(cli, sandbox):
+    run = cli(*queue_args(sandbox, "cli-labels"), "--extension-enabled", "--enqueueing-label", "ship-it",
+              "--no-state-labels-enabled", "--format", "json")
+    assert run.code == 0, run.err
+    body = last_body(sandbox, "updateQueue")
+    assert (body["extensionEnabled"], body["enqueueingLabel"], body["stateLabelsEnabled"]) == (True, "ship-it", False)
+    assert "labelCommandsEnabled" not in body
+    shown = json.loads(run.out)
+    shown_settings = (shown["extensionEnabled"], shown["enqueueingLabel"], shown["stateLabelsEnabled"])
+    assert shown_settings == (True, "ship-it", False)
 
 
 def test_delete_required_statuses_can_be_sent_false_or_true(cli, sandbox):

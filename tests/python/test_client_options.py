@@ -14,6 +14,35 @@ def test_defaults_and_base_url(monkeypatch: pytest.MonkeyPatch) -> None:
     assert trunk_api.Client("some-token-value", "http://127.0.0.1:9/").base_url == "http://127.0.0.1:9"
 
 
+@pytest.mark.parametrize(("given", "resolved"), [
+    ("http://127.0.0.1:9/v1", "http://127.0.0.1:9"),
+    ("http://127.0.0.1:9/v1/", "http://127.0.0.1:9"),
+    ("http://127.0.0.1:9/v10", "http://127.0.0.1:9/v10"),
+    ("http://127.0.0.1:9/api/v1", "http://127.0.0.1:9/api"),
+    ("http://127.0.0.1:9", "http://127.0.0.1:9"),
+])
+def test_base_url_with_the_version_is_the_same_service(monkeypatch: pytest.MonkeyPatch, given: str,
+                                                       resolved: str) -> None:
+    """The core's one rule (tested at its boundaries in C++): Python shows what it resolved."""
+    assert trunk_api.Client("some-token-value", given).base_url == resolved
+    monkeypatch.setenv("TRUNK_BASE_URL", given)
+    assert trunk_api.Client("some-token-value").base_url == resolved
+
+
+def test_publishers_spelling_reaches_the_operations(box: trunk_api.Sandbox, monkeypatch: pytest.MonkeyPatch) -> None:
+    """TRUNK_BASE_URL=.../v1 and TRUNK_API_KEY, as the publisher's tools read them, serve the SDK too; when both
+    token variables are set, TRUNK_API_TOKEN wins."""
+    monkeypatch.setenv("TRUNK_BASE_URL", box.url + "/v1")
+    monkeypatch.delenv("TRUNK_API_TOKEN", raising=False)
+    monkeypatch.setenv("TRUNK_API_KEY", box.token)
+    assert trunk_api.Client().get_queue(box.repos[0], "main").branch == "main"
+    assert [r.path for r in box.requests] == ["/v1/getQueue"]
+    monkeypatch.setenv("TRUNK_API_TOKEN", "not-the-sandbox-token")
+    with pytest.raises(trunk_api.AuthenticationError) as caught:
+        trunk_api.Client(max_retries=0).get_queue(box.repos[0], "main")
+    assert "not-the-sandbox-token" not in str(caught.value) and box.token not in str(caught.value)
+
+
 def test_every_keyword_accepted() -> None:
     client = trunk_api.Client(
         "some-token-value",

@@ -182,8 +182,22 @@ def test_impacted_targets_are_reflected_in_readiness(mq, repo):
     assert mq.get_submitted_pull_request(repo, 12, "main").readiness.has_impacted_targets is True
     mq.set_impacted_targets(repo, 12, sha, "main", "ALL")
     mq.set_impacted_targets(repo, 12, sha, "main", AllTargets.ALL)
+    # Reported before the pull request is in the queue (the GitHub Action reports them when a pull request
+    # opens): kept, and the pull request has them once submitted. Only a missing queue is 404.
+    # (Targets count for the pull request's head commit; the sandbox gives one sha per repository and number,
+    # so another queue tells it.)
+    mq.create_queue(repo, "sha-probe")
+    mq.submit_pull_request(repo, 999, "sha-probe")
+    head = mq.get_submitted_pull_request(repo, 999, "sha-probe").pr_sha
+    mq.set_impacted_targets(repo, 999, head, "main", ["//app:server"])
     with pytest.raises(NotFoundError):
-        mq.set_impacted_targets(repo, 999, "abc", "main", [])
+        mq.get_submitted_pull_request(repo, 999, "main")
+    mq.submit_pull_request(repo, 999, "main")
+    assert mq.get_submitted_pull_request(repo, 999, "main").readiness.has_impacted_targets is True
+    mq.submit_pull_request(repo, 998, "main")
+    assert mq.get_submitted_pull_request(repo, 998, "main").readiness.has_impacted_targets is False
+    with pytest.raises(NotFoundError):
+        mq.set_impacted_targets(repo, 999, "abc", "no-such-queue", [])
 
 
 def test_testing_details_of_a_run_the_queue_made(mq, repo, queue_box):

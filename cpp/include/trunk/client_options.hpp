@@ -13,6 +13,9 @@ namespace trunk {
 
 struct ClientOptions {
   /// nullopt -> $TRUNK_BASE_URL, else "https://api.trunk.io". Operation paths ("/v1/...") are appended.
+  /// Given with the version, as the publisher's tools spell it ("https://api.trunk.io/v1", with or without a
+  /// trailing '/'), the final "/v1" is dropped first, so both spellings call the same paths
+  /// (docs/configuration.md).
   std::optional<std::string> base_url;
   /// nullopt -> $TRUNK_API_TOKEN, then $TRUNK_API_KEY (kTokenVariables); when none is set the Client
   /// constructor throws trunk::MissingTokenError naming both variables.

@@ -13,6 +13,7 @@
 #include "trunk/json_value.hpp"
 #include "trunk/open_enum.hpp"
 #include "trunk/pull_request.hpp"
+#include "trunk/queue_label_settings.hpp"
 
 namespace trunk {
 
@@ -51,6 +52,7 @@ namespace trunk {
     "bisection and skipping of redundant tests")                                                             \
   X(std::optional<OpenEnum<MergeMethod>>, merge_method, "mergeMethod", {}, schema::kRequired,                 \
     "git strategy used to merge into the target branch")                                                     \
+  TRUNK_QUEUE_LABEL_SETTINGS_FIELDS(X)                                                                        \
   X(std::optional<std::vector<PullRequest>>, enqueued_pull_requests, "enqueuedPullRequests", {}, schema::kNone, \
     "the pull requests in the queue (getQueue only; absent in updateQueue answers)")
 

@@ -9,6 +9,7 @@
 #include "trunk/describe.hpp"
 #include "trunk/enums.hpp"
 #include "trunk/page.hpp"
+#include "trunk/queue_label_settings.hpp"
 #include "trunk/repo.hpp"
 #include "trunk/time.hpp"
 
@@ -112,6 +113,7 @@ TRUNK_DESCRIBE(ListQuarantinedTestsRequest, "The tests the service quarantines."
     "git strategy used to merge into the target branch")                                                      \
   X(std::optional<bool>, status_check_enabled, "statusCheckEnabled", {}, schema::kNone,                        \
     "post a status check showing the queue status")                                                           \
+  TRUNK_QUEUE_LABEL_SETTINGS_FIELDS(X)                                                                         \
   X(std::optional<std::vector<std::string>>, required_statuses, "requiredStatuses", {},                        \
     (schema::Rules{.non_empty = true}),                                                                        \
     "statuses that must pass during queue testing; replaces the current list ([] sets it empty)")             \

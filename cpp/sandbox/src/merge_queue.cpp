@@ -636,6 +636,11 @@ std::optional<Refusal> MergeQueue::submit(const trunk::SubmitPullRequestRequest&
   s.submitted_at = s.state_changed_at = now_;
   s.ready_at = now_ + kMergeabilityDelay;
   s.merges_at_submission = merges_;
+  if (const auto early = early_targets_.find(s.number); early != early_targets_.end()) {
+    s.targets = std::move(early->second.targets);
+    s.targets_sha = std::move(early->second.sha);
+    early_targets_.erase(early);
+  }
   open_.push_back(submissions_.size());
   submissions_.push_back(std::move(s));
   ++tally_.submitted;
@@ -704,9 +709,12 @@ std::optional<Refusal> MergeQueue::restart(std::int64_t number, const trunk::Que
 std::optional<Refusal> MergeQueue::set_impacted_targets(const trunk::SetImpactedTargetsRequest& request,
                                                         const trunk::QueueSettings& settings) {
   const auto i = active(request.pr.number);
-  if (!i) {
-    return Refusal{404, "not found: pull request " + std::to_string(request.pr.number) +
-                            " is not in the merge queue for branch " + branch_ + " of repository " + repo_key_};
+  if (!i) {  // reported before the submission: kept for it (early_targets_)
+    if (early_targets_.size() >= kMaxEarlyTargets && !early_targets_.contains(request.pr.number)) {
+      early_targets_.erase(early_targets_.begin());
+    }
+    early_targets_.insert_or_assign(request.pr.number, EarlyTargets{request.targets, request.pr.sha});
+    return std::nullopt;
   }
   submissions_[*i].targets = request.targets;
   submissions_[*i].targets_sha = request.pr.sha;

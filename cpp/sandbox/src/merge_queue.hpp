@@ -70,6 +70,7 @@ inline constexpr std::chrono::minutes kMergeabilityDelay{1};
 inline constexpr double kMedianRunMinutes = 15;
 inline constexpr double kRunDurationSigma = 0.35;
 inline constexpr std::int64_t kMaxBatchSize = 16;
+inline constexpr std::size_t kMaxEarlyTargets = 10000;
 /// Trunk's documented default testing timeout (5 hours), for settings that do not name one.
 inline constexpr std::int64_t kDefaultTestingTimeoutMinutes = 300;
 /// How far back the transition record (and the metrics' rolling windows) reach.
@@ -277,6 +278,15 @@ class MergeQueue {
   Random cursors_;   ///< listPullRequests cursors (apart, so listing does not change later ids)
   std::vector<Submission> submissions_;
   std::vector<std::size_t> open_;  ///< submissions not concluded, in submission order
+  /// Impacted targets reported for a pull request not (yet) in the queue, by number (the latest report wins):
+  /// the publisher's GitHub Action uploads them on every pull_request event, before any submission, and the
+  /// service keeps them for it. Handed over when the pull request is submitted; at most kMaxEarlyTargets kept
+  /// (the lowest numbers, the oldest pull requests, go first).
+  struct EarlyTargets {
+    trunk::ImpactedTargets targets;
+    std::string sha;
+  };
+  std::map<std::int64_t, EarlyTargets> early_targets_;
   std::vector<TestRun> runs_;
   std::vector<std::size_t> live_runs_;  ///< runs in progress
   std::vector<Unit> train_;

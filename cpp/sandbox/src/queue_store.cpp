@@ -15,7 +15,9 @@ namespace {
 
 constexpr const char* kStateFormat = "trunk-sandbox-queues";
 /// 2: the file lists every queue that exists (1: only the configured ones; `main` existed implicitly).
-constexpr int kStateVersion = 2;
+/// 3: the file holds the label and extension settings too (queue_label_settings.hpp); older files take
+/// their defaults.
+constexpr int kStateVersion = 3;
 
 /// Copies every field the request sets onto the setting with the same wire name (updateQueue's fields are
 /// the settings' own names): the store spells no setting, so a new one needs nothing here.
@@ -92,6 +94,12 @@ QueueStore::Queue QueueStore::default_queue() {
   s.direct_merge_mode = trunk::DirectMergeMode::off;
   s.optimization_mode = trunk::OptimizationMode::off;
   s.merge_method = trunk::MergeMethod::squash;
+  // Off, and no enqueueing label, until someone turns them on (as the service answers for a queue that never
+  // set them; docs/reference/merge-queue-settings.md).
+  s.extension_enabled = false;
+  s.enqueueing_label = "";
+  s.label_commands_enabled = false;
+  s.state_labels_enabled = false;
   return queue;
 }
 
@@ -318,6 +326,13 @@ void QueueStore::load() {
       q.settings = trunk::from_json<trunk::QueueSettings>(entry, at);
     } catch (const trunk::DecodeError& e) {
       throw trunk::Error(std::string(e.what()));
+    }
+    if (version < 3) {  // written before the label and extension settings existed: their defaults
+      static const trunk::QueueSettings defaults = default_queue().settings;
+#define TRUNK_SANDBOX_DEFAULT_IF_ABSENT_(type, member, ...) \
+  if (!q.settings.member) q.settings.member = defaults.member;
+      TRUNK_QUEUE_LABEL_SETTINGS_FIELDS(TRUNK_SANDBOX_DEFAULT_IF_ABSENT_)
+#undef TRUNK_SANDBOX_DEFAULT_IF_ABSENT_
     }
     q.settings.required_statuses = q.manual_required_statuses.value_or(std::vector<std::string>{});
     std::vector<std::string> missing;

@@ -342,8 +342,9 @@ Reply Service::answer(const trunk::SubmitPullRequestRequest& request) {
   const RepoIndex* repo = nullptr;
   if (auto reply = find_repo(request.repo, &repo)) return *reply;
   return acknowledgement_or_refusal(queues_->with_queue(
-      request.repo, request.target_branch,
-      [&](MergeQueue& queue, const trunk::QueueSettings& settings) { return queue.submit(request, settings); }));
+      request.repo, request.target_branch, [&](MergeQueue& queue, const trunk::QueueSettings& settings) {
+        return queue.submit(request, settings);
+      }));
 }
 
 template <>

@@ -39,6 +39,11 @@ int main(int argc, char** argv) {
               << "token: " << sandbox.token() << "\n"
               << "org_url_slug: " << sandbox.org_url_slug() << "\n";
     for (const auto& repo : sandbox.repos()) std::cout << "repo: " << repo.to_string() << "\n";
+    // The environment of every client, in the publisher's spelling (the address with the version, the token
+    // under both names its tools read), ready for `eval "$(grep '^export TRUNK_' out)"`.
+    std::cout << "export TRUNK_BASE_URL=" << sandbox.url() << "/v1\n"
+              << "export TRUNK_API_TOKEN=" << sandbox.token() << "\n"
+              << "export TRUNK_API_KEY=" << sandbox.token() << "\n";
     std::cout.flush();
     int received = 0;
     sigwait(&stop_signals, &received);

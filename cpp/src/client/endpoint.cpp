@@ -35,6 +35,18 @@ std::string url_part(CURLU* url, CURLUPart part) {
   return std::string(owned.get());
 }
 
+/// The publisher's own tools spell the address with the API version (https://api.trunk.io/v1), ours without,
+/// and the operation paths carry it ("/v1/getQueue"): one final path segment exactly "v1" is dropped, so that
+/// either spelling works and the version is never sent twice. Decided on the parsed path (`path`), so a host
+/// named "v1" stays; "/v10", "/V1" and "/xv1" are other paths and stay; "/api/v1" becomes "/api".
+/// `base` has no trailing '/', query or fragment: its text ends with its path.
+void drop_version_segment(std::string& base, std::string_view path) {
+  constexpr std::string_view kVersionSegment = "/v1";
+  if (!path.ends_with(kVersionSegment) || !std::string_view(base).ends_with(kVersionSegment)) return;
+  base.resize(base.size() - kVersionSegment.size());
+  while (!base.empty() && base.back() == '/') base.pop_back();
+}
+
 }  // namespace
 
 bool is_loopback_host(std::string_view host) {
@@ -77,6 +89,7 @@ std::string resolve_base_url(const std::optional<std::string>& configured, bool 
     throw Error("base_url '" + base + "' uses plain http:// to the non-loopback host '" + host +
                 "': the API token would travel unencrypted. Use https://, or set allow_insecure_http");
   }
+  drop_version_segment(base, url_part(url.get(), CURLUPART_PATH));
   return base;
 }
 

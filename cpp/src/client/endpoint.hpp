@@ -9,7 +9,9 @@ namespace trunk::detail {
 
 inline constexpr std::string_view kDefaultBaseUrl = "https://api.trunk.io";
 
-/// options.base_url, else $TRUNK_BASE_URL, else kDefaultBaseUrl; without trailing '/'. Throws trunk::Error
+/// options.base_url, else $TRUNK_BASE_URL, else kDefaultBaseUrl; without trailing '/' and without one final
+/// "/v1" path segment (the operation paths carry the version: "https://api.trunk.io/v1" and
+/// "https://api.trunk.io" name the same service). Throws trunk::Error
 /// when it is not an http(s) URL, or is http:// to a host that is not loopback and allow_insecure_http is
 /// false (the token would cross the network in clear).
 std::string resolve_base_url(const std::optional<std::string>& configured, bool allow_insecure_http);

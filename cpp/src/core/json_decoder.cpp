@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include <algorithm>
 #include <charconv>
 #include <limits>
 #include <new>
@@ -130,8 +131,37 @@ void read_value(od::value& value, const JsonPath& path, DecodeContext&, std::str
   out.assign(checked(value.get_string()));
 }
 
+namespace {
+
+/// An integer written as a decimal string ("123"), as protobuf's JSON mapping allows and the service accepts
+/// (the publisher's GitHub Action sends pr.number so). One rule for every integer field, requests and
+/// answers alike: the text must be JSON's spelling of an integer, -?(0|[1-9][0-9]*) ("-0" is 0), so "",
+/// " 1", "+1", "01", "1.5", "1e3" and "12a" are not integers (the caller reports the wrong type, as for
+/// any other string). Beyond int64 it is out of range, worded as for a number; a field's own range
+/// (1..4294967295) is validation's, as for a number.
+std::optional<std::int64_t> decimal_string_integer(std::string_view text, const JsonPath& path) {
+  const std::string_view digits = text.starts_with('-') ? text.substr(1) : text;
+  const bool spelled = !digits.empty() && (digits == "0" || digits.front() != '0') &&
+                       std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; });
+  if (!spelled) return std::nullopt;
+  std::int64_t number = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), number);
+  if (error == std::errc::result_out_of_range) {
+    throw DecodeError(path.str(), "integer " + printable(text, kMaxQuotedJsonBytes) + " is out of range");
+  }
+  return error == std::errc{} && end == text.data() + text.size() ? std::optional(number) : std::nullopt;
+}
+
+}  // namespace
+
 void read_value(od::value& value, const JsonPath& path, DecodeContext&, std::int64_t& out) {
   const od::json_type type = type_of(value);
+  if (type == od::json_type::string) {
+    if (const auto number = decimal_string_integer(checked(value.get_string()), path)) {
+      out = *number;
+      return;
+    }
+  }
   if (type != od::json_type::number) throw_wrong_type(path, "integer", type);
   const std::string_view token = trim_right(value.raw_json_token());
   od::number_type kind{};

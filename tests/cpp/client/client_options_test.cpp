@@ -130,6 +130,47 @@ TEST(ClientOptions, BaseUrlDefaultsToEnvironmentThenTheRealService) {
   }
 }
 
+// The publisher's tools spell the address with the version (https://api.trunk.io/v1): one final "/v1" path
+// segment is dropped, since the operation paths carry it. Only that segment, decided on the parsed path.
+TEST(ClientOptions, BaseUrlWithOrWithoutTheVersionNamesTheSameService) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"https://api.trunk.io/v1", "https://api.trunk.io"},
+      {"https://api.trunk.io/v1/", "https://api.trunk.io"},
+      {"https://api.trunk.io/v1//", "https://api.trunk.io"},
+      {"https://api.trunk.io", "https://api.trunk.io"},
+      {"https://api.trunk.io/", "https://api.trunk.io"},
+      {"https://api.trunk.io:443/v1", "https://api.trunk.io:443"},
+      {"https://api.trunk.io/api/v1", "https://api.trunk.io/api"},
+      {"https://api.trunk.io/api/v1/", "https://api.trunk.io/api"},
+      {"https://api.trunk.io/v1/v1", "https://api.trunk.io/v1"},  // one segment only
+      {"https://api.trunk.io/v10", "https://api.trunk.io/v10"},
+      {"https://api.trunk.io/V1", "https://api.trunk.io/V1"},  // paths are case-sensitive
+      {"https://api.trunk.io/xv1", "https://api.trunk.io/xv1"},
+      {"https://api.trunk.io/v1x", "https://api.trunk.io/v1x"},
+      {"https://v1", "https://v1"},  // a host named v1 is not a path
+      {"http://127.0.0.1:8080/v1", "http://127.0.0.1:8080"},
+  };
+  ClientOptions options;
+  options.token = kToken;
+  for (const auto& [given, resolved] : cases) {
+    options.base_url = given;
+    EXPECT_EQ(Client(options).base_url(), resolved) << given;
+  }
+  ScopedEnv base("TRUNK_BASE_URL", "https://api.trunk.io/v1");
+  options.base_url.reset();
+  EXPECT_EQ(Client(options).base_url(), "https://api.trunk.io") << "the environment's value: the same rule";
+}
+
+TEST(ClientOptions, BaseUrlWithTheVersionCallsEachPathOnce) {
+  testing::HttpTestServer server;
+  server.set_replies({{200, testing::details_json()}});
+  for (const std::string suffix : {"/v1", "/v1/", ""}) {
+    Client(testing::test_options(server.base_url() + suffix)).get_test_details(testing::details_request());
+  }
+  ASSERT_EQ(server.request_count(), 3U);
+  for (const auto& request : server.requests()) EXPECT_EQ(request.path, "/v1/flaky-tests/get-test-details");
+}
+
 TEST(ClientOptions, PlainHttpToANonLoopbackHostIsRefusedUnlessAllowed) {
   ClientOptions options;
   options.token = kToken;

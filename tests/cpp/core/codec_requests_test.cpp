@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <limits>
 #include <set>
 #include <string>
 
@@ -381,7 +383,7 @@ TEST(RequestDecode, WrongTypesAreDecodeErrorsWithPaths) {
   const std::pair<const char*, const char*> cases[] = {
       {R"({"repo": "github.com/a/b"})", "repo: expected object, got string"},
       {R"({"repo": {"host": 1}})", "repo.host: expected string, got number"},
-      {R"({"repo": {"host": "h", "owner": "o", "name": "n"}, "targetBranch": "b", "concurrency": "5"})",
+      {R"({"repo": {"host": "h", "owner": "o", "name": "n"}, "targetBranch": "b", "concurrency": "5a"})",
        "concurrency: expected integer, got string"},
       {R"({"repo": {"host": "h", "owner": "o", "name": "n"}, "targetBranch": "b", "concurrency": 2.5})",
        "concurrency: expected integer, got 2.5"},
@@ -405,7 +407,7 @@ TEST(RequestDecode, WrongTypesAreDecodeErrorsWithPaths) {
     EXPECT_EQ(decode_error_of([&] { decode<UpdateQueueRequest>(body); }), c.second) << body;
   }
   EXPECT_EQ(
-      decode_error_of([] { decode<ListFailingTestsRequest>(R"({"page_query": {"page_size": "10"}})"); }),
+      decode_error_of([] { decode<ListFailingTestsRequest>(R"({"page_query": {"page_size": "10.0"}})"); }),
       "page_query.page_size: expected integer, got string");
   EXPECT_EQ(decode_error_of([] { decode<ListFailingTestsRequest>(R"({"start_time": 1714521600})"); }),
             "start_time: expected string, got number");
@@ -474,6 +476,54 @@ TEST(Encode, InvalidUtf8IsAValidationErrorNamingThePath) {
     EXPECT_EQ(error.violations()[0].field, "<document>");
     EXPECT_EQ(error.violations()[0].value, "\"odd\\xC3\"");
   }
+}
+
+// ---- integers as decimal strings (protobuf's JSON mapping) -----------------------------------------------
+
+// One rule for every integer field: JSON's spelling of an integer inside a string is that integer; any other
+// string is the wrong type with the usual message; beyond int64 is out of range; the field's own range is
+// validation's, exactly as for the number.
+TEST(RequestDecode, AnIntegerMayBeADecimalString) {
+  const std::string head =
+      R"({"repo": {"host": "h", "owner": "o", "name": "n"}, "targetBranch": "b", "concurrency": )";
+  const std::pair<const char*, std::int64_t> read[] = {
+      {R"("123")", 123},
+      {R"("0")", 0},
+      {R"("-0")", 0},
+      {R"("-7")", -7},
+      {R"("4294967296")", 4294967296},
+      {R"("9223372036854775807")", std::numeric_limits<std::int64_t>::max()},
+      {R"("-9223372036854775808")", std::numeric_limits<std::int64_t>::min()},
+      {R"("\u0031\u0032")", 12},  // the string's value is what counts, as for any string
+  };
+  for (const auto& [text, number] : read) {
+    EXPECT_EQ(decode<UpdateQueueRequest>(head + text + "}").concurrency, number) << text;
+  }
+  for (const char* text : {R"("")", R"(" 1")", R"("1 ")", R"("+1")", R"("01")", R"("-01")", R"("1.5")", R"("1.0")",
+                           R"("1e3")", R"("12a")", R"("0x10")", R"("-")", R"("--1")", R"("1_000")", R"("\u0661")"}) {
+    EXPECT_EQ(decode_error_of([&] { decode<UpdateQueueRequest>(head + text + "}"); }),
+              "concurrency: expected integer, got string")
+        << text;
+  }
+  EXPECT_EQ(decode_error_of([&] { decode<UpdateQueueRequest>(head + R"("9223372036854775808"})"); }),
+            "concurrency: integer 9223372036854775808 is out of range");
+  EXPECT_EQ(decode_error_of([&] { decode<UpdateQueueRequest>(head + R"("-9223372036854775809"})"); }),
+            "concurrency: integer -9223372036854775809 is out of range");
+  // The field's range: the same violation as the number's.
+  for (const char* value : {"0", "4294967296"}) {
+    const auto as_string = check(decode<UpdateQueueRequest>(head + "\"" + value + "\"}"));
+    const auto as_number = check(decode<UpdateQueueRequest>(head + value + "}"));
+    ASSERT_EQ(as_string.size(), 1U) << value;
+    ASSERT_EQ(as_number.size(), 1U) << value;
+    EXPECT_EQ(as_string[0].field, as_number[0].field);
+    EXPECT_EQ(as_string[0].value, as_number[0].value);
+    EXPECT_EQ(as_string[0].rule, as_number[0].rule);
+  }
+  // Inside a list of integers and a nested object alike (one reader): setImpactedTargets' pr.number.
+  const auto impacted = decode<SetImpactedTargetsRequest>(
+      R"({"repo": {"host": "h", "owner": "o", "name": "n"}, "pr": {"number": "123", "sha": "abc"},
+          "targetBranch": "main", "impactedTargets": ["a"]})");
+  EXPECT_EQ(impacted.pr.number, 123);
 }
 
 }  // namespace

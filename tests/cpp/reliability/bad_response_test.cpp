@@ -145,7 +145,7 @@ std::vector<BadResponse> bad_responses() {
        test_with(R"("most_common_failures":[{"summary":"x","occurrence_count":"many"}])"),
        "test.most_common_failures[0].occurrence_count"},
       {"TestsIsAnObject", O::failing, R"({"tests":{},)" + kPage + "}", "tests"},
-      {"PageIndexIsText", O::failing, R"({"tests":[],"page":{"page_index":"0"}})", "page.page_index"},
+      {"PageIndexIsText", O::failing, R"({"tests":[],"page":{"page_index":"zero"}})", "page.page_index"},
       {"TotalRowsOverflows", O::failing, R"({"tests":[],"page":{"total_rows":123456789012345678901234567890}})",
        "page.total_rows"},
       {"NextPageTokenIsANumber", O::failing, R"({"tests":[],"page":{"next_page_token":5}})", "page.next_page_token"},

@@ -70,6 +70,13 @@ void serves_then_stops_on(int signal_number) {
       << listening;
   const int port = std::stoi(match[1]);
   EXPECT_EQ(read_line(child.out), "token: binary-test-token\n");
+  EXPECT_EQ(read_line(child.out).rfind("org_url_slug: ", 0), 0U);
+  std::string line = read_line(child.out);
+  while (line.rfind("repo: ", 0) == 0) line = read_line(child.out);
+  // The environment in the publisher's spelling: the address with the version, the token under both names.
+  EXPECT_EQ(line, "export TRUNK_BASE_URL=http://127.0.0.1:" + std::to_string(port) + "/v1\n");
+  EXPECT_EQ(read_line(child.out), "export TRUNK_API_TOKEN=binary-test-token\n");
+  EXPECT_EQ(read_line(child.out), "export TRUNK_API_KEY=binary-test-token\n");
 
   const httplib::Result reply = post_update_queue(port);
   ASSERT_TRUE(reply);

@@ -139,8 +139,10 @@ TEST(MergeQueueErrors, EveryRefusalHasItsStatusAndSaysWhy) {
   EXPECT_EQ(sim.call(paths::kGetSubmittedPullRequest, {{"pr", {{"number", 99}}}}).status, 404);
   EXPECT_EQ(sim.call(paths::kCancelPullRequest, {{"pr", {{"number", 99}}}}).status, 404);
   EXPECT_EQ(sim.call(paths::kRestartTestsOnPullRequest, {{"pr", {{"number", 99}}}}).status, 404);
+  // Targets of a pull request not in the queue are kept for its submission (the GitHub Action reports them when
+  // a pull request opens), not refused.
   EXPECT_EQ(sim.call(paths::kSetImpactedTargets, {{"pr", {{"number", 99}, {"sha", "abc"}}}, {"impactedTargets", "ALL"}}).status,
-            404);
+            200);
   EXPECT_EQ(sim.call(paths::kRestartTestsOnPullRequest, {{"pr", {{"number", 1}}}}).status, 400) << "not_ready: no run";
   const auto cursor = sim.call(paths::kListPullRequests, {{"cursor", "00000000-0000-4000-8000-000000000000"}});
   EXPECT_EQ(cursor.status, 400);

@@ -61,6 +61,59 @@ TEST(StateFile, SettingsSurviveARestart) {
   EXPECT_EQ(after["state"], "paused");
 }
 
+TEST(StateFile, LabelAndExtensionSettingsSurviveARestart) {
+  TempDir dir;
+  auto options = small_options(20);
+  options.state_file = dir.file("queues.json");
+  const Json set = {{"extensionEnabled", true},
+                    {"enqueueingLabel", "merge-queue"},
+                    {"labelCommandsEnabled", true},
+                    {"stateLabelsEnabled", true}};
+  {
+    auto sandbox = start_sandbox(options);
+    queue_update(*sandbox, set);
+  }
+  auto restarted = start_sandbox(options);
+  const Json after = queue_update(*restarted, Json::object());
+  for (const auto& [key, value] : set.items()) EXPECT_EQ(after[key], value) << key;
+}
+
+// A state file written before the label and extension settings existed (version 2) still starts, with those
+// settings at their defaults; a version 3 file without one is refused like any file lacking a setting.
+TEST(StateFile, VersionTwoFilesTakeTheDefaultLabelSettings) {
+  TempDir dir;
+  auto options = small_options(20);
+  options.state_file = dir.file("queues.json");
+  {
+    auto sandbox = start_sandbox(options);
+    queue_update(*sandbox, {{"concurrency", 4}, {"stateLabelsEnabled", true}});
+  }
+  const Json written = Json::parse(read_text(options.state_file));
+  EXPECT_EQ(written["version"], 3);
+  Json saved = written;
+  for (Json& queue : saved["queues"]) {
+    for (const char* key : {"extensionEnabled", "enqueueingLabel", "labelCommandsEnabled", "stateLabelsEnabled"}) {
+      queue.erase(key);
+    }
+  }
+  saved["version"] = 2;
+  write_text(options.state_file, saved.dump());
+  {
+    auto restarted = start_sandbox(options);
+    const Json after = queue_update(*restarted, Json::object());
+    EXPECT_EQ(after["concurrency"], 4);
+    EXPECT_EQ(after["extensionEnabled"], false);
+    EXPECT_EQ(after["enqueueingLabel"], "");
+    EXPECT_EQ(after["labelCommandsEnabled"], false);
+    EXPECT_EQ(after["stateLabelsEnabled"], false) << "the version 2 file did not hold it: the default";
+  }
+  saved = written;
+  for (Json& queue : saved["queues"]) queue.erase("enqueueingLabel");
+  write_text(options.state_file, saved.dump());
+  const std::string error = error_of_start(options);
+  EXPECT_NE(error.find(".enqueueingLabel: missing"), std::string::npos) << error;
+}
+
 TEST(StateFile, EveryChangeReplacesTheFileByRenameAndLeavesNoTemporaryFiles) {
   TempDir dir;
   auto options = small_options(20);

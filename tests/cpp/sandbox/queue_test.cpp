@@ -52,7 +52,13 @@ TEST_F(Queue, DefaultsHaveEveryRequiredField) {
                          {"requiredStatuses", {"ci/build", "ci/test"}},
                          {"directMergeMode", "off"},
                          {"optimizationMode", "off"},
-                         {"mergeMethod", "squash"}};
+                         {"mergeMethod", "squash"},
+                         // Off, with no enqueueing label, until someone turns them on (our decision: the
+                         // service documents no defaults; docs/reference/merge-queue-settings.md).
+                         {"extensionEnabled", false},
+                         {"enqueueingLabel", ""},
+                         {"labelCommandsEnabled", false},
+                         {"stateLabelsEnabled", false}};
   EXPECT_EQ(settings, expected);
   EXPECT_FALSE(settings.contains("deleteRequiredStatuses"));
 }

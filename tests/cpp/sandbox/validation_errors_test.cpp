@@ -137,8 +137,8 @@ TEST_F(ValidationErrors, PageSizeBoundaries) {
       body["page_query"]["page_size"] = bad;
       expect_400(path, body, {"page_query.page_size", std::to_string(bad)});
     }
-    body["page_query"]["page_size"] = "10";
-    expect_400(path, body, {"page_query.page_size"});
+    body["page_query"]["page_size"] = "10a";  // "10" is 10 (integers as decimal strings: below)
+    expect_400(path, body, {"page_query.page_size", "expected integer, got string"});
     body["page_query"] = Json::object();
     expect_400(path, body, {"page_query.page_size"});
     body.erase("page_query");
@@ -196,9 +196,33 @@ TEST_F(ValidationErrors, IntegerSettingsAcceptOneTo4294967295) {
     }
     body[field] = 2.5;
     expect_400(kUpdateQueue, body, {field});
-    body[field] = "3";
-    expect_400(kUpdateQueue, body, {field});
+    body[field] = "3.0";  // a decimal string is an integer, but only in JSON's integer spelling (below)
+    expect_400(kUpdateQueue, body, {field, "expected integer, got string"});
   }
+}
+
+// The service reads integers as protobuf's JSON mapping does: a decimal string is the integer (the
+// publisher's GitHub Action sends pr.number so). Over HTTP, the string and the number get the same answer:
+// the same settings, or the same 400 (the field's range); any other string is the wrong type.
+TEST_F(ValidationErrors, AnIntegerGivenAsADecimalStringIsAnsweredAsTheNumber) {
+  for (const char* value : {"1", "3", "4294967295", "0", "-1", "4294967296", "-0"}) {
+    Json as_string = queue();
+    as_string["concurrency"] = value;
+    Json as_number = queue();
+    as_number["concurrency"] = Json::parse(value);
+    const auto string_reply = post(sandbox(), std::string(kUpdateQueue), as_string);
+    const auto number_reply = post(sandbox(), std::string(kUpdateQueue), as_number);
+    EXPECT_EQ(string_reply.status, number_reply.status) << value;
+    EXPECT_EQ(string_reply.body, number_reply.body) << value;
+  }
+  for (const char* value : {"", " 1", "1 ", "+1", "01", "1.5", "1e3", "12a"}) {
+    Json body = queue();
+    body["concurrency"] = value;
+    expect_400(kUpdateQueue, body, {"concurrency: expected integer, got string"});
+  }
+  Json body = queue();
+  body["concurrency"] = "9223372036854775808";
+  expect_400(kUpdateQueue, body, {"concurrency: integer 9223372036854775808 is out of range"});
 }
 
 // JSON Schema's "integer" (the OpenAPI document's type) is any number with a zero fraction: 5.0 and 1e3 are
