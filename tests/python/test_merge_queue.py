@@ -203,6 +203,28 @@ def test_link_ticket_to_test_case(mq, repo, queue_box):
         mq.link_ticket_to_test_case(repo, "123e4567-e89b-12d3-a456-426614174000", "KAN-1")
 
 
+def test_a_linked_ticket_shows_in_the_tests_ticket(mq, repo, queue_box):
+    org = queue_box.org_url_slug
+    flaky = [test for test in mq.iter_unhealthy_tests(repo, org, "FLAKY")]
+    assert len(flaky) >= 2
+    linked, other = flaky[0], flaky[1]
+
+    def ticket(test_id: str) -> str | None:
+        test = mq.get_test_details(repo, org, test_id)
+        return None if test.ticket is None else test.ticket.html_url
+
+    before = ticket(other.id)
+    mq.link_ticket_to_test_case(repo, linked.id.upper(), "KAN-123")  # ids compare without case
+    assert ticket(linked.id) == f"https://{org}.atlassian.net/browse/KAN-123"
+    listed = {test.id: test for test in mq.iter_unhealthy_tests(repo, org, "FLAKY")}
+    assert listed[linked.id].ticket.html_url.endswith("/browse/KAN-123")
+    assert ticket(other.id) == before  # only the linked test changed
+    # Everything else about the test is as before.
+    assert listed[linked.id].name == linked.name and listed[linked.id].status == linked.status
+    mq.link_ticket_to_test_case(repo, linked.id, "KAN-124")  # a later link replaces the earlier one
+    assert ticket(linked.id).endswith("/browse/KAN-124")
+
+
 # ---- validation: every bound, before anything is sent -------------------------------------------------------
 
 @pytest.mark.parametrize(("call", "fields"), [
