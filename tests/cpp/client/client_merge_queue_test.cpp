@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <string>
 #include <utility>
@@ -118,7 +119,8 @@ TEST(MergeQueueRequests, MetricsAreAGetWithTheRepositoryInTheQueryAndPrometheusT
   EXPECT_EQ(metrics.samples[0].labels, Json({{"repo", "acme/widgets"}, {"target_branch", "main"}}));
   EXPECT_EQ(metrics.samples[0].value, 12);
   EXPECT_EQ(metrics.samples[1].labels, Json({{"le", "+Inf"}, {"note", "a \"b\"\n"}}));
-  EXPECT_EQ(metrics.samples[1].timestamp_ms, 1700000000000);
+  EXPECT_EQ(metrics.samples[1].timestamp, Timestamp{std::chrono::milliseconds{1700000000000}});
+  EXPECT_EQ(metrics.samples[0].timestamp, std::nullopt);
   EXPECT_TRUE(std::isnan(metrics.samples[2].value));
   EXPECT_EQ(metrics.types, Json({{"trunk_merge_queue_merged_total", "counter"}}));
   EXPECT_EQ(metrics.value_of("trunk_merge_queue_merged_total", {{"target_branch", "main"}}), 12);
@@ -147,6 +149,16 @@ TEST(MergeQueueRequests, AMetricsTextThatIsNotPrometheusIsADecodeErrorNamingTheL
   } catch (const DecodeError& error) {
     EXPECT_EQ(error.path(), "line 2");
   }
+}
+
+TEST(MergeQueueRequests, ASampleTimestampIsATimeOrKeptInExtraWhenNoTimeHoldsIt) {
+  // The last millisecond of the year 9999 is a time; the next one (and an instant before the year 0) is not.
+  const auto metrics = MergeQueueMetrics::parse("a 1 253402300799999\nb 2 253402300800000\nc 3 -1\n");
+  EXPECT_EQ(metrics.samples[0].timestamp, parse_rfc3339("9999-12-31T23:59:59.999Z"));
+  EXPECT_EQ(metrics.samples[1].timestamp, std::nullopt);
+  EXPECT_EQ(metrics.samples[1].extra, Json({{"timestamp", 253402300800000}}));
+  EXPECT_EQ(metrics.samples[2].timestamp, parse_rfc3339("1969-12-31T23:59:59.999Z"));
+  EXPECT_EQ(MergeQueueMetrics::parse("d 4 -62167219200001\n").samples[0].extra, Json({{"timestamp", -62167219200001}}));
 }
 
 TEST(MergeQueueAnswers, SubmittedPullRequestTestRunAndPageAreReadTolerantly) {
