@@ -43,7 +43,7 @@ def test_iteration_across_pages_yields_every_test_once_in_order(box: trunk_api.S
 def test_a_finished_listing_yields_nothing_more(box: trunk_api.Sandbox, client: trunk_api.Client,
                                                 repo: Repo) -> None:
     iterator = client.iter_failing_tests(repo, box.org_url_slug, WEEK_START, NOW, max_results=3)
-    assert iter(iterator) is iterator and "not started" in repr(iterator)
+    assert "not started" in repr(iterator) and iter(iterator) is iterator
     assert len(list(iterator)) == 3
     box.clear_requests()
     # As a generator: the second walk is empty, whichever way it is asked for, and fetches nothing.
