@@ -233,7 +233,6 @@ Reply Service::page_reply(const RepoIndex& repo, const std::vector<std::uint32_t
 
   // The same bytes as trunk::to_json(TestPage).dump(): nlohmann writes an object's keys in sorted order
   // ("page" before "tests") and compact separators; each test is its cached dump (encoded_tests.hpp).
-  const auto repo_index = static_cast<std::size_t>(&repo - index_.data());
   Reply reply;
   std::string& body = reply.body;
   body.reserve(static_cast<std::size_t>(end - offset) * 1200 + 512);
