@@ -1,24 +1,32 @@
 // libFuzzer target: the sandbox's request handling, below HTTP (Service::handle: method, path, token, body in;
 // status, content type, body out), so every execution is a full request without sockets.
 //
-// Input: one selector byte, then the request body.
-//   selector & 3         operation: 0 list-failing-tests, 1 list-unhealthy-tests, 2 get-test-details, 3 updateQueue
-//   (selector >> 2) & 3  access: 0 POST with the right token, 1 no token, 2 a wrong token, 3 GET
-//   selector & 0x40      the path in another letter case (no such operation)
-// '0'..'3' are the four operations with the right token, so seed files are one digit followed by JSON.
+// Input: one selector byte, then the request body (for getMergeQueueMetrics, a GET, its query string).
+//   selector & 3, with bits 4-5 and 7     operation (operation_of): 0 list-failing-tests, 1 list-unhealthy-tests,
+//                                         2 get-test-details, 3 updateQueue, 4.. every other operation, in
+//                                         kOtherOperations' order
+//   (selector >> 2) & 3                   access: 0 the operation's method with the right token, 1 no token,
+//                                         2 a wrong token, 3 the other method (GET for POST, POST for GET)
+//   selector & 0x40                       the path in another letter case (no such operation)
+// '0'..'3' are the first four operations with the right token, so their seed files are one digit followed by
+// JSON; the others' selectors are 0x20..0x23, 0x10..0x13, 0x00..0x03, 0xb0 (fuzz/corpus/make_seeds.py).
 //
-// The history is generated once (fixed seed and clock); updateQueue gets a fresh Service (fresh queue store)
-// per input, so a finding replays alone.
+// The history is generated once (fixed seed and clock); updateQueue and the other merge-queue operations get a
+// fresh Service (fresh queue store) per input, so a finding replays alone.
 //
 // Properties, besides "no crash, no sanitizer report, no exception other than trunk::Error escapes":
-//  - the status is exactly the one the contract and service-facts.md decide: 404 unknown path, 405 not POST,
+//  - the status is exactly the one docs/reference/service.md#errors decides: 404 unknown path, 405 not POST,
 //    401 missing or wrong token, 400 exactly when the client's own decode + check rejects the body, 404 for an
 //    unknown repository, organization or test, 500 only for a page token, else 200;
 //  - every error body is one line of plain text; no body ever contains the token unless the request did;
 //  - every 200 body decodes with the client's decoders, and says what was asked: pages no larger than
 //    page_size, consistent page information, only tests that really failed in the window (checked against the
 //    history), following next_page_token gives the next page without repeats; details of the requested id;
-//    updateQueue echoes every field that was set, and an update that sets nothing changes nothing.
+//    updateQueue echoes every field that was set, and an update that sets nothing changes nothing;
+//  - every other operation (the merge queue's, link-ticket-to-test-case): 400 whenever the client's own decode +
+//    check rejects the body; a request it accepts is answered 200, or refused for the state of the queue
+//    (400, 404, 409) or an unknown repository (404), never 500; every 200 body decodes with the client's
+//    decoder of that operation's answer (the Prometheus text parses).
 
 #include <algorithm>
 #include <cctype>
@@ -30,6 +38,8 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <tuple>
+#include <utility>
 
 #include "fuzz_support.hpp"
 #include "generator.hpp"
@@ -39,6 +49,7 @@
 #include "service.hpp"
 #include "trunk/codec.hpp"
 #include "trunk/error.hpp"
+#include "trunk/operations.hpp"
 #include "trunk/validation.hpp"
 
 namespace {
@@ -98,15 +109,17 @@ std::string describe(const sb::Reply& reply, std::string_view body) {
          excerpt(body);
 }
 
-/// What every reply must satisfy, whatever the request.
-void check_any_reply(const sb::Reply& reply, std::string_view request_body) {
+/// What every reply must satisfy, whatever the request. `text_answer`: a 200 is plain text (the Prometheus
+/// exposition of getMergeQueueMetrics), not JSON.
+void check_any_reply(const sb::Reply& reply, std::string_view request_body, bool text_answer = false) {
   if (request_body.find(kToken) == std::string_view::npos) {
     FUZZ_REQUIRE(reply.body.find(kToken) == std::string::npos, "the token leaked into a reply: " +
                                                                    describe(reply, request_body));
   }
   if (reply.status == 200) {
     // "application/json; charset=utf-8" (service.hpp).
-    FUZZ_REQUIRE(reply.content_type.rfind("application/json", 0) == 0, describe(reply, request_body));
+    FUZZ_REQUIRE(reply.content_type.rfind(text_answer ? "text/plain" : "application/json", 0) == 0,
+                 describe(reply, request_body));
     return;
   }
   FUZZ_REQUIRE(reply.content_type.rfind("text/plain", 0) == 0, "error reply is not plain text: " +
@@ -338,7 +351,8 @@ void check_update_queue(std::string_view path, std::string_view body) {
     FUZZ_REQUIRE(echoes(r.required_statuses, s.required_statuses), "requiredStatuses not echoed: " + describe(reply, body));
   }
 
-  // Omitted fields leave the settings unchanged (service-facts.md decision): an empty update reports the same.
+  // Omitted fields leave the settings unchanged (docs/reference/service.md#queue-settings): an empty update reports
+  // the same.
   trunk::UpdateQueueRequest nothing;
   nothing.repo = r.repo;
   nothing.target_branch = r.target_branch;
@@ -348,6 +362,84 @@ void check_update_queue(std::string_view path, std::string_view body) {
   FUZZ_REQUIRE(again.status == 200, "empty update not answered 200: " + describe(again, nothing_body));
   FUZZ_REQUIRE(decode_settings(again, nothing_body) == s,
                "an update that sets nothing changed the settings: " + describe(again, nothing_body));
+}
+
+// ---- every other operation ---------------------------------------------------------------------------------
+
+/// The operations beyond the four above, in the order of their selector values 4, 5, ...
+using OtherOperations =
+    std::tuple<trunk::op::ListQuarantinedTests, trunk::op::GetQueue, trunk::op::CreateQueue, trunk::op::DeleteQueue,
+               trunk::op::SubmitPullRequest, trunk::op::CancelPullRequest, trunk::op::RestartTestsOnPullRequest,
+               trunk::op::GetSubmittedPullRequest, trunk::op::ListPullRequests, trunk::op::SetImpactedTargets,
+               trunk::op::GetMergeQueueTestingDetails, trunk::op::GetMergeQueueMetrics,
+               trunk::op::LinkTicketToTestCase>;
+constexpr int kOperations = 4 + static_cast<int>(std::tuple_size_v<OtherOperations>);
+static_assert(kOperations == static_cast<int>(std::tuple_size_v<trunk::AllOperations>) - 1,
+              "an operation is missing from the fuzz target (AllOperations ends with schema::End)");
+
+template <typename Op>
+void check_other_operation(std::string_view body) {
+  using Request = typename Op::Request;
+  using Response = typename Op::Response;
+  auto service = make_service();  // the merge-queue operations change the queue store
+  constexpr bool get = Op::method == std::string_view("GET");
+  const sb::Reply reply = get ? service->handle("GET", Op::path, std::string(kToken), "", body)
+                              : service->handle("POST", Op::path, std::string(kToken), body);
+  check_any_reply(reply, body, trunk::kTextAnswer<Response>);
+  FUZZ_REQUIRE(reply.status != 500, "500 from " + std::string(Op::path) + ": " + describe(reply, body));
+  if constexpr (!get) {
+    const auto request = client_side_accepts<Request>(body);
+    if (!request) {
+      FUZZ_REQUIRE(reply.status == 400, "the client rejects this body, the sandbox did not: " + describe(reply, body));
+      return;
+    }
+    check_request_round_trip(*request, body);
+    if (find_repo(request->repo) == nullptr) {
+      FUZZ_REQUIRE(reply.status == 404, "unknown repository not 404: " + describe(reply, body));
+      return;
+    }
+    FUZZ_REQUIRE(reply.status == 200 || reply.status == 400 || reply.status == 404 || reply.status == 409,
+                 "a valid request answered neither 200 nor a refusal of the queue's state: " + describe(reply, body));
+  }
+  if (reply.status != 200) return;
+  try {
+    if constexpr (trunk::kTextAnswer<Response>) {
+      static_cast<void>(Response::parse(reply.body));
+    } else {
+      static_cast<void>(trunk::decode<Response>(reply.body));
+    }
+  } catch (const trunk::Error& e) {
+    FUZZ_REQUIRE(false, std::string("a 200 answer does not decode: ") + e.what() + "\n" + describe(reply, body));
+  }
+}
+
+/// The operation of a selector: bits 0-1 and, above them, bits 4-5 (inverted, so that the digits '0'..'3', whose
+/// bits 4-5 are set, stay the first four operations) and bit 7.
+int operation_of(std::uint8_t selector) {
+  const int low = selector & 3;
+  const int middle = ((selector >> 4) & 3) ^ 3;
+  const int high = selector >> 7;
+  return (low | (middle << 2) | (high << 4)) % kOperations;
+}
+
+/// The path and method of operation `index` (operation_of).
+std::pair<std::string_view, std::string_view> route_of(int index) {
+  constexpr std::string_view kFirstPaths[] = {trunk::paths::kListFailingTests, trunk::paths::kListUnhealthyTests,
+                                              trunk::paths::kGetTestDetails, trunk::paths::kUpdateQueue};
+  if (index < 4) return {kFirstPaths[index], "POST"};
+  std::pair<std::string_view, std::string_view> route;
+  int position = 4;
+  std::apply([&](auto... operations) {
+    ((position++ == index ? (route = {decltype(operations)::path, decltype(operations)::method}, 0) : 0), ...);
+  }, OtherOperations{});
+  return route;
+}
+
+void check_other_operation(int index, std::string_view body) {
+  int position = 4;
+  std::apply([&](auto... operations) {
+    ((position++ == index ? (check_other_operation<decltype(operations)>(body), 0) : 0), ...);
+  }, OtherOperations{});
 }
 
 std::string other_case(std::string_view path) {
@@ -363,15 +455,15 @@ namespace {
 void run(const std::uint8_t* data, std::size_t size) {
   const std::uint8_t selector = data[0];
   const std::string_view body(reinterpret_cast<const char*>(data) + 1, size - 1);
-  constexpr std::string_view kPaths[] = {trunk::paths::kListFailingTests, trunk::paths::kListUnhealthyTests,
-                                         trunk::paths::kGetTestDetails, trunk::paths::kUpdateQueue};
-  const int operation = selector & 3;
+  const int operation = operation_of(selector);
   const int access = (selector >> 2) & 3;
-  const std::string_view path = kPaths[operation];
+  const auto [path, method] = route_of(operation);
+  const std::string_view other_method = method == "GET" ? "POST" : "GET";
 
   if ((selector & 0x40) != 0) {
     const std::string wrong_path = other_case(path);
-    const sb::Reply reply = shared_service().handle(access == 3 ? "GET" : "POST", wrong_path, std::string(kToken), body);
+    const sb::Reply reply = shared_service().handle(access == 3 ? other_method : method, wrong_path,
+                                                    std::string(kToken), body);
     check_any_reply(reply, body);
     FUZZ_REQUIRE(reply.status == 404, "unknown path " + wrong_path + " not 404: " + describe(reply, body));
     return;
@@ -380,15 +472,15 @@ void run(const std::uint8_t* data, std::size_t size) {
     std::optional<std::string> token;
     if (access == 2) token = std::string(kWrongToken);
     if (access == 3) token = std::string(kToken);
-    const sb::Reply reply = shared_service().handle(access == 3 ? "GET" : "POST", path, token, body);
+    const sb::Reply reply = shared_service().handle(access == 3 ? other_method : method, path, token, body);
     check_any_reply(reply, body);
     FUZZ_REQUIRE(reply.body.find(kWrongToken) == std::string::npos || body.find(kWrongToken) != std::string_view::npos,
                  "the wrong token was echoed: " + describe(reply, body));
     FUZZ_REQUIRE(reply.status == (access == 3 ? 405 : 401), "access check failed: " + describe(reply, body));
     if (access == 3) {
-      const bool allow_post = std::find(reply.headers.begin(), reply.headers.end(),
-                                        std::pair<std::string, std::string>("Allow", "POST")) != reply.headers.end();
-      FUZZ_REQUIRE(allow_post, "405 without Allow: POST: " + describe(reply, body));
+      const bool allow = std::find(reply.headers.begin(), reply.headers.end(),
+                                   std::pair<std::string, std::string>("Allow", method)) != reply.headers.end();
+      FUZZ_REQUIRE(allow, "405 without Allow: " + std::string(method) + ": " + describe(reply, body));
     }
     return;
   }
@@ -396,7 +488,8 @@ void run(const std::uint8_t* data, std::size_t size) {
     case 0: check_listing<trunk::ListFailingTestsRequest>(path, body); break;
     case 1: check_listing<trunk::ListUnhealthyTestsRequest>(path, body); break;
     case 2: check_details(path, body); break;
-    default: check_update_queue(path, body); break;
+    case 3: check_update_queue(path, body); break;
+    default: check_other_operation(operation, body); break;
   }
 }
 

@@ -127,6 +127,30 @@ def sandbox_requests():
     write(t, "malformed_json", '3{"repo":')
     write(t, "not_utf8", b"3{\"repo\":{\"host\":\"\xff\xfe\",\"owner\":\"a\",\"name\":\"b\"},\"targetBranch\":\"m\"}")
 
+    def other(index, body):
+        """Operation `index` >= 4 with the right token (operation_of in fuzz_sandbox_requests.cpp)."""
+        selector = (index & 3) | ((((index >> 2) & 3) ^ 3) << 4) | ((index >> 4) << 7)
+        return bytes([selector]) + (body if isinstance(body, bytes) else compact(body).encode("utf-8"))
+
+    main = {"repo": storefront, "targetBranch": "main"}
+    pr = {"number": 7}
+    write(t, "quarantined", other(4, {"repo": storefront, "org_url_slug": org, "page_query": {"page_size": 5}}))
+    write(t, "get_queue", other(5, main))
+    write(t, "create_queue", other(6, {"repo": storefront, "targetBranch": "release", "mode": "parallel",
+                                       "concurrency": 2}))
+    write(t, "delete_queue", other(7, main))
+    write(t, "submit", other(8, {**main, "pr": pr, "priority": "high", "noBatch": True}))
+    write(t, "submit_priority_null", other(8, {**main, "pr": {"number": 4294967295}, "priority": None}))
+    write(t, "cancel", other(9, {**main, "pr": pr}))
+    write(t, "restart", other(10, {**main, "pr": pr}))
+    write(t, "get_submitted", other(11, {**main, "pr": pr}))
+    write(t, "list_pull_requests", other(12, {**main, "state": "pending", "take": 3}))
+    write(t, "impacted_targets", other(13, {**main, "pr": {"number": 7, "sha": "abc"}, "impactedTargets": ["//a"]}))
+    write(t, "impacted_targets_all", other(13, {**main, "pr": {"number": 7, "sha": "abc"}, "impactedTargets": "ALL"}))
+    write(t, "testing_details", other(14, {**main, "testRunId": "run-1"}))
+    write(t, "metrics", other(15, b"repo=acme/storefront&repoHost=github.com"))  # a GET: the query string
+    write(t, "link_ticket", other(16, {"repo": storefront, "test_case_id": known_id, "external_ticket_id": "KAN-1"}))
+
 
 if __name__ == "__main__":
     decode_responses()

@@ -45,9 +45,10 @@ template <class Page>
 void bind_listing(py::module_& m, const char* name, const char* page_view_name, const std::string& item,
                   const std::string& page) {
   using Iterator = ListingIterator<Page>;
-  const std::string doc = "Lazy, single-use iterator over the " + item + " items of every page of a listing. Iterate it for " +
+  const std::string doc = "Lazy iterator over the " + item + " items of every page of a listing. Iterate it for " +
                           item + " objects, or use .pages for " + page +
-                          " objects, .to_list() or .to_pandas(). Starting it a second time raises ValueError.";
+                          " objects, .to_list() or .to_pandas(); each continues where the previous one stopped, "
+                          "and a finished listing yields nothing more.";
   py::class_<Iterator, std::shared_ptr<Iterator>>(m, name, doc.c_str())
       .def("__repr__", [name](const Iterator& self) {
         // What it will ask for (or has been asking for), without fetching: a notebook cell showing an iterator

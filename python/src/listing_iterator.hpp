@@ -3,10 +3,11 @@
 // listing; bind_pager.cpp binds it once per listing under that listing's name (TestIterator for the test
 // listings).
 //
-// Lazy: nothing is fetched until the first item is asked for. Single use: iterating, .pages, to_list() and
-// to_pandas() each consume it, and a second start raises ValueError("Iterator has already started"), as
-// google-api-core's iterators do, so a silently empty second loop cannot hide a bug. max_results stops after
-// that many items without fetching another page. Every fetch runs with the GIL released; Ctrl-C ends it.
+// Lazy: nothing is fetched until the first item is asked for. An iterator as Python's protocol has it: iter()
+// gives the iterator itself, and iterating, .pages, to_list() and to_pandas() each continue where the previous
+// one stopped (`first = next(it)` then `for t in it:` sees the rest), so a finished listing yields nothing more,
+// as a generator does. max_results stops after that many items without fetching another page. Every fetch runs
+// with the GIL released; Ctrl-C ends it.
 // The iterator owns a reference to its Client, so the Client lives as long as any iterator over it.
 
 #include <pybind11/pybind11.h>
@@ -60,11 +61,8 @@ class ListingIterator {
   ListingIterator(const ListingIterator&) = delete;
   ListingIterator& operator=(const ListingIterator&) = delete;
 
-  /// Marks the iterator as started; throws pybind11::value_error when it already was.
-  void start() {
-    if (started_) throw pybind11::value_error("Iterator has already started");
-    started_ = true;
-  }
+  /// Marks the iterator as started (its repr says so); starting again continues where it is.
+  void start() noexcept { started_ = true; }
   bool started() const noexcept { return started_; }
 
   /// What has been fetched so far, read without fetching or locking (a notebook displays it while another
@@ -110,8 +108,8 @@ class ListingIterator {
       if (limit_reached()) return std::nullopt;
       std::optional<Page> page;
       if (position_ < items().size()) {
-        // Items of the current page not given out yet (iteration mixed with .pages is refused by start(), so
-        // this only happens after a max_results cut); hand out what is left of it.
+        // Items of the current page not given out yet (items were taken before .pages was asked for, or a
+        // max_results cut): hand out what is left of it.
         page = std::move(current_);
         auto& rest = Traits::items(*page);
         rest.erase(rest.begin(), rest.begin() + static_cast<std::ptrdiff_t>(position_));

@@ -1,9 +1,11 @@
 """trunk_api: the Trunk v1 API (merge queue and flaky tests) from Python, with a C++ core.
 
-    from trunk_api import Client, Repo
-    client = Client()                      # token from TRUNK_API_TOKEN (or TRUNK_API_KEY)
-    for test in client.iter_failing_tests("github.com/acme/widgets", "acme", start, end):
-        print(test.name, test.failure_rate_last_7d)
+```python
+from trunk_api import Client
+client = Client()                      # token from TRUNK_API_TOKEN (or TRUNK_API_KEY)
+for test in client.iter_failing_tests("github.com/acme/widgets", "acme", start, end):
+    print(test.name, test.failure_rate_last_7d)
+```
 """
 
 from trunk_api import _core
@@ -88,19 +90,22 @@ _display.install(
     *(cls for cls in vars(_core).values() if isinstance(cls, type) and hasattr(cls, "_page_view")),
 )
 
+# The order is the Python API reference page's (docs/reference/python.md): the three ways in first, then the rest
+# alphabetically.
 __all__ = [
-    "__version__",
+    "Client",
+    "AsyncClient",
+    "Sandbox",
     "Acknowledgement",
     "AllTargets",
     "ApiError",
     "AuthenticationError",
     "BadRequestError",
     "BulkError",
-    "AsyncClient",
-    "Client",
     "ConflictError",
     "DecodeError",
     "DirectMergeMode",
+    "FailingTestsHistory",
     "FailureSummary",
     "GitHubMergeability",
     "HealthStatus",
@@ -134,7 +139,6 @@ __all__ = [
     "RepositoryRef",
     "RequestTimeout",
     "RequiredStatusesSource",
-    "Sandbox",
     "ServerError",
     "SubmittedPullRequest",
     "TestCase",
@@ -150,6 +154,6 @@ __all__ = [
     "ValidationError",
     "Violation",
     "WebhookVerificationError",
-    "FailingTestsHistory",
     "WindowedTest",
+    "__version__",
 ]

@@ -434,7 +434,7 @@ class PullRequest:
     def state(self) -> PullRequestState | str | None:
         """where it stands in the queue"""
     @property
-    def state_changed_at(self) -> str | None:
+    def state_changed_at(self) -> datetime | None:
         """when the state last changed"""
     @property
     def priority_value(self) -> int | None:
@@ -596,7 +596,7 @@ class SubmittedPullRequest:
     def state(self) -> PullRequestState | str | None:
         """where it stands in the queue"""
     @property
-    def state_changed_at(self) -> str | None:
+    def state_changed_at(self) -> datetime | None:
         """when the state last changed"""
     @property
     def priority_value(self) -> int | None:
@@ -695,7 +695,7 @@ class TestRunDetails:
     def test_branch_sha(self) -> str | None:
         """the commit under test"""
     @property
-    def created_at(self) -> str | None:
+    def created_at(self) -> datetime | None:
         """when the test run started"""
     @property
     def status(self) -> TestingStatus | str | None:
@@ -730,7 +730,7 @@ class TestRunDetails:
 
 class MetricSample:
     """One sample of a Prometheus metric: name, labels, value."""
-    __match_args__: ClassVar[tuple[str, ...]] = ('name', 'labels', 'value', 'timestamp_ms')
+    __match_args__: ClassVar[tuple[str, ...]] = ('name', 'labels', 'value', 'timestamp')
     __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
     @property
     def name(self) -> str:
@@ -742,8 +742,8 @@ class MetricSample:
     def value(self) -> float:
         """the sample's value (NaN and infinities allowed)"""
     @property
-    def timestamp_ms(self) -> int | None:
-        """milliseconds since 1970 when the exposition gives one"""
+    def timestamp(self) -> datetime | None:
+        """when the sample was taken, when the exposition gives it (in milliseconds since 1970)"""
     @property
     def extra(self) -> dict[str, Any]: ...
     def to_dict(self) -> dict[str, Any]: ...
@@ -1316,7 +1316,7 @@ class PageIterator(Iterator[TestPage]):
     def __next__(self) -> TestPage: ...
 
 class TestIterator(Iterator[TestCase]):
-    """Lazy, single-use: a second start raises ValueError("Iterator has already started")."""
+    """Lazy; next(), for, .pages and to_list() each continue where the previous one stopped."""
     __test__: ClassVar[bool]
     def __iter__(self) -> TestIterator: ...
     def __next__(self) -> TestCase: ...
@@ -1335,7 +1335,7 @@ class QuarantinedTestPageIterator(Iterator[QuarantinedTestPage]):
     def __next__(self) -> QuarantinedTestPage: ...
 
 class QuarantinedTestIterator(Iterator[QuarantinedTest]):
-    """Lazy, single-use: a second start raises ValueError("Iterator has already started")."""
+    """Lazy; next(), for, .pages and to_list() each continue where the previous one stopped."""
     __test__: ClassVar[bool]
     def __iter__(self) -> QuarantinedTestIterator: ...
     def __next__(self) -> QuarantinedTest: ...
@@ -1354,7 +1354,7 @@ class PullRequestPageIterator(Iterator[PullRequestPage]):
     def __next__(self) -> PullRequestPage: ...
 
 class PullRequestIterator(Iterator[PullRequest]):
-    """Lazy, single-use: a second start raises ValueError("Iterator has already started")."""
+    """Lazy; next(), for, .pages and to_list() each continue where the previous one stopped."""
     __test__: ClassVar[bool]
     def __iter__(self) -> PullRequestIterator: ...
     def __next__(self) -> PullRequest: ...

@@ -11,10 +11,11 @@ resumes the coroutine. ``task.cancel()`` cancels the transfer in flight at once 
 from __future__ import annotations
 
 import asyncio
+import collections
 import functools
 import inspect
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any
 
 from trunk_api import _arrow, _core, _display, _pandas, _progress
@@ -143,7 +144,9 @@ class AsyncListing:
     lazily: nothing is requested before the first item is asked for, and while a page is being read the next
     one is already on its way (unless ``prefetch_pages=False``). ``max_results`` stops early without fetching
     further pages. ``.pages`` iterates whole pages; ``await .to_list()`` and ``await .to_pandas()`` collect.
-    Single use, like the sync iterators. A page token the server repeats raises PaginationError."""
+    An async iterator like the sync listings are iterators: each of these continues where the previous one
+    stopped (``await anext(listing)`` then ``async for``), and a finished listing yields nothing more. A page
+    token the server repeats raises PaginationError."""
 
     def __init__(self, client: AsyncClient, name: str, args: tuple[Any, ...], kwargs: dict[str, Any],
                  max_results: int | None, progress: _progress.ProgressLike = False) -> None:
@@ -160,7 +163,11 @@ class AsyncListing:
         self._args = args
         self._kwargs = kwargs
         self._max_results = max_results
-        self._started = False
+        # The one walk over the pages (made by the first item or page asked for), and the items of the page being
+        # read that were not given out yet.
+        self._walk_pages: AsyncGenerator[tuple[Any, list[Any]], None] | None = None
+        self._unread: collections.deque[Any] = collections.deque()
+        self._left = max_results  # items still to give out under max_results; None: no limit
         self._on_page = _progress.page_reporter(progress, name.removeprefix("iter_").replace("_", " "), max_results)
         # (pages fetched, items in them, items given out, total_rows of the first page), for the notebook display.
         self._fetched: tuple[int, int, int, int | None] = (0, 0, 0, None)
@@ -171,12 +178,14 @@ class AsyncListing:
             kwargs[self._cursor] = token
         return self._client._submit(self._operation, self._args, kwargs)
 
-    async def _walk(self) -> AsyncIterator[tuple[Any, list[Any]]]:
+    def _walk(self) -> AsyncGenerator[tuple[Any, list[Any]], None]:
+        """The listing's one walk over its pages, made the first time it is asked for."""
+        if self._walk_pages is None:
+            self._walk_pages = self._each_page()
+        return self._walk_pages
+
+    async def _each_page(self) -> AsyncGenerator[tuple[Any, list[Any]], None]:
         """(page, its items) for every page wanted."""
-        if self._started:
-            # As the sync iterators say it: single use.
-            raise ValueError(f"Iterator has already started: call {self._name}() again")
-        self._started = True
         left = self._max_results
         if left == 0:
             return
@@ -211,11 +220,21 @@ class AsyncListing:
                 pending.cancel()  # a prefetched page nobody will read: its transfer is dropped
 
     async def _pages(self) -> AsyncIterator[Any]:
-        async for page, items in self._walk():
+        if self._unread:
+            # A page object cannot be cut here as the sync iterator cuts it: refuse rather than drop items.
+            raise ValueError(f"{self._name}(): .pages after items of a page were taken; take its other items first")
+        walk = self._walk()
+        while self._left is None or self._left > 0:
+            try:
+                page, items = await walk.__anext__()
+            except StopAsyncIteration:
+                return
             self._give(len(items))
             yield page
 
     def _give(self, count: int) -> None:
+        if self._left is not None:
+            self._left -= count
         pages, fetched, given, total = self._fetched
         self._fetched = (pages, fetched, given + count, total)
 
@@ -224,30 +243,35 @@ class AsyncListing:
         """Whole pages as the server sent them; max_results stops fetching further ones."""
         return self._pages()
 
-    async def _iterate(self) -> AsyncIterator[Any]:
-        left = self._max_results
-        async for _, items in self._walk():
-            for item in items:
-                if left is not None:
-                    if left <= 0:
-                        return
-                    left -= 1
-                self._give(1)
-                yield item
+    def __aiter__(self) -> AsyncListing:
+        return self
 
-    def __aiter__(self) -> AsyncIterator[Any]:
-        return self._iterate()
+    async def __anext__(self) -> Any:
+        while not self._unread:
+            if self._left is not None and self._left <= 0:
+                raise StopAsyncIteration
+            _, items = await self._walk().__anext__()  # StopAsyncIteration at the end, and again after it
+            self._unread.extend(items)
+        if self._left is not None and self._left <= 0:
+            raise StopAsyncIteration
+        self._give(1)
+        return self._unread.popleft()
+
+    async def aclose(self) -> None:
+        """Stops the walk: a page fetched ahead is dropped; what is left yields nothing."""
+        self._unread.clear()
+        await self._walk().aclose()
 
     def __repr__(self) -> str:
         # Never fetches: says which listing it is and whether it has started (as the sync iterators do).
-        return f"<AsyncListing {self._name}, {'started' if self._started else 'not started'}>"
+        return f"<AsyncListing {self._name}, {'not started' if self._walk_pages is None else 'started'}>"
 
     def _repr_html_(self) -> str:
         return _display.html_of(self)
 
     async def to_list(self) -> list[Any]:
         """Every item, fetched now."""
-        return [item async for item in self._iterate()]
+        return [item async for item in self]
 
     async def to_pandas(self, *, dtype_backend: str | None = None) -> Any:
         """Every item as a pandas.DataFrame with the columns of the sync iterator's to_pandas(), numpy-backed or,

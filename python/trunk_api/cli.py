@@ -398,7 +398,8 @@ def _run_metrics(ctx: _Context) -> int:
 
 def _run_pr_list(ctx: _Context) -> int:
     columns = [("NUMBER", render.field("pr_number")), ("STATE", lambda pr: str(pr.state or "-")),
-               ("PRIORITY", render.field("priority_name")), ("SINCE", render.field("state_changed_at")),
+               ("PRIORITY", render.field("priority_name")),
+               ("SINCE", lambda pr: render.iso(pr.state_changed_at) if pr.state_changed_at else "-"),
                ("TITLE", render.field("pr_title"))]
     return _write_listing(ctx, _call(ctx), columns, what="pull request", item_type=trunk_api.PullRequest)
 

@@ -9,8 +9,10 @@ partitions, ``name=value`` directories).
   snapshot.
 
 A partition is written to a temporary directory and renamed into place, so an interrupted run never leaves a
-half-written partition that a later run would take as done. A day without failing tests holds an empty
-``_EMPTY`` marker rather than a file. The columns are those of ``to_pandas()``, with the list columns
+half-written partition that a later run would take as done. The hidden temporary directories carry the writing
+process's id: those of a run that was killed (``kill -9``, a power cut: no cleanup ran) are swept by the next run
+into the same folder, while those of a run still going on beside it are left alone. A day without failing tests
+holds an empty ``_EMPTY`` marker rather than a file. The columns are those of ``to_pandas()``, with the list columns
 (``codeowners``, ``most_common_failures``) as JSON text so that every partition has the same schema. Parquet
 needs pyarrow (``pip install 'trunk-api[export]'``).
 """
@@ -20,6 +22,7 @@ from __future__ import annotations
 import importlib
 import json
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -35,6 +38,8 @@ if TYPE_CHECKING:
 __all__ = ["Partition", "export_failing", "export_unhealthy", "require_parquet"]
 
 _DAY = timedelta(days=1)
+#: The hidden directories _write_partition makes beside a partition: ".<key>=<value>.<pid>.<anything>".
+_TEMPORARY = re.compile(r"\.(?:day|snapshot)=[^./]+\.(\d+)\.")
 DATA_FILE = "part-0.parquet"
 EMPTY_MARKER = "_EMPTY"
 
@@ -84,14 +89,15 @@ def _with_lists_as_json(frame: Any) -> Any:
 def _write_partition(partition: Path, frame: Any) -> None:
     """Writes the frame (or the empty marker) into a fresh directory beside `partition`, then swaps it in."""
     partition.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{partition.name}.", dir=partition.parent))
+    prefix = f".{partition.name}.{os.getpid()}."  # the owner's id, for _sweep_leftovers
+    staging = Path(tempfile.mkdtemp(prefix=prefix, dir=partition.parent))
     try:
         if len(frame):
             _with_lists_as_json(frame).to_parquet(staging / DATA_FILE, index=False)
         else:
             (staging / EMPTY_MARKER).touch()
         if partition.exists():
-            old = partition.with_name(f".{partition.name}.old")
+            old = partition.with_name(f"{prefix}old")
             shutil.rmtree(old, ignore_errors=True)
             os.replace(partition, old)
             os.replace(staging, partition)
@@ -101,6 +107,31 @@ def _write_partition(partition: Path, frame: Any) -> None:
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
+
+
+def _running(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)  # signal 0: only asks whether the process exists
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # it exists, under another user
+    return True
+
+
+def _sweep_leftovers(root: Path) -> None:
+    """Removes the temporary directories of runs into ``root`` whose process is gone: a run killed before its
+    cleanup left them, and nothing else would ever remove them. A reused process id only delays the sweep."""
+    try:
+        entries = list(root.iterdir())
+    except (FileNotFoundError, NotADirectoryError):
+        return
+    for entry in entries:
+        owner = _TEMPORARY.match(entry.name)
+        if owner is not None and entry.is_dir() and not _running(int(owner.group(1))):
+            shutil.rmtree(entry, ignore_errors=True)
 
 
 def days_between(start: datetime, end: datetime) -> list[date]:
@@ -118,6 +149,7 @@ def export_failing(client: Client, repo: RepoLike, org_url_slug: str, start: dat
     require_parquet()
     now = datetime.now(timezone.utc)
     root = Path(to)
+    _sweep_leftovers(root)
     done: list[Partition] = []
     for day in days_between(start, end):
         day_start = datetime.combine(day, time(), timezone.utc)
@@ -151,6 +183,7 @@ def export_unhealthy(client: Client, repo: RepoLike, org_url_slug: str, to: str 
               for status in statuses]
     frame = pandas.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
     partition = Path(to) / f"snapshot={day.isoformat()}"
+    _sweep_leftovers(partition.parent)
     _write_partition(partition, frame)
     return Partition(partition, len(frame), written=True)
 

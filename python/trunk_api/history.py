@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import threading
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any
@@ -29,7 +29,8 @@ if TYPE_CHECKING:
 
 __all__ = ["WindowedTest", "FailingTestsHistory", "MAX_WINDOW"]
 
-#: The longest window one list-failing-tests call accepts (the C++ core's rule, interface 4.1.1).
+#: The longest window one list-failing-tests call accepts (the C++ core's rule,
+#: docs/reference/service.md#list-failing-tests).
 MAX_WINDOW = timedelta(days=7)
 #: Windows fetched at once, by default.
 DEFAULT_CONCURRENCY = 4
@@ -80,9 +81,11 @@ def windows_between(start: datetime, end: datetime, window: timedelta) -> list[t
 class FailingTestsHistory:
     """The failing tests of every window of a range, in window order, as :class:`WindowedTest` items.
 
-    Lazy and single use like the other iterators: nothing is fetched before the first item is asked for (or
-    ``to_list()`` / ``to_pandas()``); ``max_results`` stops early; ``windows`` lists the windows. Up to
-    ``concurrency`` windows are fetched at once, ahead of the one being read.
+    Lazy, and an iterator like the other listings: nothing is fetched before the first item is asked for (or
+    ``to_list()`` / ``to_pandas()``), each of these continues where the previous one stopped (``next()`` then
+    ``for``), and a finished history yields nothing more; ``max_results`` stops early; ``windows`` lists the
+    windows. Up to ``concurrency`` windows are fetched at once, ahead of the one being read; ``close()`` stops
+    them when the rest is not wanted (dropping the history does too).
     """
 
     def __init__(self, client: Client, repo: RepoLike, org_url_slug: str, start_time: TimeLike,
@@ -114,7 +117,8 @@ class FailingTestsHistory:
         # first window stands for all, since only the times differ.
         first_start, first_end = self.windows[0]
         client._core.iter_failing_tests(repo, org_url_slug, first_start, first_end, page_size=page_size)
-        self._started = False
+        # The one walk over the windows, made when the first item is asked for.
+        self._walk: Generator[WindowedTest, None, None] | None = None
         # Progress counts windows (their tests are not known before each is fetched).
         self._on_window = _progress.page_reporter(progress, "failing tests, windows", None, unit="windows")
         self._query = (f"iter_failing_tests_between(repo={str(repo)!r}, org_url_slug={org_url_slug!r}, "
@@ -122,7 +126,7 @@ class FailingTestsHistory:
                        f"page_size={page_size}, max_results={max_results})")
 
     def __repr__(self) -> str:
-        state = "started" if self._started else "not started"
+        state = "not started" if self._walk is None else "started"
         return f"<FailingTestsHistory {self._query}: {len(self.windows)} windows, {state}>"
 
     def _repr_html_(self) -> str:
@@ -143,9 +147,6 @@ class FailingTestsHistory:
         return tests
 
     def _window_lists(self) -> Iterator[tuple[int, list[TestCase]]]:
-        if self._started:
-            raise ValueError("Iterator has already started")
-        self._started = True
         if self._max_results == 0:
             return
         executor = concurrent.futures.ThreadPoolExecutor(max_workers=self._concurrency,
@@ -169,7 +170,7 @@ class FailingTestsHistory:
             stop.set()
             executor.shutdown(wait=True, cancel_futures=True)
 
-    def _items(self) -> Iterator[WindowedTest]:
+    def _items(self) -> Generator[WindowedTest, None, None]:
         left = self._max_results
         for index, tests in self._window_lists():
             window_start, window_end = self.windows[index]
@@ -182,12 +183,24 @@ class FailingTestsHistory:
             if left is not None and left <= 0:
                 return
 
-    def __iter__(self) -> Iterator[WindowedTest]:
-        return self._items()
+    def __iter__(self) -> FailingTestsHistory:
+        return self
+
+    def __next__(self) -> WindowedTest:
+        if self._walk is None:
+            self._walk = self._items()
+        return next(self._walk)
+
+    def close(self) -> None:
+        """Stops the walk: windows being fetched stop after their page in flight and are waited for, so that no
+        request of this history is made after close() returns; what is left yields nothing."""
+        if self._walk is None:
+            self._walk = self._items()  # closed before it started: it never fetches
+        self._walk.close()  # runs _window_lists' cleanup; a closed generator yields nothing more
 
     def to_list(self) -> list[WindowedTest]:
-        """Every test of every window, in window order."""
-        return list(self._items())
+        """Every test of every window not given out yet, in window order."""
+        return list(self)
 
     def to_pandas(self, *, dtype_backend: str | None = None) -> Any:  # pandas.DataFrame
         """One row per (window, test): ``window_start`` and ``window_end`` (UTC timestamps), then the columns of
@@ -219,10 +232,16 @@ class FailingTestsHistory:
         return table
 
     def to_polars(self) -> Any:  # polars.DataFrame
-        """``to_arrow()`` as a polars.DataFrame (needs polars and pyarrow)."""
-        (pl,) = _arrow.require("polars")
-        _arrow.require("table")
-        return pl.from_arrow(self.to_arrow())
+        """One row per (window, test), the columns of ``to_arrow()`` as a polars.DataFrame; needs polars only
+        (the tests' columns come from the C++ core through the Arrow PyCapsule interface, as the listings'
+        ``to_polars()``)."""
+        (pl,) = _arrow.require("polars")  # before fetching: without polars nothing is requested
+        items = self.to_list()
+        frame = _core.listing_arrow(TestCase, [item.test for item in items], "polars")
+        for position, name in enumerate(("window_start", "window_end")):
+            micros = pl.Series(name, [_micros(getattr(item, name)) for item in items], dtype=pl.Int64)
+            frame = frame.insert_column(position, micros.cast(pl.Datetime("us", "UTC")))
+        return frame
 
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)

@@ -110,6 +110,13 @@ sys.exit(not os.path.exists(os.path.join(sysconfig.get_path("include"), "Python.
   trunk_build_jobs
 }
 
+# ON in CI (CI=true), where a compiler warning fails the build, else OFF: the value of TRUNK_WARNINGS_AS_ERRORS for
+# every build of the scripts. The Python build directory caches it, so scripts/test and scripts/build-wheel must
+# pass the same value, or whichever runs second recompiles everything.
+trunk_warnings_as_errors() {
+  if [ "${CI:-}" = "true" ]; then echo ON; else echo OFF; fi
+}
+
 # scikit-build-core runs `cmake --build` without -j, and Ninja alone starts cores + 2 compilers: as many as cores,
 # like the other builds of the scripts.
 trunk_build_jobs() {

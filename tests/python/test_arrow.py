@@ -218,12 +218,16 @@ def test_a_missing_library_is_named_and_consumes_nothing(box: trunk_api.Sandbox,
     assert listing.to_arrow().num_rows > 0  # still whole
 
 
-def test_single_use(box: trunk_api.Sandbox, client: trunk_api.Client, repo: Repo) -> None:
-    listing = client.iter_failing_tests(repo, box.org_url_slug, WEEK_START, NOW)
-    listing.to_arrow()
+def test_continues_where_the_listing_is(box: trunk_api.Sandbox, client: trunk_api.Client, repo: Repo) -> None:
+    everything = client.iter_failing_tests(repo, box.org_url_slug, WEEK_START, NOW).to_arrow()
+    listing = client.iter_failing_tests(repo, box.org_url_slug, WEEK_START, NOW, page_size=4)
+    first = next(listing)
+    rest = listing.to_arrow()
+    assert [first.id] + rest.column("id").to_pylist() == everything.column("id").to_pylist()
+    # Finished: each form is empty, with the same columns.
     for again in (listing.to_arrow, listing.to_polars, lambda: listing.to_pandas(dtype_backend="pyarrow")):
-        with pytest.raises(ValueError, match="already started"):
-            again()
+        empty = again()
+        assert len(empty) == 0 and len(empty.columns) > 0
 
 
 def test_the_batch_is_the_arrow_pycapsule_interface(box: trunk_api.Sandbox, client: trunk_api.Client,

@@ -265,6 +265,36 @@ def test_runs_under_asyncio_run_and_uvloop(box: trunk_api.Sandbox) -> None:
 
 
 @pytest.mark.asyncio
+async def test_a_listing_continues_where_it_is(box: trunk_api.Sandbox, repo: trunk_api.Repo) -> None:
+    expected = box.client().iter_failing_tests(repo, box.org_url_slug, WEEK_START, NOW, page_size=10).to_list()
+    assert len(expected) > 25
+    async with box.async_client() as client:
+        listing = client.iter_failing_tests(repo, box.org_url_slug, WEEK_START, NOW, page_size=10)
+        assert aiter(listing) is listing and "not started" in repr(listing)
+        first = await anext(listing)
+        assert repr(listing).endswith(", started>")
+        rest = [test async for test in listing]
+        assert [first] + rest == expected
+        box.clear_requests()
+        assert [test async for test in listing] == [] and await listing.to_list() == []  # finished
+        assert [page async for page in listing.pages] == [] and box.requests == []
+
+        listing = client.iter_failing_tests(repo, box.org_url_slug, WEEK_START, NOW, page_size=10, max_results=25)
+        head = [await anext(listing) for _ in range(10)]  # exactly the first page
+        pages = [page async for page in listing.pages]  # then the next whole pages, up to max_results
+        assert head + [test for page in pages for test in page.tests] == expected[:30]
+        assert await listing.to_list() == []
+
+        listing = client.iter_failing_tests(repo, box.org_url_slug, WEEK_START, NOW, page_size=10, max_results=12)
+        head = [await anext(listing)]
+        with pytest.raises(ValueError, match="take its other items first"):
+            [page async for page in listing.pages]  # the rest of a page cannot be handed out as a page
+        assert head + await listing.to_list() == expected[:12]  # nothing was lost
+        await listing.aclose()
+        assert await listing.to_list() == []
+
+
+@pytest.mark.asyncio
 async def test_listings_are_async_iterators_with_the_sync_items(box: trunk_api.Sandbox, repo: trunk_api.Repo) -> None:
     sync = box.client()
     expected = sync.iter_failing_tests(repo, box.org_url_slug, WEEK_START, NOW, page_size=10).to_list()
@@ -290,8 +320,7 @@ async def test_listings_are_async_iterators_with_the_sync_items(box: trunk_api.S
             client.iter_failing_tests(repo, box.org_url_slug, WEEK_START, NOW, max_results=-1)
         listing = client.iter_failing_tests(repo, box.org_url_slug, WEEK_START, NOW)
         await listing.to_list()
-        with pytest.raises(ValueError, match="already started"):
-            await listing.to_list()
+        assert await listing.to_list() == []  # finished: nothing more, as an async generator
         for name, call in (("quarantined", lambda c: c.iter_quarantined_tests(repo, box.org_url_slug, page_size=5)),
                            ("pull requests", lambda c: c.iter_pull_requests(repo, "main", take=3))):
             assert (await call(client).to_pandas()).equals(call(sync).to_pandas()), name

@@ -224,7 +224,8 @@ BAD_RESPONSES: list[tuple[str, bytes | str | dict[str, Any] | list[Any], str]] =
     ("test_is_string", {"test": "x"}, "test"),
     ("id_is_number", {"test": {"id": 5}}, "test.id"),
     ("rate_is_string", {"test": {"id": UUID, "failure_rate_last_24h": "n/a"}}, "test.failure_rate_last_24h"),
-    ("timestamp_not_time", {"test": {"id": UUID, "status": {"reason": "", "timestamp": "soon"}}},
+    # (A timestamp whose text is no time is kept in `extra` instead: test_merge_queue, codec_responses_test.)
+    ("timestamp_is_number", {"test": {"id": UUID, "status": {"reason": "", "timestamp": 1700000000}}},
      "test.status.timestamp"),
     ("huge_integer", {"test": {"id": UUID, "pull_requests_impacted_last_7d": 10**40}},
      "test.pull_requests_impacted_last_7d"),

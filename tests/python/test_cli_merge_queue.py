@@ -56,6 +56,8 @@ def test_pr_status_list_and_impacted_targets(cli, sandbox):
     assert len(cli("pr", "list", *where, "--take", "1", "--max-results", "1").ndjson()) == 1
     table = cli("pr", "list", *where, stdout=Terminal())
     assert "NUMBER" in table.out and table.lines()[-1].endswith(("pull request", "pull requests"))
+    # SINCE is the time of the state, written as RFC 3339 in UTC as the other time columns are.
+    assert rows[0]["stateChangedAt"].endswith("Z") and rows[0]["stateChangedAt"][:19] in table.out
     csv_out = cli("pr", "list", *where, "--format", "csv").out
     assert csv_out.splitlines()[0].startswith("state,")
 

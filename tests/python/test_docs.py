@@ -182,3 +182,37 @@ def test_the_api_reference_documents_the_package():
     assert "::: trunk_api\n" in page
     stubs = (ROOT / "python" / "trunk_api" / "_core.pyi").read_text(encoding="utf-8")
     assert "class TestHealth(str, enum.Enum):" in stubs  # what mkdocstrings reads for the core's classes
+
+
+def test_the_api_reference_starts_with_the_three_ways_in_and_shows_the_example_as_code():
+    import trunk_api
+
+    assert "members_order: __all__" in page_text("reference/python.md")
+    assert trunk_api.__all__[:3] == ["Client", "AsyncClient", "Sandbox"]
+    rest = [name for name in trunk_api.__all__[3:] if name != "__version__"]
+    assert rest == sorted(rest, key=str.lower)
+    assert all(hasattr(trunk_api, name) for name in trunk_api.__all__)
+    # A fenced block: mkdocstrings renders it as code (an indented block lost its indent and ran on as prose).
+    assert "\n```python\nfrom trunk_api import Client\n" in trunk_api.__doc__
+
+
+def test_every_citation_of_the_service_reference_names_a_section_it_has():
+    page = page_text("reference/service.md")
+    anchors = set(re.findall(r"\{#([a-z0-9-]+)\}", page))
+    assert {"times", "pagination", "errors", "retries", "queue-settings", "link-ticket"} <= anchors
+    cited: dict[str, str] = {}
+    for path in [*ROOT.joinpath("cpp").rglob("*.?pp"), *ROOT.joinpath("python").rglob("*.py"),
+                 *ROOT.joinpath("tests").rglob("*.?pp"), *ROOT.joinpath("fuzz").rglob("*.?pp"),
+                 *ROOT.joinpath("scripts").iterdir()]:
+        if path.is_file():
+            for anchor in re.findall(r"docs/reference/service\.md#([a-z0-9-]+)", path.read_text(errors="replace")):
+                cited[anchor] = str(path.relative_to(ROOT))
+    assert len(cited) >= 10
+    assert {anchor: where for anchor, where in cited.items() if anchor not in anchors} == {}
+    # And nothing cites the notes the repository does not hold.
+    for path in [*ROOT.joinpath("cpp").rglob("*"), *ROOT.joinpath("python").rglob("*.py"),
+                 *ROOT.joinpath("tests").rglob("*.?pp"), *ROOT.joinpath("fuzz").rglob("*")]:
+        if path.is_file() and path.suffix in (".hpp", ".cpp", ".py", ".md", ".dict"):
+            text = path.read_text(errors="replace")
+            for note in ("interface.md", "service-facts.md", "service-v1-endpoints.md", "merge-queue-behaviour"):
+                assert note not in text, f"{path.relative_to(ROOT)} cites {note}"

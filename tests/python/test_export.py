@@ -109,6 +109,52 @@ def test_an_interrupted_write_leaves_no_partition(sandbox, tmp_path: Path, monke
         assert partition.name.startswith("day=") and [f.name for f in partition.iterdir()] == [export.EMPTY_MARKER]
 
 
+_KILLED_MID_WRITE = """
+import datetime as dt, os, signal, sys
+import pandas
+from trunk_api import Sandbox, export
+
+def killed(self, path, *args, **kwargs):
+    with open(path, "wb") as half_written:
+        half_written.write(b"PAR1")
+    os.kill(os.getpid(), signal.SIGKILL)  # no except/finally runs: as a kill -9 from outside
+
+pandas.DataFrame.to_parquet = killed
+with Sandbox(seed=5, tests=600) as box:
+    now = dt.datetime.now(dt.timezone.utc)
+    export.export_failing(box.client(), box.repos[0], box.org_url_slug, now - dt.timedelta(days=3), now, sys.argv[1])
+"""
+
+
+def test_the_next_run_sweeps_what_a_killed_run_left(sandbox, tmp_path: Path) -> None:
+    import os
+    import signal
+    import subprocess
+
+    killed = subprocess.run([sys.executable, "-c", _KILLED_MID_WRITE, str(tmp_path)], capture_output=True, text=True,
+                            timeout=120)
+    assert killed.returncode == -signal.SIGKILL, killed.stderr
+    left = [entry.name for entry in tmp_path.iterdir() if entry.name.startswith(".")]
+    assert left and all(name.startswith(".day=") for name in left)  # its hidden day folder stays behind
+    # Another run going on beside this one (here: this very process) keeps its temporary folder.
+    running = tmp_path / f".day=2026-01-01.{os.getpid()}.abcd1234"
+    running.mkdir()
+    now = dt.datetime.now(dt.timezone.utc)
+    done = export.export_failing(sandbox.client(), sandbox.repos[0], sandbox.org_url_slug,
+                                 now - dt.timedelta(days=3), now, tmp_path)
+    assert sorted(entry.name for entry in tmp_path.iterdir() if entry.name.startswith(".")) == [running.name]
+    assert sorted(entry.name for entry in tmp_path.iterdir() if not entry.name.startswith(".")) == \
+        sorted(partition.path.name for partition in done)
+    for partition in done:  # and the data is whole
+        files = f"{partition.path}/*.parquet"
+        empty = (partition.path / export.EMPTY_MARKER).exists()
+        assert partition.rows == (0 if empty else len(duckdb.sql(f"select 1 from read_parquet('{files}')").fetchall()))
+    # The snapshot export sweeps its folder too.
+    (tmp_path / ".snapshot=2026-01-01.999999999.old").mkdir()
+    export.export_unhealthy(sandbox.client(), sandbox.repos[0], sandbox.org_url_slug, tmp_path)
+    assert sorted(entry.name for entry in tmp_path.iterdir() if entry.name.startswith(".")) == [running.name]
+
+
 def test_days_between_covers_partial_first_and_last_days() -> None:
     start = dt.datetime(2026, 11, 1, 23, 0, tzinfo=dt.timezone.utc)
     assert export.days_between(start, start + dt.timedelta(hours=2)) == [dt.date(2026, 11, 1), dt.date(2026, 11, 2)]

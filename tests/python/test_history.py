@@ -123,9 +123,32 @@ def test_lazy_single_use_max_results_and_text_times(box: trunk_api.Sandbox, repo
     assert "iter_failing_tests_between(" in history._repr_html_() and box.requests == []
     items = list(history)
     assert len(items) == 7 and all(item.window_start == items[0].window_start for item in items)
-    with pytest.raises(ValueError, match="already started"):
-        history.to_list()
+    assert history.to_list() == [] and list(history) == []  # finished: nothing more, as a generator
     assert client.iter_failing_tests_between(repo, box.org_url_slug, MONTH_START, NOW, max_results=0).to_list() == []
+
+
+def test_next_then_for_continues_where_it_is(box: trunk_api.Sandbox, repo: trunk_api.Repo) -> None:
+    client = box.client()
+    expected = client.iter_failing_tests_between(repo, box.org_url_slug, MONTH_START, NOW).to_list()
+    assert len(expected) > 3
+    history = client.iter_failing_tests_between(repo, box.org_url_slug, MONTH_START, NOW)
+    assert iter(history) is history and "not started" in repr(history)
+    first = next(history)
+    assert repr(history).endswith("windows, started>")
+    assert [first] + [item for item in history] == expected
+    assert next(history, None) is None
+
+
+def test_close_stops_the_walk(box: trunk_api.Sandbox, repo: trunk_api.Repo) -> None:
+    client = box.client()
+    history = client.iter_failing_tests_between(repo, box.org_url_slug, MONTH_START, NOW)
+    next(history)
+    history.close()
+    box.clear_requests()
+    assert history.to_list() == [] and box.requests == []
+    unstarted = client.iter_failing_tests_between(repo, box.org_url_slug, MONTH_START, NOW)
+    unstarted.close()
+    assert list(unstarted) == [] and box.requests == []
 
 
 def test_leaving_early_leaves_no_window_fetching_behind(faults: trunk_api.Sandbox) -> None:
@@ -149,3 +172,44 @@ def test_an_error_of_a_later_window_surfaces(box: trunk_api.Sandbox) -> None:
     missing = trunk_api.Repo("github.com", "nobody", "nothing")
     with pytest.raises(trunk_api.NotFoundError):
         client.iter_failing_tests_between(missing, box.org_url_slug, MONTH_START, NOW).to_list()
+
+
+_POLARS_WITHOUT_PYARROW = """
+import json, sys
+from importlib.abc import MetaPathFinder
+
+class NoPyarrow(MetaPathFinder):  # as if pyarrow were not installed
+    def find_spec(self, name, path=None, target=None):
+        if name == "pyarrow" or name.startswith("pyarrow."):
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+        return None
+
+sys.meta_path.insert(0, NoPyarrow())
+from datetime import datetime, timedelta, timezone
+import trunk_api
+now = datetime(2026, 11, 20, 12, 0, 0, tzinfo=timezone.utc)
+with trunk_api.Sandbox(seed=7, tests=600, now=now) as box:
+    history = box.client().iter_failing_tests_between(box.repos[0], box.org_url_slug, now - timedelta(days=30), now)
+    frame = history.to_polars()
+print(json.dumps({"pyarrow": "pyarrow" in sys.modules, "columns": frame.columns, "rows": frame.height,
+                  "types": [str(frame.schema[name]) for name in ("window_start", "window_end", "id")],
+                  "first": [frame["window_start"][0].isoformat(), frame["id"][0]]}))
+"""
+
+
+def test_to_polars_needs_no_pyarrow(box: trunk_api.Sandbox, repo: trunk_api.Repo) -> None:
+    import json
+    import subprocess
+    import sys
+
+    from conftest import NOW as now
+
+    assert box.repos[0] == repo and now == NOW
+    run = subprocess.run([sys.executable, "-c", _POLARS_WITHOUT_PYARROW], capture_output=True, text=True, timeout=180)
+    assert run.returncode == 0, run.stderr
+    got = json.loads(run.stdout)
+    expected = box.client().iter_failing_tests_between(repo, box.org_url_slug, MONTH_START, NOW).to_arrow()
+    assert got["pyarrow"] is False  # never imported
+    assert got["columns"] == expected.column_names and got["rows"] == expected.num_rows > 0
+    assert got["types"] == ["Datetime(time_unit='us', time_zone='UTC')"] * 2 + ["String"]
+    assert got["first"] == [expected.column("window_start")[0].as_py().isoformat(), expected.column("id")[0].as_py()]

@@ -97,6 +97,9 @@ def test_a_pull_request_goes_from_not_ready_to_merged_as_the_clock_moves(mq, rep
     assert merged.state == PullRequestState.MERGED
     assert merged.is_currently_submitted_to_queue is False
     assert queue_box.clock_now == start + timedelta(hours=3, minutes=2)
+    # Times are aware datetimes, as everywhere in the SDK: it was submitted (not ready) at `start`, merged since.
+    assert submitted.state_changed_at == start and submitted.state_changed_at.tzinfo is not None
+    assert start < merged.state_changed_at <= queue_box.clock_now
     # ... and listed as merged, concluded after `since`.
     assert [pr.pr_number for pr in mq.iter_pull_requests(repo, "main", state="merged", since=start)] == [7]
     assert mq.list_pull_requests(repo, "main", since=queue_box.clock_now).pull_requests == []
@@ -152,6 +155,9 @@ def test_listing_pages_by_cursor_and_gives_a_dataframe(mq, repo):
     frame = mq.iter_pull_requests(repo, "main", take=7).to_pandas()
     assert len(frame) == 25
     assert {"pr_number", "state", "priority_name", "pr_title"} <= set(frame.columns)
+    assert str(frame["state_changed_at"].dtype) == "datetime64[us, UTC]"
+    table = mq.iter_pull_requests(repo, "main").to_arrow()
+    assert str(table.schema.field("state_changed_at").type) == "timestamp[us, tz=UTC]"
 
 
 def test_a_cursor_the_sandbox_did_not_issue_is_a_bad_request(mq, repo):
@@ -207,6 +213,8 @@ def test_testing_details_of_a_run_the_queue_made(mq, repo, queue_box):
     run_id = listed.extra["testRunId"]  # the sandbox adds it; the tolerant decoder keeps unknown keys
     details = mq.get_merge_queue_testing_details(repo, "main", run_id)
     assert details.status == "in_progress"
+    assert details.created_at.tzinfo is not None  # an aware datetime, within the two minutes advanced
+    assert queue_box.clock_now - timedelta(minutes=2) <= details.created_at <= queue_box.clock_now
     assert details.test_branch and details.test_branch_sha
     assert isinstance(details.tested_pull_requests, list) and details.tested_pull_requests
     with pytest.raises(NotFoundError):
@@ -218,6 +226,28 @@ def test_link_ticket_to_test_case(mq, repo, queue_box):
     assert mq.link_ticket_to_test_case(repo, test_id, "KAN-123") is not None
     with pytest.raises(NotFoundError):
         mq.link_ticket_to_test_case(repo, "123e4567-e89b-12d3-a456-426614174000", "KAN-1")
+
+
+def test_a_linked_ticket_shows_in_the_tests_ticket(mq, repo, queue_box):
+    org = queue_box.org_url_slug
+    flaky = [test for test in mq.iter_unhealthy_tests(repo, org, "FLAKY")]
+    assert len(flaky) >= 2
+    linked, other = flaky[0], flaky[1]
+
+    def ticket(test_id: str) -> str | None:
+        test = mq.get_test_details(repo, org, test_id)
+        return None if test.ticket is None else test.ticket.html_url
+
+    before = ticket(other.id)
+    mq.link_ticket_to_test_case(repo, linked.id.upper(), "KAN-123")  # ids compare without case
+    assert ticket(linked.id) == f"https://{org}.atlassian.net/browse/KAN-123"
+    listed = {test.id: test for test in mq.iter_unhealthy_tests(repo, org, "FLAKY")}
+    assert listed[linked.id].ticket.html_url.endswith("/browse/KAN-123")
+    assert ticket(other.id) == before  # only the linked test changed
+    # Everything else about the test is as before.
+    assert listed[linked.id].name == linked.name and listed[linked.id].status == linked.status
+    mq.link_ticket_to_test_case(repo, linked.id, "KAN-124")  # a later link replaces the earlier one
+    assert ticket(linked.id).endswith("/browse/KAN-124")
 
 
 # ---- validation: every bound, before anything is sent -------------------------------------------------------
@@ -265,3 +295,13 @@ def test_values_at_the_edges_are_sent(mq, repo, call):
         call(mq, repo)
     except NotFoundError:
         pass  # the service's answer, after sending: the bounds passed
+
+
+def test_an_unreadable_time_is_kept_beside_an_absent_value():
+    # Decoders are tolerant: the answer is read, the time is None and its text is in `extra` under its wire name.
+    pr = trunk_api.PullRequest.from_dict({"prNumber": 3, "stateChangedAt": "an hour ago"})
+    assert pr.pr_number == 3 and pr.state_changed_at is None and pr.extra == {"stateChangedAt": "an hour ago"}
+    assert pr.to_dict()["stateChangedAt"] == "an hour ago"  # given back as it came
+    details = trunk_api.TestRunDetails.from_dict({"createdAt": "2026-01-01T12:00:00+01:00"})
+    assert details.created_at == datetime(2026, 1, 1, 11, 0, tzinfo=timezone.utc)
+    assert trunk_api.TestRunDetails.from_dict({"createdAt": ""}).extra == {"createdAt": ""}

@@ -1,4 +1,5 @@
-"""TestIterator: lazy, single use, across pages, .pages, max_results without extra fetches, to_list."""
+"""TestIterator: lazy, an iterator (continues where it is), across pages, .pages, max_results without extra
+fetches, to_list."""
 
 from __future__ import annotations
 
@@ -39,12 +40,36 @@ def test_iteration_across_pages_yields_every_test_once_in_order(box: trunk_api.S
     assert tokens[0] is None and all(tokens[1:]) and len(set(tokens[1:])) == len(tokens) - 1
 
 
-def test_single_use(box: trunk_api.Sandbox, client: trunk_api.Client, repo: Repo) -> None:
+def test_a_finished_listing_yields_nothing_more(box: trunk_api.Sandbox, client: trunk_api.Client,
+                                                repo: Repo) -> None:
     iterator = client.iter_failing_tests(repo, box.org_url_slug, WEEK_START, NOW, max_results=3)
+    assert "not started" in repr(iterator) and iter(iterator) is iterator
     assert len(list(iterator)) == 3
-    for consume in (iter, lambda it: it.pages, lambda it: it.to_list(), lambda it: it.to_pandas()):
-        with pytest.raises(ValueError, match="already started"):
-            consume(iterator)
+    box.clear_requests()
+    # As a generator: the second walk is empty, whichever way it is asked for, and fetches nothing.
+    assert list(iterator) == [] and list(iterator.pages) == [] and iterator.to_list() == []
+    assert len(iterator.to_pandas()) == 0 and next(iterator, None) is None
+    assert listing_calls(box) == 0 and ", started" in repr(iterator)
+
+
+@pytest.mark.parametrize("how", ["for", "to_list", "pages", "to_pandas"])
+def test_next_then_the_rest_continues_where_it_is(box: trunk_api.Sandbox, client: trunk_api.Client, repo: Repo,
+                                                  how: str) -> None:
+    expected = all_failing_ids(client, box, repo)
+    iterator = client.iter_failing_tests(repo, box.org_url_slug, WEEK_START, NOW, page_size=7)
+    first, second = next(iterator), next(iterator)  # two of the first page's seven
+    if how == "for":
+        rest = [test.id for test in iterator]
+    elif how == "to_list":
+        rest = [test.id for test in iterator.to_list()]
+    elif how == "pages":
+        pages = list(iterator.pages)
+        assert len(pages[0].tests) == 5  # what was left of the first page, then whole pages
+        rest = [test.id for page in pages for test in page.tests]
+    else:
+        rest = list(iterator.to_pandas()["id"])
+    assert [first.id, second.id] + rest == expected
+    assert list(iterator) == []
 
 
 def test_next_without_iter(box: trunk_api.Sandbox, client: trunk_api.Client, repo: Repo) -> None:

@@ -20,7 +20,7 @@ Two kinds of hook, and nothing else:
    so that more requests reach an answer other than 400. Their 400s are tested by the C++ and Python suites.
 
 2. The one accepted failure. The sandbox answers a `page_token` it did not issue for that query with 500,
-   on purpose, as the real service does (service-facts.md: "foreign page_token"; cpp/sandbox/README.md,
+   on purpose, as the real service does (docs/reference/service.md#pagination; cpp/sandbox/README.md,
    "order of checks"). `filter_failure` drops exactly that `not_a_server_error` failure: status 500, a
    paged listing, a non-empty `page_query.page_token` in the request, and the sandbox's exact one-line
    message. Any other 5xx, on any operation or with any other body, stays a failure.

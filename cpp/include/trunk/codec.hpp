@@ -5,9 +5,10 @@
 // is sent when set to empty, an empty page_token is not sent.
 //
 // Decoding of answers (every model with an `extra` member) is tolerant: unknown keys are kept in `extra`,
-// `null` and missing keys read as absent, enum values the library does not know are kept raw (OpenEnum). A
-// value of the wrong type throws DecodeError naming the JSON path: "tests[3].failure_rate_last_7d: expected
-// number, got string".
+// `null` and missing keys read as absent, enum values the library does not know are kept raw (OpenEnum), and a
+// time whose text is not RFC 3339 is absent with its text kept in `extra` under its wire name
+// (docs/reference/service.md#times). A value of the wrong type throws DecodeError naming the JSON path:
+// "tests[3].failure_rate_last_7d: expected number, got string".
 //
 // Decoding of requests (what the sandbox reads; instantiated in the trunk::sandbox library, link it to decode a
 // request) is strict: malformed JSON or a wrong type throws DecodeError, and `null` is a wrong type there

@@ -61,7 +61,7 @@ inline constexpr Rules kNone{};
 inline constexpr Rules kRequired{.required = true};
 inline constexpr Rules kRequiredText{.required = true, .non_empty = true};
 inline constexpr Rules kRequiredUuid{.required = true, .uuid = true};
-/// The unsigned 32-bit settings of the merge queue (interface.md §8).
+/// The unsigned 32-bit settings of the merge queue (docs/reference/service.md#limits).
 inline constexpr Rules kSetting{.min = 1, .max = 4294967295};
 inline constexpr Rules kRequiredSetting{.required = true, .min = 1, .max = 4294967295};
 

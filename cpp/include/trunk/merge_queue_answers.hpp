@@ -1,5 +1,6 @@
 #pragma once
-// The answers of the merge-queue operations beyond the settings (service-v1-endpoints.md): the empty
+// The answers of the merge-queue operations beyond the settings
+// (docs/reference/service.md#merge-queue-operations): the empty
 // acknowledgement of the writes, a page of listPullRequests, the details of one test run, and the
 // Prometheus metrics of getMergeQueueMetrics.
 
@@ -14,6 +15,7 @@
 #include "trunk/json_value.hpp"
 #include "trunk/open_enum.hpp"
 #include "trunk/pull_request.hpp"
+#include "trunk/time.hpp"
 
 namespace trunk {
 
@@ -53,7 +55,7 @@ TRUNK_DESCRIBE(PullRequestPage, "One page of the pull requests of a merge queue.
   X(std::optional<std::string>, test_branch, "testBranch", {}, schema::kRequired, "the branch under test")   \
   X(std::optional<std::string>, test_branch_sha, "testBranchSha", {}, schema::kRequired,                     \
     "the commit under test")                                                                                \
-  X(std::optional<std::string>, created_at, "createdAt", {}, schema::kNone, "when the test run started")     \
+  X(std::optional<Timestamp>, created_at, "createdAt", {}, schema::kNone, "when the test run started")       \
   X(std::optional<OpenEnum<TestingStatus>>, status, "status", {}, schema::kNone, "where the test run stands") \
   X(std::optional<Json>, check_suites, "checkSuites", {}, schema::kRequired, "check suites of the run")       \
   X(std::optional<Json>, status_checks, "statusChecks", {}, schema::kRequired, "status checks of the run")    \
@@ -78,10 +80,11 @@ TRUNK_DESCRIBE(TestRunDetails, "One merge queue test run: what it tests and how 
   X(std::string, name, "name", {}, schema::kRequired, "metric name (with _bucket, _sum... for histograms)") \
   X(Json, labels, "labels", {}, schema::kNone, "label name to value (an object; {} when none)")          \
   X(double, value, "value", {}, schema::kRequired, "the sample's value (NaN and infinities allowed)")      \
-  X(std::optional<std::int64_t>, timestamp_ms, "timestamp_ms", {}, schema::kNone,                        \
-    "milliseconds since 1970 when the exposition gives one")
+  X(std::optional<Timestamp>, timestamp, "timestamp", {}, schema::kNone,                                  \
+    "when the sample was taken, when the exposition gives it (in milliseconds since 1970)")
 
-/// One sample of the Prometheus text exposition.
+/// One sample of the Prometheus text exposition. A timestamp beyond the years 0000..9999 (no RFC 3339 time holds
+/// it) leaves `timestamp` absent and is kept in extra["timestamp"], as the milliseconds the text gave.
 struct MetricSample {
   TRUNK_MEMBERS(TRUNK_METRIC_SAMPLE_FIELDS)
   Extras extra;

@@ -1,5 +1,6 @@
 #pragma once
-// The requests of the merge-queue operations beyond updateQueue and getQueue (service-v1-endpoints.md).
+// The requests of the merge-queue operations beyond updateQueue and getQueue
+// (docs/reference/service.md#merge-queue-operations).
 // Fields the caller leaves as nullopt are not sent.
 
 #include <cstdint>

@@ -1,5 +1,5 @@
 #pragma once
-// Pagination: the request's page_query and the response's page (interface.md §2).
+// Pagination: the request's page_query and the response's page (docs/reference/service.md#pagination).
 
 #include <cstdint>
 #include <optional>
@@ -10,7 +10,8 @@
 
 namespace trunk {
 
-/// 1..100 on the service (service-facts.md). int64 so out-of-range input can be represented and rejected.
+/// 1..100 on the service (docs/reference/service.md#pagination).
+/// int64 so out-of-range input can be represented and rejected.
 inline constexpr schema::Rules kPageSizeRules{.required = true, .min = 1, .max = 100};
 
 #define TRUNK_PAGE_QUERY_FIELDS(X)                                                       \

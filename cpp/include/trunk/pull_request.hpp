@@ -1,6 +1,6 @@
 #pragma once
 // A pull request in a merge queue: the items of getQueue's enqueuedPullRequests and of listPullRequests
-// (service-v1-endpoints.md, "Pull request object").
+// (docs/reference/service.md#pull-request).
 
 #include <cstdint>
 #include <optional>
@@ -10,13 +10,14 @@
 #include "trunk/enums.hpp"
 #include "trunk/json_value.hpp"
 #include "trunk/open_enum.hpp"
+#include "trunk/time.hpp"
 
 namespace trunk {
 
 /// The fields a queued pull request and a submitted one (getSubmittedPullRequest) share.
 #define TRUNK_PULL_REQUEST_COMMON_FIELDS(X)                                                                     \
   X(std::optional<OpenEnum<PullRequestState>>, state, "state", {}, schema::kNone, "where it stands in the queue") \
-  X(std::optional<std::string>, state_changed_at, "stateChangedAt", {}, schema::kRequired,                      \
+  X(std::optional<Timestamp>, state_changed_at, "stateChangedAt", {}, schema::kRequired,                        \
     "when the state last changed")                                                                            \
   X(std::optional<std::int64_t>, priority_value, "priorityValue", {}, schema::kRequired, "priority (lower first; 0 is urgent)") \
   X(std::optional<std::string>, priority_name, "priorityName", {}, schema::kRequired, "name of the priority")    \

@@ -1,5 +1,5 @@
 #pragma once
-// A quarantined test, as flaky-tests/list-quarantined-tests returns it (service-v1-endpoints.md).
+// A quarantined test, as flaky-tests/list-quarantined-tests returns it (docs/reference/service.md#quarantined-tests).
 
 #include <optional>
 #include <string>

@@ -1,6 +1,6 @@
 #pragma once
-// Merge queue settings as updateQueue and getQueue return them (interface.md §4.4 response,
-// service-v1-endpoints.md getQueue). The contract marks every field required, but the decoder is tolerant: a
+// Merge queue settings as updateQueue and getQueue return them (docs/reference/service.md#queue-settings).
+// The contract marks every field required, but the decoder is tolerant: a
 // field the service leaves out is absent (nullopt) rather than an error, and enum values this library does
 // not know are kept raw.
 

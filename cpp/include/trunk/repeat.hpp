@@ -12,7 +12,7 @@ enum class Repeat {
   /// setImpactedTargets): retried only when the failed attempt provably never reached the service (could not
   /// connect; or 429 / 503, answered before processing). After a timeout, a connection lost after sending, a
   /// truncated answer or a 500/502/504, the write may have happened: the error goes to the caller, who can read
-  /// the state back (service-v1-endpoints.md, "Writes and retries").
+  /// the state back (docs/reference/service.md#retries).
   not_safe,
 };
 

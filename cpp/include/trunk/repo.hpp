@@ -1,5 +1,5 @@
 #pragma once
-// Repository reference sent in every request (interface.md §2, `repo`).
+// Repository reference sent in every request (docs/reference/service.md#repo).
 
 #include <string>
 #include <string_view>

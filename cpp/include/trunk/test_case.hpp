@@ -1,5 +1,5 @@
 #pragma once
-// A test case as the flaky-test operations return it (interface.md §2). No field is promised by the
+// A test case as the flaky-test operations return it (docs/reference/service.md#test-case). No field is promised by the
 // contract, so every one is optional; the unhealthy listing omits the failure fields entirely.
 
 #include <cstdint>

@@ -1,5 +1,5 @@
 #pragma once
-// Validation of every rule of interface.md §4/§8 and the decisions of service-facts.md.
+// Validation of every rule and decision of docs/reference/service.md.
 // check(request) lists every violation at once (empty when valid); validate(request) throws
 // ValidationError carrying them all. The client validates before any byte is sent; the sandbox validates
 // what it receives with the same code, so both sides agree by construction.

@@ -12,7 +12,7 @@ using trunk::PullRequestState;
 template <typename Out>
 void MergeQueue::describe(const Submission& s, Out& out) const {
   out.state = s.state;
-  out.state_changed_at = trunk::format_rfc3339(s.state_changed_at);
+  out.state_changed_at = s.state_changed_at;
   out.priority_value = s.priority_value;
   out.priority_name = s.priority_name;
   out.skip_the_line = s.skip_the_line();
@@ -125,7 +125,7 @@ std::variant<trunk::TestRunDetails, Refusal> MergeQueue::run_details(const std::
   }
   out.test_branch = branch + "/" + run.id.substr(0, 8);
   out.test_branch_sha = hex40(text_hash(run.id));
-  out.created_at = trunk::format_rfc3339(run.created_at);
+  out.created_at = run.created_at;
   out.status = run.status;
   const char* conclusion = run.status == trunk::TestingStatus::succeeded ? "success"
                            : run.status == trunk::TestingStatus::failed  ? "failure"

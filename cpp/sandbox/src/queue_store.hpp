@@ -3,7 +3,7 @@
 // simulation of each (merge_queue.hpp), all behind one mutex. Every operation first runs the simulations
 // up to the sandbox clock's now.
 //
-// Semantics (service-facts.md decisions):
+// Semantics (docs/reference/service.md#queue-settings):
 //  - a sandbox without a state file, or whose state file does not exist yet, starts with a queue on `main`
 //    for every repository (adopt_repositories); any other branch has no queue until createQueue, and every
 //    queue operation on a queue that does not exist answers 404;

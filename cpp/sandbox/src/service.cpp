@@ -235,7 +235,6 @@ Reply Service::page_reply(const RepoIndex& repo, const std::vector<std::uint32_t
 
   // The same bytes as trunk::to_json(TestPage).dump(): nlohmann writes an object's keys in sorted order
   // ("page" before "tests") and compact separators; each test is its cached dump (encoded_tests.hpp).
-  const auto repo_index = static_cast<std::size_t>(&repo - index_.data());
   Reply reply;
   std::string& body = reply.body;
   body.reserve(static_cast<std::size_t>(end - offset) * 1200 + 512);
@@ -246,10 +245,40 @@ Reply Service::page_reply(const RepoIndex& repo, const std::vector<std::uint32_t
   for (std::uint64_t i = offset; i < end; ++i) {
     const std::uint32_t t = rows[static_cast<std::size_t>(i)];
     if (i != offset) body += ',';
-    body += test_json_->get(repo_index, t, *repo.data, repo.facts[t], org_url_slug_, with_failure_fields, scratch);
+    body += served_test_json(repo, t, with_failure_fields, scratch);
   }
   body += "]}";
   return reply;
+}
+
+namespace {
+
+/// The address of an external ticket in the sandbox's issue tracker (the service links to the organization's
+/// own tracker, which the sandbox does not have).
+std::string ticket_html_url(const std::string& org_url_slug, const std::string& external_ticket_id) {
+  return "https://" + org_url_slug + ".atlassian.net/browse/" + external_ticket_id;
+}
+
+}  // namespace
+
+std::string_view Service::served_test_json(const RepoIndex& repo, std::uint32_t t, bool with_failure_fields,
+                                           std::string& scratch) {
+  const auto repo_index = static_cast<std::size_t>(&repo - index_.data());
+  const std::string_view cached =
+      test_json_->get(repo_index, t, *repo.data, repo.facts[t], org_url_slug_, with_failure_fields, scratch);
+  if (!any_ticket_linked_.load(std::memory_order_acquire)) return cached;
+  std::string ticket;
+  {
+    std::lock_guard lock(tickets_mutex_);
+    const auto linked = tickets_.find(repo.data->tests[t].id);
+    if (linked == tickets_.end()) return cached;
+    ticket = linked->second;
+  }
+  // Rare (a test someone linked): the cached text is left as it is, and this test's JSON re-made around it.
+  trunk::Json test = trunk::Json::parse(cached);
+  test["ticket"] = trunk::Json{{"html_url", ticket_html_url(org_url_slug_, ticket)}};
+  scratch = test.dump();
+  return scratch;
 }
 
 template <>
@@ -288,11 +317,10 @@ Reply Service::answer(const trunk::GetTestDetailsRequest& request) {
     return text_reply(404, "not found: test " + request.test_id + " in repository " + request.repo.to_string());
   }
   // trunk::to_json(TestDetails).dump() is {"test":<the test's dump>}: splice the cached one.
-  const auto repo_index = static_cast<std::size_t>(repo - index_.data());
   std::string scratch;
   Reply reply;
   reply.body = R"({"test":)";
-  reply.body += test_json_->get(repo_index, it->second, *repo->data, repo->facts[it->second], org_url_slug_, true, scratch);
+  reply.body += served_test_json(*repo, it->second, true, scratch);
   reply.body += '}';
   return reply;
 }
@@ -431,10 +459,10 @@ Reply Service::answer(const trunk::LinkTicketToTestCaseRequest& request) {
   if (repo->by_id.count(id) == 0) {
     return text_reply(404, "not found: test " + request.test_case_id + " in repository " + request.repo.to_string());
   }
-  // Recorded only: the served test JSON is cached per test (encoded_tests.hpp), so the link is not shown in
-  // the test's `ticket` (which comes from the history).
+  // Shown from now on as the test's `ticket` (served_test_json); a later link replaces an earlier one.
   std::lock_guard lock(tickets_mutex_);
   tickets_[id] = request.external_ticket_id;
+  any_ticket_linked_.store(true, std::memory_order_release);
   return json_reply(trunk::to_json(trunk::Acknowledgement{}));
 }
 
@@ -500,8 +528,9 @@ Reply Service::handle(std::string_view method, std::string_view path, const std:
   }
   if (!token) return text_reply(401, "unauthorized: missing x-api-token header");
   if (!constant_time_equal(*token, token_)) return text_reply(401, "unauthorized: invalid API token");
-  // The operations take JSON (interface.md); a body declared as something else (a form, multipart) is refused
-  // rather than guessed at. No Content-Type at all is read as JSON, as a hand-written request usually means it.
+  // The operations take JSON (docs/reference/service.md#base-address); a body declared as something else (a form,
+  // multipart) is refused rather than guessed at. No Content-Type at all is read as JSON, as a hand-written
+  // request usually means it.
   if (operation_method == "POST" && content_type && !is_json_media_type(*content_type)) {
     return text_reply(415, "unsupported media type: " + *content_type + " (send application/json)");
   }

@@ -9,6 +9,7 @@
 // operation's own refusals (409 createQueue of an existing queue, 400 for a state that forbids the change), foreign
 // page token 500. GET /openapi.json answers the OpenAPI document (trunk/openapi.hpp) with no token.
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -91,6 +92,10 @@ class Service {
                                               const trunk::PageQuery& page_query);
   Reply page_reply(const RepoIndex& repo, const std::vector<std::uint32_t>& rows, const std::string& canonical_query,
                    const trunk::PageQuery& page_query, bool with_failure_fields);
+  /// The JSON of test `t` as served: its cached dump, with the ticket linked to it, if any, as its `ticket`
+  /// (then written into `scratch`).
+  std::string_view served_test_json(const RepoIndex& repo, std::uint32_t t, bool with_failure_fields,
+                                    std::string& scratch);
 
   History history_;
   std::string token_;
@@ -100,9 +105,11 @@ class Service {
   std::vector<RepoIndex> index_;
   std::unique_ptr<TestJsonCache> test_json_;
 
-  // Tickets linked by link-ticket-to-test-case: lower-case test id -> external ticket id.
+  // Tickets linked by link-ticket-to-test-case: lower-case test id -> external ticket id. The flag spares the
+  // listings the lock until a first ticket is linked.
   std::mutex tickets_mutex_;
   std::map<std::string, std::string> tickets_;
+  std::atomic<bool> any_ticket_linked_{false};
 
   // Failing-tests windows already computed: listing page after page asks for the same window again.
   std::mutex cache_mutex_;

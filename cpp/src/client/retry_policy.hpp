@@ -39,8 +39,8 @@ bool is_retryable_transport(CURLcode code) noexcept;
 /// Whether an attempt that ended with libcurl's `code` (and, when CURLE_OK, HTTP `status`) provably never
 /// reached the service, so that even a not-safe-to-repeat write may be sent again: the host name did not
 /// resolve or no connection could be made (not a byte of the request was sent), or the service answered 429 or
-/// 503, which it does before processing a request (/work/shared/service-v1-endpoints.md, "Writes and
-/// retries"). A timeout is not such a proof, even one during the connect phase: libcurl reports both the same way.
+/// 503, which it does before processing a request (docs/reference/service.md#retries).
+/// A timeout is not such a proof, even one during the connect phase: libcurl reports both the same way.
 bool never_reached_service(CURLcode code, long status) noexcept;
 
 /// Whether an attempt of a `repeat` request that ended so is retried (the retry budget and the deadline aside):

@@ -210,9 +210,26 @@ void read_value(od::value& value, const JsonPath& path, DecodeContext& context, 
     out = *parsed;
     return;
   }
-  if (context.mode == DecodeMode::tolerant) throw DecodeError(path.str(), problem);
+  if (context.mode == DecodeMode::tolerant) throw DecodeError(path.str(), problem);  // a required time
   context.violations.push_back(
       {path.str(), detail::quoted(text), "must be an RFC 3339 date-time, e.g. 2024-05-01T12:00:00Z"});
+}
+
+void read_value(od::value& value, const JsonPath& path, DecodeContext& context, std::optional<Timestamp>& out,
+                Json& extras) {
+  if (context.mode == DecodeMode::strict) {
+    read_value(value, path, context, out.emplace());
+    return;
+  }
+  std::string text;
+  read_value(value, path, context, text);
+  if (auto parsed = try_parse_rfc3339(text)) {
+    out = *parsed;
+    return;
+  }
+  out.reset();
+  if (extras.is_null()) extras = Json::object();
+  extras[std::string(path.key)] = std::move(text);
 }
 
 namespace {

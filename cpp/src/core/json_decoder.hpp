@@ -87,6 +87,11 @@ void read_value(od::value& value, const JsonPath& path, DecodeContext& context, 
 void read_value(od::value& value, const JsonPath& path, DecodeContext& context, double& out);
 void read_value(od::value& value, const JsonPath& path, DecodeContext& context, bool& out);
 void read_value(od::value& value, const JsonPath& path, DecodeContext& context, Timestamp& out);
+/// An optional time: in an answer, text that is not a time leaves it absent and is kept in `extras` under its
+/// key (decoders are tolerant: one odd time must not lose the answer, nor be silently dropped); in a request it
+/// is a violation, as for a required time.
+void read_value(od::value& value, const JsonPath& path, DecodeContext& context, std::optional<Timestamp>& out,
+                Json& extras);
 /// A value the description gives no shape: kept as it came.
 void read_value(od::value& value, const JsonPath& path, DecodeContext& context, Json& out);
 
@@ -171,13 +176,15 @@ void read_value(od::value& value, const JsonPath& path, DecodeContext& context, 
 
 // ---- objects ---------------------------------------------------------------------------------------------
 template <schema::Described T, std::size_t I>
-void read_field(T& out, od::value& value, const JsonPath& path, DecodeContext& context) {
+void read_field(T& out, od::value& value, const JsonPath& path, DecodeContext& context, Json& extras) {
   constexpr const auto& field = std::get<I>(schema::Model<T>::fields);
   using Member = typename std::remove_cvref_t<decltype(field)>::member_type;
   if constexpr (schema::IsOptional<Member>::value) {
     using Inner = typename Member::value_type;
     if constexpr (requires { typename Inner::is_open_enum; }) {
       read_value(value, path, context, out.*(field.member));  // the OpenEnum overload takes the optional
+    } else if constexpr (std::is_same_v<Inner, Timestamp>) {
+      read_value(value, path, context, out.*(field.member), extras);
     } else {
       read_value(value, path, context, (out.*(field.member)).emplace());
     }
@@ -188,7 +195,7 @@ void read_field(T& out, od::value& value, const JsonPath& path, DecodeContext& c
 
 template <schema::Described T>
 struct FieldDispatch {
-  using Reader = void (*)(T&, od::value&, const JsonPath&, DecodeContext&);
+  using Reader = void (*)(T&, od::value&, const JsonPath&, DecodeContext&, Json& extras);
   struct Entry {
     std::string_view wire;
     Reader read;
@@ -252,7 +259,7 @@ void read_object(od::object& object, const JsonPath& path, DecodeContext& contex
       continue;
     }
     seen.set(index);
-    Dispatch::entries[index].read(out, value, path.member(key), context);
+    Dispatch::entries[index].read(out, value, path.member(key), context, extras);
   }
   if (context.mode == DecodeMode::strict) {
     for (std::size_t i = 0; i < Dispatch::size; ++i) {

@@ -34,7 +34,8 @@ using Doc = nlohmann::ordered_json;
 
 constexpr std::string_view kSchemasPrefix = "#/components/schemas/";
 constexpr std::string_view kResponsesPrefix = "#/components/responses/";
-constexpr std::string_view kSecurityScheme = "x-api-token";  // also the header's name, as interface.md says
+// Also the header's name (docs/reference/service.md#authentication).
+constexpr std::string_view kSecurityScheme = "x-api-token";
 
 /// Which side of the exchange a schema describes: requests are strict, answers tolerant (as the decoders).
 enum class Side { request, answer };
@@ -191,7 +192,7 @@ Doc text_answer(std::string description) {
              {"content", {{"text/plain", {{"schema", {{"type", "string"}}}}}}}};
 }
 
-/// The error answers every operation may give: one line of plain text (service-facts.md), not JSON.
+/// The error answers every operation may give: one line of plain text (docs/reference/service.md#errors), not JSON.
 Doc error_responses() {
   Doc rate_limited = text_answer(
       "Rate limited (the limit is per organization, shared by all its tokens). Retryable after Retry-After.");

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <map>
@@ -179,7 +180,16 @@ MergeQueueMetrics MergeQueueMetrics::parse(std::string_view text) {
       if (error != std::errc() || ptr != stamp.data() + stamp.size()) {
         throw DecodeError(where, "expected a timestamp in milliseconds, got " + detail::quoted(stamp));
       }
-      sample.timestamp_ms = ms;
+      // The instants RFC 3339 can write (time.hpp), in milliseconds: 0000-01-01 up to 10000-01-01 excluded.
+      constexpr auto kFirst = std::chrono::sys_days{std::chrono::year{0} / 1 / 1};
+      constexpr auto kEnd = std::chrono::sys_days{std::chrono::year{10000} / 1 / 1};
+      constexpr std::int64_t kFirstMs = std::chrono::milliseconds(kFirst.time_since_epoch()).count();
+      constexpr std::int64_t kEndMs = std::chrono::milliseconds(kEnd.time_since_epoch()).count();
+      if (ms >= kFirstMs && ms < kEndMs) {
+        sample.timestamp = Timestamp{std::chrono::milliseconds{ms}};
+      } else {
+        sample.extra = Json{{"timestamp", ms}};  // kept, as an answer's unreadable time is (codec.hpp)
+      }
       skip_blanks(line);
       if (!line.empty()) throw DecodeError(where, "unexpected text after the sample: " + detail::quoted(line));
     }

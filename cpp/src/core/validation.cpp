@@ -139,7 +139,7 @@ void check_cross_field_rules(const T&, std::string_view, Checker&) {}
 void check_cross_field_rules(const ListFailingTestsRequest& request, std::string_view after, Checker& checker) {
   if (after != "end_time") return;
   if (!representable(request.start_time) || !representable(request.end_time)) return;  // reported per field
-  // Interface rule 4.1.1 with the project's reading (service-facts.md): 0 < end - start <= 7 days.
+  // The 7-day rule as docs/reference/service.md#list-failing-tests reads it: 0 < end - start <= 7 days.
   const auto window = request.end_time - request.start_time;
   const std::string value =
       format_rfc3339(request.end_time) + " (start_time " + format_rfc3339(request.start_time) + ")";
@@ -152,7 +152,8 @@ void check_cross_field_rules(const ListFailingTestsRequest& request, std::string
 
 void check_cross_field_rules(const UpdateQueueRequest& request, std::string_view after, Checker& checker) {
   if (after != "requiredStatuses") return;
-  // Project decision (service-facts.md): "set these statuses" and "drop the manual list" contradict.
+  // Project decision (docs/reference/service.md#queue-settings): "set these statuses" and "drop the manual list"
+  // contradict.
   if (request.required_statuses && request.delete_required_statuses == true) {
     checker.add("requiredStatuses", std::to_string(request.required_statuses->size()) + " status(es)",
                 "must not be set together with deleteRequiredStatuses: true");

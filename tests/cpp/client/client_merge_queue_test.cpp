@@ -6,9 +6,11 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "test_servers.hpp"
@@ -27,6 +29,20 @@ using testing::Reply;
 const Repo kRepo{"github.com", "acme", "widgets"};
 constexpr const char* kUuid = "123e4567-e89b-12d3-a456-426614174000";
 
+/// A setImpactedTargets request, built member by member. Written inline as one braced temporary
+/// ({kRepo, {7, "abc"}, "main", targets}), GCC 12 at -O2/-O3 follows the clean-up path of that aggregate
+/// initialization and warns that pr.sha "may be used uninitialized" (-Wmaybe-uninitialized, in a Release build):
+/// here every member is constructed before any is assigned, so there is no such path.
+SetImpactedTargetsRequest impacted_targets(std::int64_t number, std::string sha, ImpactedTargets targets) {
+  SetImpactedTargetsRequest request;
+  request.repo = kRepo;
+  request.pr.number = number;
+  request.pr.sha = std::move(sha);
+  request.target_branch = "main";
+  request.targets = std::move(targets);
+  return request;
+}
+
 Json body_of(const testing::RecordedRequest& request) { return Json::parse(request.body); }
 
 TEST(MergeQueueRequests, EachOperationSendsItsPathAndOnlyTheFieldsSet) {
@@ -41,8 +57,8 @@ TEST(MergeQueueRequests, EachOperationSendsItsPathAndOnlyTheFieldsSet) {
   client.submit_pull_request({kRepo, {9}, "main", std::nullopt, std::nullopt});
   client.cancel_pull_request({kRepo, {7}, "main"});
   client.restart_tests_on_pull_request({kRepo, {7}, "main"});
-  client.set_impacted_targets({kRepo, {7, "abc123"}, "main", ImpactedTargets{std::vector<std::string>{"//a", "//b"}}});
-  client.set_impacted_targets({kRepo, {7, "abc123"}, "main", ImpactedTargets{AllTargets::all}});
+  client.set_impacted_targets(impacted_targets(7, "abc123", std::vector<std::string>{"//a", "//b"}));
+  client.set_impacted_targets(impacted_targets(7, "abc123", AllTargets::all));
   client.link_ticket_to_test_case({kRepo, kUuid, "KAN-123"});
 
   const auto sent = server.requests();
@@ -104,7 +120,8 @@ TEST(MergeQueueRequests, MetricsAreAGetWithTheRepositoryInTheQueryAndPrometheusT
   EXPECT_EQ(metrics.samples[0].labels, Json({{"repo", "acme/widgets"}, {"target_branch", "main"}}));
   EXPECT_EQ(metrics.samples[0].value, 12);
   EXPECT_EQ(metrics.samples[1].labels, Json({{"le", "+Inf"}, {"note", "a \"b\"\n"}}));
-  EXPECT_EQ(metrics.samples[1].timestamp_ms, 1700000000000);
+  EXPECT_EQ(metrics.samples[1].timestamp, Timestamp{std::chrono::milliseconds{1700000000000}});
+  EXPECT_EQ(metrics.samples[0].timestamp, std::nullopt);
   EXPECT_TRUE(std::isnan(metrics.samples[2].value));
   EXPECT_EQ(metrics.types, Json({{"trunk_merge_queue_merged_total", "counter"}}));
   EXPECT_EQ(metrics.value_of("trunk_merge_queue_merged_total", {{"target_branch", "main"}}), 12);
@@ -158,6 +175,16 @@ TEST(MergeQueueRequests, AMetricsTextThatIsNotPrometheusIsADecodeErrorNamingTheL
   } catch (const DecodeError& error) {
     EXPECT_EQ(error.path(), "line 2");
   }
+}
+
+TEST(MergeQueueRequests, ASampleTimestampIsATimeOrKeptInExtraWhenNoTimeHoldsIt) {
+  // The last millisecond of the year 9999 is a time; the next one (and an instant before the year 0) is not.
+  const auto metrics = MergeQueueMetrics::parse("a 1 253402300799999\nb 2 253402300800000\nc 3 -1\n");
+  EXPECT_EQ(metrics.samples[0].timestamp, parse_rfc3339("9999-12-31T23:59:59.999Z"));
+  EXPECT_EQ(metrics.samples[1].timestamp, std::nullopt);
+  EXPECT_EQ(metrics.samples[1].extra, Json({{"timestamp", 253402300800000}}));
+  EXPECT_EQ(metrics.samples[2].timestamp, parse_rfc3339("1969-12-31T23:59:59.999Z"));
+  EXPECT_EQ(MergeQueueMetrics::parse("d 4 -62167219200001\n").samples[0].extra, Json({{"timestamp", -62167219200001}}));
 }
 
 TEST(MergeQueueAnswers, SubmittedPullRequestTestRunAndPageAreReadTolerantly) {
@@ -281,7 +308,7 @@ TEST(MergeQueueRetries, EveryNotSafeOperationIsRetriedAfterA503AnsweredBeforePro
   client.submit_pull_request({kRepo, {7}, "main", std::nullopt, std::nullopt});
   client.restart_tests_on_pull_request({kRepo, {7}, "main"});
   client.create_queue({kRepo, "release", std::nullopt, std::nullopt});
-  client.set_impacted_targets({kRepo, {7, "abc"}, "main", ImpactedTargets{AllTargets::all}});
+  client.set_impacted_targets(impacted_targets(7, "abc", AllTargets::all));
   EXPECT_EQ(server.request_count(), 8U);
 }
 

@@ -264,13 +264,51 @@ TEST(ResponseDecodeError, QueueSettingsWrongTypes) {
   }
 }
 
-TEST(ResponseDecodeError, BadTimestampNamesPathAndText) {
+// An answer's time that is not RFC 3339 text loses neither the answer nor the text: the field is absent and the
+// text is in `extra` under its wire name, from where encoding gives it back.
+TEST(ResponseTimes, UnreadableTextIsKeptInExtraAndTheRestIsRead) {
+  const auto details = decode<TestDetails>(
+      R"({"test": {"name": "t", "status": {"value": "flaky", "timestamp": "yesterday"},
+                   "most_common_failures": [{"summary": "s", "last_occurrence": "2024-13-01T00:00:00Z"}]}})");
+  EXPECT_EQ(details.test.name, "t");
+  EXPECT_EQ(details.test.status->timestamp, std::nullopt);
+  EXPECT_EQ(details.test.status->extra, Json({{"timestamp", "yesterday"}}));
+  EXPECT_EQ(details.test.status->value->wire(), "flaky");
+  const auto& failure = details.test.most_common_failures->at(0);
+  EXPECT_EQ(failure.last_occurrence, std::nullopt);
+  EXPECT_EQ(failure.extra, Json({{"last_occurrence", "2024-13-01T00:00:00Z"}}));
+  EXPECT_EQ(to_json(failure)["last_occurrence"], "2024-13-01T00:00:00Z");  // given back as it came
+  EXPECT_EQ(decode<TestDetails>(encode(details)), details);
+
+  const auto quarantined = decode<QuarantinedTest>(R"({"quarantined_at": "", "status_last_updated_at": "now"})");
+  EXPECT_EQ(quarantined.quarantined_at, std::nullopt);
+  EXPECT_EQ(quarantined.extra, Json({{"quarantined_at", ""}, {"status_last_updated_at", "now"}}));
+}
+
+TEST(ResponseTimes, EveryMergeQueueTimeIsATime) {
+  const auto pr = decode<PullRequest>(R"({"stateChangedAt": "2026-01-01T10:00:00+02:00", "prNumber": 1})");
+  EXPECT_EQ(pr.state_changed_at, parse_rfc3339("2026-01-01T08:00:00Z"));
+  EXPECT_EQ(to_json(pr)["stateChangedAt"], "2026-01-01T08:00:00Z");
+  const auto submitted = decode<SubmittedPullRequest>(R"({"stateChangedAt": "1 minute ago", "id": "x"})");
+  EXPECT_EQ(submitted.state_changed_at, std::nullopt);
+  EXPECT_EQ(submitted.extra, Json({{"stateChangedAt", "1 minute ago"}}));
+  EXPECT_EQ(submitted.id, "x");
+  const auto run = decode<TestRunDetails>(R"({"createdAt": "2026-01-01T00:00:00.25Z", "testBranch": "b"})");
+  EXPECT_EQ(run.created_at, parse_rfc3339("2026-01-01T00:00:00.25Z"));
+  EXPECT_EQ(decode<TestRunDetails>(R"({"createdAt": "soon"})").extra, Json({{"createdAt", "soon"}}));
+  // A page keeps its other pull requests' times.
+  const auto page = decode<PullRequestPage>(
+      R"({"pullRequests": [{"stateChangedAt": "?"}, {"stateChangedAt": "2026-01-02T00:00:00Z"}]})");
+  EXPECT_EQ(page.pull_requests[0].extra, Json({{"stateChangedAt", "?"}}));
+  EXPECT_EQ(page.pull_requests[1].state_changed_at, parse_rfc3339("2026-01-02T00:00:00Z"));
+}
+
+TEST(ResponseDecodeError, ATimeOfTheWrongTypeNamesItsPath) {
   const auto error = decode_error([] {
-    decode<TestDetails>(R"({"test": {"most_common_failures": [{"last_occurrence": "yesterday"}]}})");
+    decode<TestDetails>(R"({"test": {"most_common_failures": [{"last_occurrence": 1700000000}]}})");
   });
   EXPECT_EQ(error.path(), "test.most_common_failures[0].last_occurrence");
-  EXPECT_NE(std::string(error.what()).find("\"yesterday\" is not an RFC 3339 date-time"), std::string::npos)
-      << error.what();
+  EXPECT_STREQ(error.what(), "test.most_common_failures[0].last_occurrence: expected string, got number");
 }
 
 TEST(ResponseDecodeError, FromJsonPrefixesTheGivenPath) {

@@ -139,7 +139,7 @@ std::vector<BadResponse> bad_responses() {
        "test.pull_requests_impacted_last_7d"},
       {"CodeownersIsAString", O::details, test_with(R"("codeowners":"@team")"), "test.codeowners"},
       {"CodeownerIsANumber", O::details, test_with(R"("codeowners":["@a",3])"), "test.codeowners[1]"},
-      {"StatusTimestampIsNotATime", O::details, test_with(R"("status":{"reason":"","timestamp":"yesterday"})"),
+      {"StatusTimestampIsANumber", O::details, test_with(R"("status":{"reason":"","timestamp":1700000000})"),
        "test.status.timestamp"},
       {"FailureCountIsText", O::details,
        test_with(R"("most_common_failures":[{"summary":"x","occurrence_count":"many"}])"),

@@ -125,8 +125,9 @@ TEST(HttpServer, Http10ClosesUnlessAskedToKeepAlive) {
   }
 }
 
-// interface.md: the operations take application/json. Other declared media types are refused with 415, after
-// the method and token checks; JSON with parameters or a +json type, and no Content-Type at all, are read.
+// docs/reference/service.md#base-address: the operations take application/json. Other declared media types are
+// refused with 415, after the method and token checks; JSON with parameters or a +json type, and no
+// Content-Type at all, are read.
 TEST(HttpServer, APostBodyDeclaredAsSomethingOtherThanJsonIs415) {
   auto sandbox = start_sandbox(small_options(50));
   RawConnection connection(sandbox->port());

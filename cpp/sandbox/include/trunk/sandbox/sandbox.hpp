@@ -1,5 +1,5 @@
 #pragma once
-// trunk::sandbox::Sandbox: a local, stateful implementation of the service of interface.md, served by an
+// trunk::sandbox::Sandbox: a local, stateful implementation of the service of docs/reference/service.md, served by an
 // event-driven HTTP/1.1 server (Boost.Asio/Beast) on background threads. Used by the demo, notebooks, Python
 // tests and benchmarks, and by users who want to try their automation offline. The server stays out of this
 // header (pimpl) so consumers need not see Boost.
