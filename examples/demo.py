@@ -32,7 +32,7 @@ def short(text: str | None, width: int) -> str:
 
 def main() -> int:
     started = time.perf_counter()
-    with Sandbox(seed=7, tests=1500, switching_modes_seconds=0.5) as sandbox:
+    with Sandbox(seed=7, tests=1500) as sandbox:
         # The tour's clients live inside tour() and close their connections when it returns, so the sandbox
         # stops at once instead of waiting for idle keep-alive connections to time out.
         tour(sandbox)

@@ -130,7 +130,7 @@ py::str lenient_text(const std::string& text) {
 }
 
 std::unique_ptr<Sandbox> make_sandbox(py::handle seed, py::handle tests, py::handle token, py::handle org_url_slug,
-                                      py::handle now, py::handle switching_modes_seconds, py::handle state_file,
+                                      py::handle now, py::handle state_file,
                                       py::handle data_file, py::handle threads, py::handle host, py::handle port,
                                       py::handle record_requests, py::handle clock, py::handle flaky_failure_rate,
                                       py::handle broken_pull_request_rate, const py::dict& faults) {
@@ -141,7 +141,6 @@ std::unique_ptr<Sandbox> make_sandbox(py::handle seed, py::handle tests, py::han
   if (!token.is_none()) options.token = args.text(token, "token");
   options.org_url_slug = args.text(org_url_slug, "org_url_slug");
   if (!now.is_none()) options.now = args.timestamp(now, "now");
-  options.switching_modes_duration = args.seconds(switching_modes_seconds, "switching_modes_seconds", 0, true);
   if (!state_file.is_none()) options.state_file = py::str(state_file).cast<std::string>();  // str or PathLike
   if (!data_file.is_none()) options.data_file = py::str(data_file).cast<std::string>();
   if (!threads.is_none()) options.threads = static_cast<int>(non_negative(args, threads, "threads", 256));
@@ -173,7 +172,6 @@ py::dict sandbox_defaults() {
   out["seed"] = defaults.seed;
   out["tests"] = defaults.tests;
   out["org_url_slug"] = defaults.org_url_slug;
-  out["switching_modes_seconds"] = static_cast<double>(defaults.switching_modes_duration.count()) / 1000.0;
   out["host"] = defaults.host;
   out["port"] = defaults.port;
   out["record_requests"] = defaults.record_requests;
@@ -187,17 +185,17 @@ void bind_sandbox(py::module_& m) {
   const py::dict defaults = sandbox_defaults();
   py::class_<Sandbox>(m, "Sandbox", "Private: use trunk_api.Sandbox.")
       .def(py::init([](py::handle seed, py::handle tests, py::handle token, py::handle org_url_slug, py::handle now,
-                       py::handle switching_modes_seconds, py::handle state_file, py::handle data_file,
+                       py::handle state_file, py::handle data_file,
                        py::handle threads, py::handle host, py::handle port, py::handle record_requests,
                        py::handle clock, py::handle flaky_failure_rate, py::handle broken_pull_request_rate,
                        const py::kwargs& faults) {
-             return make_sandbox(seed, tests, token, org_url_slug, now, switching_modes_seconds, state_file, data_file,
+             return make_sandbox(seed, tests, token, org_url_slug, now, state_file, data_file,
                                  threads, host, port, record_requests, clock, flaky_failure_rate,
                                  broken_pull_request_rate, faults);
            }),
            py::kw_only(), py::arg("seed") = defaults["seed"], py::arg("tests") = defaults["tests"],
            py::arg("token") = py::none(), py::arg("org_url_slug") = defaults["org_url_slug"],
-           py::arg("now") = py::none(), py::arg("switching_modes_seconds") = defaults["switching_modes_seconds"],
+           py::arg("now") = py::none(),
            py::arg("state_file") = py::none(), py::arg("data_file") = py::none(), py::arg("threads") = py::none(),
            py::arg("host") = defaults["host"], py::arg("port") = defaults["port"],
            py::arg("record_requests") = defaults["record_requests"], py::arg("clock") = defaults["clock"],

@@ -31,8 +31,6 @@ def add_command(commands: Any) -> None:
                          help=f"organization URL slug it serves (default {defaults['org_url_slug']})")
     sandbox.add_argument("--now", metavar="RFC3339", default=None,
                          help="end of the generated history (default: now)")
-    sandbox.add_argument("--switching-modes-seconds", type=float, default=defaults["switching_modes_seconds"],
-                         metavar="SECONDS", help="how long a mode change reports switching_modes (default %(default)g)")
     sandbox.add_argument("--state-file", metavar="PATH", help="keep merge queues in PATH across restarts")
     sandbox.add_argument("--clock", choices=("real", "virtual"), default=defaults["clock"],
                          help="clock of the merge queues: real time, or virtual (moves only with POST "
@@ -55,8 +53,7 @@ def add_command(commands: Any) -> None:
 
 def run(ctx: Any) -> int:
     args = ctx.args
-    options: dict[str, Any] = {"seed": args.seed, "tests": args.tests, "clock": args.clock,
-                               "switching_modes_seconds": args.switching_modes_seconds}
+    options: dict[str, Any] = {"seed": args.seed, "tests": args.tests, "clock": args.clock}
     for name in ("latency_ms", "jitter_ms", "error_rate", "rate_limit", "drop_rate", "truncate_rate", "drop_after_rate",
                  "rate_limited_rate", "rate_limited_retry_after_seconds", "state_file"):
         if getattr(args, name) is not None:

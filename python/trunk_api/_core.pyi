@@ -1503,7 +1503,6 @@ class Sandbox:
         token: str | None = None,
         org_url_slug: str = ...,
         now: _TimeLike | None = None,
-        switching_modes_seconds: float = ...,
         state_file: str | None = None,
         data_file: str | None = None,
         threads: int | None = None,

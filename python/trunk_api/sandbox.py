@@ -71,8 +71,7 @@ class Sandbox:
     """The sandbox service, started in this process (context manager, or ``start()``/``stop()``).
 
     ``seed`` and ``tests`` decide the generated data (same seed, same ``now``: same data). ``now`` is the end of
-    the generated 30-day history (None = the wall clock at start). ``switching_modes_seconds`` is how long the
-    queue reports ``switching_modes`` after a change of mode. ``state_file`` keeps queue settings across runs.
+    the generated 30-day history (None = the wall clock at start). ``state_file`` keeps queue settings across runs.
     ``threads`` is the server's thread count (None = the C++ default); connections hold no thread while idle or waiting.
     Faults: ``latency_ms`` (+ uniform ``jitter_ms``), ``error_rate`` (fraction answered 503), ``rate_limit``
     (requests/s per organization, over it 429 with Retry-After), ``drop_rate`` (connections closed without an
@@ -104,7 +103,6 @@ class Sandbox:
         rate_limited_retry_after_seconds: int | None = None,
         fault_seed: int = _DEFAULTS["fault_seed"],
         now: TimeLike | None = None,
-        switching_modes_seconds: float = _DEFAULTS["switching_modes_seconds"],
         state_file: str | os.PathLike[str] | None = None,
         data_file: str | os.PathLike[str] | None = None,
         token: str | None = None,
@@ -122,7 +120,6 @@ class Sandbox:
             token=token,
             org_url_slug=org_url_slug,
             now=now,
-            switching_modes_seconds=switching_modes_seconds,
             state_file=None if state_file is None else os.fspath(state_file),
             data_file=None if data_file is None else os.fspath(data_file),
             threads=threads,

@@ -54,7 +54,7 @@ class Run:
 
 @pytest.fixture(scope="module")
 def sandbox() -> Iterator[Sandbox]:
-    with Sandbox(seed=5, tests=600, switching_modes_seconds=0.2) as sb:
+    with Sandbox(seed=5, tests=600) as sb:
         yield sb
 
 

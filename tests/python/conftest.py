@@ -49,7 +49,7 @@ def sigint_as_in_a_terminal() -> Iterator[None]:
 
 @pytest.fixture(scope="session")
 def sandbox() -> Iterator[trunk_api.Sandbox]:
-    with trunk_api.Sandbox(seed=7, tests=600, now=NOW, token=SANDBOX_TOKEN, switching_modes_seconds=0.3) as box:
+    with trunk_api.Sandbox(seed=7, tests=600, now=NOW, token=SANDBOX_TOKEN) as box:
         yield box
 
 

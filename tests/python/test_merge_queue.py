@@ -28,7 +28,7 @@ def queue_box() -> Iterator[Sandbox]:
     """A small sandbox of its own per test (queues are state), on a virtual clock; no flaky failures or
     broken pull requests unless a test asks, so outcomes are exact."""
     with Sandbox(seed=11, tests=200, now=NOW, clock="virtual", flaky_failure_rate=0.0,
-                 broken_pull_request_rate=0.0, switching_modes_seconds=0) as box:
+                 broken_pull_request_rate=0.0) as box:
         yield box
 
 

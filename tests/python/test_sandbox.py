@@ -188,8 +188,7 @@ def test_sandbox_defaults_come_from_the_core_declaration() -> None:
     defaults = _core.sandbox_defaults()
     assert defaults["seed"] == 42 and defaults["tests"] == 2000 and defaults["org_url_slug"] == "trunk-sandbox"
     signature = inspect.signature(trunk_api.Sandbox)
-    for name in ("seed", "tests", "org_url_slug", "switching_modes_seconds", "port", "record_requests", "fault_seed"):
+    for name in ("seed", "tests", "org_url_slug", "port", "record_requests", "fault_seed"):
         assert signature.parameters[name].default == defaults[name], name
     args = build_parser().parse_args(["sandbox"])
     assert (args.seed, args.tests, args.port) == (defaults["seed"], defaults["tests"], defaults["port"])
-    assert args.switching_modes_seconds == defaults["switching_modes_seconds"] == 2.0

@@ -27,7 +27,7 @@ NO_FAULTS = {"error_rate": 0.0, "drop_rate": 0.0, "truncate_rate": 0.0, "rate_li
 
 @pytest.fixture(scope="module")
 def soak_box() -> Iterator[trunk_api.Sandbox]:
-    with trunk_api.Sandbox(seed=3, tests=1500, now="2026-11-20T12:00:00Z", switching_modes_seconds=0) as box:
+    with trunk_api.Sandbox(seed=3, tests=1500, now="2026-11-20T12:00:00Z") as box:
         yield box
 
 

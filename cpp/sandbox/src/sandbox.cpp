@@ -51,9 +51,6 @@ void check_options(const SandboxOptions& o) {
                                     std::pair{"broken_pull_request_rate", o.broken_pull_request_rate}}) {
     if (rate && !(*rate >= 0 && *rate <= 1)) fail(field, std::to_string(*rate), "must be between 0 and 1");
   }
-  if (o.switching_modes_duration.count() < 0) {
-    fail("switching_modes_duration", std::to_string(o.switching_modes_duration.count()) + " ms", "must not be negative");
-  }
 }
 
 void check_faults(const FaultOptions& f) {

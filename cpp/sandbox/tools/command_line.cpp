@@ -52,7 +52,6 @@ std::string usage() {
          "  --token TEXT             API token to accept (default: random, printed at start)\n"
          "  --org SLUG               organization URL slug (default trunk-sandbox)\n"
          "  --now RFC3339            end of the generated history (default: now)\n"
-         "  --switching-modes-ms N   ignored (a mode change lasts until the pull requests testing merge)\n"
          "  --state-file PATH        keep the merge queues and their settings in PATH across restarts\n"
          "  --data-file PATH         serve the history in PATH instead of generating one\n"
          "  --save-data PATH         write the served history to PATH (data-file format)\n"
@@ -104,8 +103,7 @@ CommandLine parse(const std::vector<std::string>& args) {
       auto now = trunk::try_parse_rfc3339(value, &problem);
       if (!now) throw std::invalid_argument("--now: \"" + value + "\" is not an RFC 3339 timestamp: " + problem);
       o.now = *now;
-    } else if (flag == "--switching-modes-ms") o.switching_modes_duration = std::chrono::milliseconds(number<long>(flag, value, 0, 86'400'000));
-    else if (flag == "--state-file") o.state_file = value;
+    } else if (flag == "--state-file") o.state_file = value;
     else if (flag == "--data-file") o.data_file = value;
     else if (flag == "--save-data") line.save_data = value;
     else if (flag == "--threads") o.threads = number<int>(flag, value, 1, 1024);

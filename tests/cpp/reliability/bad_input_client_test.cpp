@@ -36,7 +36,6 @@ Env& env() {
     trunk::sandbox::SandboxOptions options;
     options.tests = 200;
     options.now = fixed_now();
-    options.switching_modes_duration = std::chrono::milliseconds(0);
     e->box = std::make_unique<trunk::sandbox::Sandbox>(options);
     e->box->start();
     trunk::ClientOptions client_options;

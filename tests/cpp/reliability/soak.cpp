@@ -323,7 +323,6 @@ SoakReport run_soak(const SoakOptions& options) {
   sandbox_options.seed = 8;
   sandbox_options.tests = std::max(200, options.failing_tests * kGeneratedPerWalkedTest);
   sandbox_options.now = soak_now();
-  sandbox_options.switching_modes_duration = milliseconds(0);  // the model compares the state written
   sandbox_options.threads = std::max(8, options.threads * 2);
   trunk::sandbox::Sandbox box(sandbox_options);
   box.start();

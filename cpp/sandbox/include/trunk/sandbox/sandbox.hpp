@@ -74,9 +74,6 @@ struct SandboxOptions {
   std::string token;        ///< "" = a random token per start
   std::string org_url_slug = "trunk-sandbox";
   std::optional<trunk::Timestamp> now;  ///< end of the generated history; nullopt = wall clock at start()
-  /// Not used any more: a change of mode is immediate on an empty queue and otherwise lasts until the pull
-  /// requests testing have merged (as Trunk's does). Kept so existing callers' option still parses.
-  std::chrono::milliseconds switching_modes_duration{2000};
   std::string state_file;  ///< "" = queues in memory only; else loaded at start, rewritten atomically
   std::string data_file;   ///< "" = generate from seed; else load the history from this JSON (save_data format)
   /// Threads that read, answer and write requests. Serving is event-driven: a connection holds no thread while
