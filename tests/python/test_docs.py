@@ -214,5 +214,6 @@ def test_every_citation_of_the_service_reference_names_a_section_it_has():
                  *ROOT.joinpath("tests").rglob("*.?pp"), *ROOT.joinpath("fuzz").rglob("*")]:
         if path.is_file() and path.suffix in (".hpp", ".cpp", ".py", ".md", ".dict"):
             text = path.read_text(errors="replace")
-            for note in ("interface.md", "service-facts.md", "service-v1-endpoints.md", "merge-queue-behaviour"):
+            for note in ("interface.md", "service-facts.md", "service-v1-endpoints.md", "merge-queue-behaviour",
+                         "service-webhooks"):
                 assert note not in text, f"{path.relative_to(ROOT)} cites {note}"
