@@ -68,8 +68,8 @@ class Published:
 @pytest.fixture(scope="module")
 def published() -> Iterator[Published]:
     """`trunk-api sandbox` as a user starts it for these tools: a virtual clock, so a submitted pull request stays
-    in its queue, and no switching_modes delay."""
-    with sandbox_command("--tests", "30", "--seed", "5", "--clock", "virtual", "--switching-modes-seconds", "0") as process:
+    in its queue."""
+    with sandbox_command("--tests", "30", "--seed", "5", "--clock", "virtual") as process:
         printed = read_banner(process)
         host, owner, name = printed["repo"].split("/")
         assert host == "github.com"  # the Action always sends github.com

@@ -131,7 +131,7 @@ class PropertyRun {
       const auto& pr = listed[i];
       const State state = *pr.state->known();
       const std::int64_t number = pr.pr_number.value_or(0);
-      const std::string changed_at = pr.state_changed_at.value_or("");
+      const std::optional<trunk::Timestamp> changed_at = pr.state_changed_at;
       ++per_state[state];
       if (!concluded(state)) ++open_per_number[number];
       // A concluded pull request never changes (the listing keeps submission order: index i is one submission).
@@ -181,8 +181,8 @@ class PropertyRun {
       ASSERT_EQ(value("mq_prs_concluded_total", {{"conclusion", conclusion}}), static_cast<double>(per_state[s])) << conclusion;
       std::size_t last_hour = 0;
       for (const auto& pr : listed) {
-        if (*pr.state->known() == s &&
-            trunk::parse_rfc3339(pr.state_changed_at.value_or("")) >= q.now() - trunk::sandbox::kTransitionWindow) {
+        if (*pr.state->known() == s && pr.state_changed_at &&
+            *pr.state_changed_at >= q.now() - trunk::sandbox::kTransitionWindow) {
           ++last_hour;
         }
       }
@@ -197,7 +197,7 @@ class PropertyRun {
   trunk::sandbox::Random dice_;
   std::map<std::int64_t, bool> broken_;
   std::size_t submitted_ = 0;
-  std::map<std::size_t, std::pair<State, std::string>> concluded_;
+  std::map<std::size_t, std::pair<State, std::optional<trunk::Timestamp>>> concluded_;
 };
 
 TEST(MergeQueueProperties, RandomOperationSequencesKeepEveryInvariant) {
