@@ -89,6 +89,12 @@ def schema_valid_request_is_read(ctx: Any, response: Any, case: Any) -> None:
     if meta is None or not meta.generation.mode.is_positive or response.status_code != 400:
         return None
     text = response.text
+    query = getattr(case, "query", None) or {}
+    if ("repoHost" in query and "repo" not in query and "repoHost" in text
+            and "is only meaningful with repo" in text):
+        # The one dependency between two parameters, which OpenAPI cannot express: its description says a host
+        # alone names no repository and is refused.
+        return None
     if text.startswith(("malformed request:", "invalid request:")):
         raise AssertionError(f"A request valid against the document was refused: {text.strip()}")
     return None

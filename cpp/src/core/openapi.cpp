@@ -242,7 +242,8 @@ Doc operation_object(const Doc& errors) {
         {{{"name", "repo"}, {"in", "query"}, {"required", repo_required}, {"description", repo_doc},
           {"schema", {{"type", "string"}, {"pattern", "^.+/[^/]+$"}}}},
          {{"name", "repoHost"}, {"in", "query"}, {"required", false},
-          {"description", "the repository's host (github.com when not given)"},
+          {"description", "the repository's host (github.com when not given); only with repo, which it qualifies: "
+                          "alone it names no repository and is refused (400)"},
           {"schema", {{"type", "string"}, {"minLength", 1}}}}});
   }
   Doc answer;
