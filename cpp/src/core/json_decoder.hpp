@@ -193,12 +193,22 @@ void read_field(T& out, od::value& value, const JsonPath& path, DecodeContext& c
   }
 }
 
+/// Back to the field's default: a key met a second time is read as if the first had not been there.
+template <schema::Described T, std::size_t I>
+void clear_field(T& out) {
+  constexpr const auto& field = std::get<I>(schema::Model<T>::fields);
+  using Member = typename std::remove_cvref_t<decltype(field)>::member_type;
+  out.*(field.member) = Member{};
+}
+
 template <schema::Described T>
 struct FieldDispatch {
   using Reader = void (*)(T&, od::value&, const JsonPath&, DecodeContext&, Json& extras);
+  using Clearer = void (*)(T&);
   struct Entry {
     std::string_view wire;
     Reader read;
+    Clearer clear;
     bool required;
     bool nullable;
   };
@@ -207,7 +217,7 @@ struct FieldDispatch {
 
   template <std::size_t... I>
   static constexpr std::array<Entry, size> make(std::index_sequence<I...>) {
-    return {Entry{std::get<I>(schema::Model<T>::fields).wire, &read_field<T, I>,
+    return {Entry{std::get<I>(schema::Model<T>::fields).wire, &read_field<T, I>, &clear_field<T, I>,
                   std::get<I>(schema::Model<T>::fields).rules.required,
                   std::get<I>(schema::Model<T>::fields).rules.nullable}...};
   }
@@ -238,7 +248,8 @@ void report_unknown_keys(DecodeContext& context, const JsonPath& path, const Jso
 template <schema::Described T>
 void read_object(od::object& object, const JsonPath& path, DecodeContext& context, T& out) {
   using Dispatch = FieldDispatch<T>;
-  std::bitset<64> seen;
+  std::bitset<64> seen;  // a value was read (a required field is present)
+  std::bitset<64> met;   // the key appeared, null or not
   std::size_t hint = 0;
   Json extras;  // null until the first unknown key: most objects have none
   for (auto member_result : object) {
@@ -251,6 +262,18 @@ void read_object(od::object& object, const JsonPath& path, DecodeContext& contex
       continue;
     }
     hint = index + 1;
+    if (met.test(index)) {
+      // A duplicate key: the last occurrence wins, as in nlohmann, Python's json and JavaScript. What the
+      // first one left (a value, or text kept in `extras` by a lenient reader) is dropped, so decoding what
+      // the model encodes gives the same model.
+      Dispatch::entries[index].clear(out);
+      if (extras.is_object()) {
+        extras.erase(std::string(key));
+        if (extras.empty()) extras = Json();  // null, as for an object that never had an unknown key
+      }
+      seen.reset(index);
+    }
+    met.set(index);
     // An answer's null reads as absent. A request's null goes to the field's reader, which refuses it like
     // any other wrong type ("expected integer, got null"), unless the field is declared nullable (the
     // published description allows it): the request decoding is the sandbox's, the one place where what a

@@ -285,6 +285,32 @@ TEST(ResponseTimes, UnreadableTextIsKeptInExtraAndTheRestIsRead) {
   EXPECT_EQ(quarantined.extra, Json({{"quarantined_at", ""}, {"status_last_updated_at", "now"}}));
 }
 
+// A key given twice is read as its last occurrence, as nlohmann, Python and JavaScript read it: nothing the first
+// one left stays behind (an unreadable time kept in `extra`, a value, a list), so encoding and decoding again
+// gives the same model. Found by fuzz_decode_responses (fuzz/regressions/.../duplicate-key-last-wins).
+TEST(ResponseDecode, ADuplicateKeyReadsAsItsLastOccurrence) {
+  const auto later_time = decode<TestDetails>(
+      R"({"test": {"status": {"timestamp": "2024-05-01T12:s", "timestamp": "2024-05-01T12:00:00Z"}}})");
+  EXPECT_EQ(later_time.test.status->timestamp, parse_rfc3339("2024-05-01T12:00:00Z"));
+  EXPECT_EQ(later_time.test.status->extra, Json());
+  EXPECT_EQ(decode<TestDetails>(encode(later_time)), later_time);
+
+  const auto later_text = decode<TestDetails>(
+      R"({"test": {"status": {"timestamp": "2024-05-01T12:00:00Z", "timestamp": "noon"}}})");
+  EXPECT_EQ(later_text.test.status->timestamp, std::nullopt);
+  EXPECT_EQ(later_text.test.status->extra, Json({{"timestamp", "noon"}}));
+
+  const auto later_null = decode<TestDetails>(R"({"test": {"name": "a", "name": null}})");
+  EXPECT_EQ(later_null.test.name, std::nullopt);
+  const auto later_list = decode<TestDetails>(
+      R"({"test": {"most_common_failures": [{"summary": "a"}], "most_common_failures": [{"summary": "b"}]}})");
+  ASSERT_EQ(later_list.test.most_common_failures->size(), 1U);
+  EXPECT_EQ(later_list.test.most_common_failures->at(0).summary, "b");
+  const auto later_unknown = decode<TestDetails>(R"({"test": {"x": 1, "x": 2}})");
+  EXPECT_EQ(later_unknown.test.extra, Json({{"x", 2}}));
+  EXPECT_EQ(later_null, from_json<TestDetails>(Json::parse(R"({"test": {"name": "a", "name": null}})")));
+}
+
 TEST(ResponseTimes, EveryMergeQueueTimeIsATime) {
   const auto pr = decode<PullRequest>(R"({"stateChangedAt": "2026-01-01T10:00:00+02:00", "prNumber": 1})");
   EXPECT_EQ(pr.state_changed_at, parse_rfc3339("2026-01-01T08:00:00Z"));
