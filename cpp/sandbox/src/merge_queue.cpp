@@ -212,6 +212,12 @@ void MergeQueue::transition(std::size_t submission, PullRequestState to, std::st
   t.in_from_state = now_ - s.state_changed_at;
   if (!s.entered_at && s.state == PullRequestState::not_ready && to == PullRequestState::pending) s.entered_at = now_;
   if (s.entered_at) t.in_queue = now_ - *s.entered_at;
+  t.author = s.author;
+  if (s.last_run) {
+    const TestRun& run = runs_[*s.last_run];
+    t.run_id = run.id;
+    for (const std::size_t m : run.tested) t.tested_together.push_back(submissions_[m].number);
+  }
 
   s.state = to;
   s.state_changed_at = now_;
@@ -264,14 +270,14 @@ std::size_t MergeQueue::start_run(std::vector<std::size_t> tested, std::vector<s
       run.planned_failure = FailureCause::flaky;
     }
   }
+  run.tested = tested;
+  run.ahead = std::move(ahead);
+  runs_.push_back(std::move(run));  // first: a transition reads its run
+  live_runs_.push_back(serial);
   for (const std::size_t i : tested) {
     submissions_[i].last_run = serial;
     transition(i, PullRequestState::testing, reason::kTestRunStarted);
   }
-  run.tested = std::move(tested);
-  run.ahead = std::move(ahead);
-  runs_.push_back(std::move(run));
-  live_runs_.push_back(serial);
   ++tally_.runs_started;
   if (bisection) ++tally_.bisection_runs_started;
   return serial;
@@ -644,6 +650,17 @@ std::optional<Refusal> MergeQueue::submit(const trunk::SubmitPullRequestRequest&
   open_.push_back(submissions_.size());
   submissions_.push_back(std::move(s));
   ++tally_.submitted;
+  if (listener_) {
+    const Submission& added = submissions_.back();
+    Transition t;
+    t.at = now_;
+    t.number = added.number;
+    t.id = added.id;
+    t.reason = reason::kUserRequested;
+    t.author = added.author;
+    t.submission = true;
+    listener_(t);
+  }
   return std::nullopt;
 }
 

@@ -127,6 +127,14 @@ struct Transition {
   std::string_view reason;                 ///< one of reason::
   std::chrono::microseconds in_from_state{0};          ///< time spent in `from`
   std::optional<std::chrono::microseconds> in_queue;   ///< since it entered the queue (became pending); none before
+  std::string author;  ///< the pull request's author
+  /// The test run it is (or was last) part of, and the pull requests that run tests together (this one
+  /// included; more than one for a batch or a bisection half); empty when it has not been tested.
+  std::string run_id;
+  std::vector<std::int64_t> tested_together;
+  /// The submission itself: announced to the listener (from = to = not_ready) but not recorded, since no state
+  /// changed.
+  bool submission = false;
 };
 
 /// Buckets of mq_pr_time_to_merge_seconds (upper bounds, seconds; +Inf added).

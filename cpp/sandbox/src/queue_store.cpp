@@ -122,7 +122,20 @@ FailureModel QueueStore::model_of(const std::string& repo_key) const {
 }
 
 std::shared_ptr<MergeQueue> QueueStore::new_simulation(const std::string& repo_key, const std::string& branch) const {
-  return std::make_shared<MergeQueue>(repo_key, branch, model_of(repo_key), clock_());
+  auto sim = std::make_shared<MergeQueue>(repo_key, branch, model_of(repo_key), clock_());
+  attach_sink(*sim, repo_key, branch);
+  return sim;
+}
+
+void QueueStore::attach_sink(MergeQueue& sim, const std::string& repo_key, const std::string& branch) const {
+  if (!sink_) return sim.on_transition({});
+  sim.on_transition([sink = sink_, repo_key, branch](const Transition& t) { sink(repo_key, branch, t); });
+}
+
+void QueueStore::set_transition_sink(TransitionSink sink) {
+  std::lock_guard lock(mutex_);
+  sink_ = std::move(sink);
+  for (auto& [key, q] : queues_) attach_sink(*q.sim, key.first, key.second);
 }
 
 void QueueStore::adopt_repositories(const std::vector<std::pair<trunk::Repo, FailureModel>>& repositories) {

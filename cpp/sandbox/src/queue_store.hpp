@@ -85,6 +85,10 @@ class QueueStore {
 
   /// Runs every queue up to the clock's now (Sandbox::advance).
   void run_all_to_now();
+  /// Called with every transition of every queue (and of queues created later), under this store's lock: it
+  /// must only record (the webhook sender queues events).
+  using TransitionSink = std::function<void(const std::string& repo_key, const std::string& branch, const Transition&)>;
+  void set_transition_sink(TransitionSink sink);
   /// The Prometheus text of a repository's queues, or of every queue when `repo` is absent.
   std::string metrics(const std::optional<trunk::Repo>& repo);
 
@@ -104,6 +108,7 @@ class QueueStore {
   static Refusal no_queue(const trunk::Repo& repo, const std::string& branch);
   std::shared_ptr<MergeQueue> new_simulation(const std::string& repo_key, const std::string& branch) const;
   FailureModel model_of(const std::string& repo_key) const;
+  void attach_sink(MergeQueue& sim, const std::string& repo_key, const std::string& branch) const;
   /// The settings the simulation runs on (stored, defaults filled in) and, with `answer`, as the queue reports
   /// them (switching_modes while it switches).
   trunk::QueueSettings settings_of(const Queue& queue, const std::string& branch, bool answer = true) const;
@@ -118,6 +123,7 @@ class QueueStore {
   std::map<Key, Queue> queues_;
   std::map<std::string, FailureModel> models_;  ///< per repository key
   bool queues_listed_ = false;                  ///< a current state file named every queue
+  TransitionSink sink_;
 };
 
 }  // namespace trunk::sandbox

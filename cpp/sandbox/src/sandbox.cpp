@@ -2,6 +2,7 @@
 #include "trunk/sandbox/sandbox.hpp"
 
 #include <algorithm>
+#include <map>
 #include <atomic>
 #include <cctype>
 #include <cstdlib>
@@ -18,6 +19,8 @@
 #include "request_log.hpp"
 #include "sandbox_clock.hpp"
 #include "service.hpp"
+#include "webhook_payloads.hpp"
+#include "webhook_sender.hpp"
 #include "trunk/error.hpp"
 
 namespace trunk::sandbox {
@@ -62,6 +65,7 @@ void check_faults(const FaultOptions& f) {
   fraction("truncate_rate", f.truncate_rate);
   fraction("drop_after_rate", f.drop_after_rate);
   fraction("rate_limited_rate", f.rate_limited_rate);
+  fraction("webhook_duplicate_rate", f.webhook_duplicate_rate);
   if (f.rate_limited_retry_after_seconds < 0) {
     throw trunk::ValidationError({{"rate_limited_retry_after_seconds", std::to_string(f.rate_limited_retry_after_seconds),
                                    "must not be negative"}});
@@ -71,6 +75,12 @@ void check_faults(const FaultOptions& f) {
   }
   if (f.latency.count() < 0) throw trunk::ValidationError({{"latency", std::to_string(f.latency.count()), "must not be negative"}});
   if (f.jitter.count() < 0) throw trunk::ValidationError({{"jitter", std::to_string(f.jitter.count()), "must not be negative"}});
+  if (f.webhook_delay.count() < 0) {
+    throw trunk::ValidationError({{"webhook_delay", std::to_string(f.webhook_delay.count()), "must not be negative"}});
+  }
+  if (f.webhook_jitter.count() < 0) {
+    throw trunk::ValidationError({{"webhook_jitter", std::to_string(f.webhook_jitter.count()), "must not be negative"}});
+  }
 }
 
 bool equals_ignoring_case(std::string_view a, std::string_view b) {
@@ -89,6 +99,9 @@ struct Sandbox::Impl {
   Faults faults;
   RequestLog log;
   std::unique_ptr<SandboxClock> clock;  // before the service, whose queues read it
+  std::unique_ptr<WebhookSender> webhooks;  // before the service, whose queues publish to it
+  /// One per queue, keyed (repository, branch); used only under the queues' lock (from their transitions).
+  std::map<std::pair<std::string, std::string>, QueueEventWriter> event_writers;
   std::unique_ptr<Service> service;
   std::unique_ptr<HttpServer> server;
   int port = 0;
@@ -100,12 +113,36 @@ struct Sandbox::Impl {
   void serve(HttpRequest&& req, Responder respond);
   HttpAnswer answer(const HttpRequest& req, const FaultDecision& fault);
   trunk::Timestamp advance(std::chrono::microseconds by);
+  void publish_transition(const std::string& repo_key, const std::string& branch, const Transition& t);
 };
 
 trunk::Timestamp Sandbox::Impl::advance(std::chrono::microseconds by) {
-  clock->advance(by);
+  // Step to each webhook attempt due within the period (a retry 5 s after a failure, then 5 min...), so that
+  // what the queues do and what the endpoints receive interleave as they would in that time.
+  const trunk::Timestamp end = clock->now() + by;
+  for (;;) {
+    webhooks->flush();
+    const std::optional<trunk::Timestamp> due = webhooks->next_due();
+    if (!due || *due > end) break;
+    if (*due > clock->now()) clock->advance(*due - clock->now());
+    service->queues().run_all_to_now();
+  }
+  if (end > clock->now()) clock->advance(end - clock->now());
   service->queues().run_all_to_now();
+  webhooks->flush();
   return clock->now();
+}
+
+void Sandbox::Impl::publish_transition(const std::string& repo_key, const std::string& branch, const Transition& t) {
+  if (!webhooks->has_endpoints()) return;  // nobody listens: build nothing
+  auto writer = event_writers.find({repo_key, branch});
+  if (writer == event_writers.end()) {
+    writer = event_writers.emplace(std::pair{repo_key, branch}, QueueEventWriter(trunk::Repo::parse(repo_key), branch))
+                 .first;
+  }
+  std::vector<OutgoingEvent> events;
+  writer->second.write(t, events);
+  webhooks->publish(std::move(events));
 }
 
 void Sandbox::Impl::serve(HttpRequest&& req, Responder respond) {
@@ -158,10 +195,15 @@ HttpAnswer Sandbox::Impl::answer(const HttpRequest& req, const FaultDecision& fa
   }
 
   const std::optional<std::string> token = req.header(kTokenHeader);
-  Reply reply = req.path == kAdvancePath
-                    ? answer_advance(req.method, token, this->token, req.body,
-                                     [this](std::chrono::microseconds by) { return advance(by); })
-                    : service->handle(req.method, req.path, token, req.body, req.query, req.header("Content-Type"));
+  Reply reply;
+  if (req.path == kAdvancePath) {
+    reply = answer_advance(req.method, token, this->token, req.body,
+                           [this](std::chrono::microseconds by) { return advance(by); });
+  } else if (req.path == kWebhooksPath || req.path.starts_with(std::string(kWebhooksPath) + "/")) {
+    reply = answer_webhooks(req.method, req.path, token, this->token, req.body, *webhooks);
+  } else {
+    reply = service->handle(req.method, req.path, token, req.body, req.query, req.header("Content-Type"));
+  }
   if (fault.drop_after) {
     finish(0, "drop_after");  // processed: the change is made, only the answer is lost
     return {0, "", "", {}, Delivery::no_answer};
@@ -198,6 +240,11 @@ void Sandbox::start() {
     auto queues = std::make_unique<QueueStore>(s.options.state_file,
                                                [clock] { return clock->now(); }, simulation);
     queues->load();
+    s.webhooks = std::make_unique<WebhookSender>([clock] { return clock->now(); }, s.options.seed);
+    s.webhooks->set_faults(s.options.faults);
+    queues->set_transition_sink([&s](const std::string& repo_key, const std::string& branch, const Transition& t) {
+      s.publish_transition(repo_key, branch, t);
+    });
     s.token = s.options.token.empty() ? random_token() : s.options.token;
     // Page-token key from the seed: the same data gives the same tokens, so runs are reproducible.
     const PageTokens page_tokens(mix64(s.options.seed ^ 0x70616765546F6B65ULL), mix64(s.options.seed + 0x2545F4914F6CDD1DULL));
@@ -271,10 +318,31 @@ void Sandbox::set_faults(const FaultOptions& faults) {
   check_faults(faults);
   impl_->options.faults = faults;
   impl_->faults.set_options(faults);
+  if (impl_->webhooks) impl_->webhooks->set_faults(faults);
 }
 
 std::vector<RecordedRequest> Sandbox::requests() const { return impl_->log.snapshot(); }
 void Sandbox::clear_requests() { impl_->log.clear(); }
+
+WebhookEndpoint Sandbox::add_webhook(const WebhookEndpointOptions& options) {
+  if (!impl_->webhooks) throw trunk::Error("sandbox: not started");
+  return impl_->webhooks->add(options);
+}
+
+bool Sandbox::remove_webhook(const std::string& id) {
+  if (!impl_->webhooks) throw trunk::Error("sandbox: not started");
+  return impl_->webhooks->remove(id);
+}
+
+std::vector<WebhookEndpoint> Sandbox::webhooks() const {
+  if (!impl_->webhooks) return {};
+  return impl_->webhooks->endpoints();
+}
+
+std::vector<WebhookDelivery> Sandbox::webhook_deliveries() const {
+  if (!impl_->webhooks) return {};
+  return impl_->webhooks->deliveries();
+}
 
 void Sandbox::save_data(const std::string& path) const {
   if (!impl_->service) throw trunk::Error("sandbox: not started");

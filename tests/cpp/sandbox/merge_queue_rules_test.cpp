@@ -4,6 +4,9 @@
 // transition record.
 #include <gtest/gtest.h>
 
+#include <map>
+#include <set>
+
 #include "queue_harness.hpp"
 
 namespace sandbox_test {
@@ -259,15 +262,26 @@ TEST(MergeQueueRules, EveryChangeOfStateIsRecordedOnceWithItsReason) {
   h.minutes(8 * 60);
   // Replaying the record from not_ready gives every pull request's state now.
   std::map<std::int64_t, State> replay;
+  std::set<std::int64_t> submitted;
   for (const auto& t : seen) {
     const auto it = replay.find(t.number);
+    if (t.submission) {  // announced first (the webhooks' pull_request.submitted), with no change of state
+      EXPECT_TRUE(submitted.insert(t.number).second) << t.number;
+      EXPECT_TRUE(it == replay.end()) << t.number;
+      EXPECT_EQ(t.from, State::not_ready);
+      EXPECT_EQ(t.to, State::not_ready);
+      continue;
+    }
+    EXPECT_EQ(submitted.count(t.number), 1U) << "announced before it moves: " << t.number;
     EXPECT_EQ(it == replay.end() ? State::not_ready : it->second, t.from) << t.number;
     EXPECT_NE(t.from, t.to);
     EXPECT_FALSE(t.reason.empty());
     replay[t.number] = t.to;
   }
+  EXPECT_EQ(submitted.size(), 6U);
   for (int n = 1; n <= 6; ++n) EXPECT_EQ(replay[n], h.state(n)) << n;
   EXPECT_LE(h.queue().recent_transitions().size(), seen.size()) << "the kept record covers only the last hour";
+  for (const auto& t : h.queue().recent_transitions()) EXPECT_FALSE(t.submission) << "a submission changes no state";
 }
 
 }  // namespace

@@ -25,6 +25,7 @@
 
 #include "trunk/repo.hpp"
 #include "trunk/time.hpp"
+#include "trunk/webhook_signature.hpp"
 
 namespace trunk::sandbox {
 
@@ -50,6 +51,14 @@ struct FaultOptions {
   double rate_limited_rate = 0;
   int rate_limited_retry_after_seconds = 1;  ///< Retry-After sent with the rate_limited_rate 429s (>= 0)
   std::uint64_t seed = 1;                ///< the fault dice are deterministic for a seed
+
+  // Webhook deliveries (docs/webhooks.md, "Faults"), on the sandbox clock:
+  /// Fraction of delivered messages sent once more (same svix-id, as Svix's at-least-once delivery may).
+  double webhook_duplicate_rate = 0;
+  std::chrono::milliseconds webhook_delay{0};   ///< each message sent this long after its event
+  /// Plus uniform [0, webhook_jitter]: messages of different pull requests overtake each other; those of one
+  /// pull request keep their order.
+  std::chrono::milliseconds webhook_jitter{0};
 };
 
 /// How the sandbox clock moves (see the header comment).
@@ -104,6 +113,37 @@ struct RecordedRequest {
   std::string fault;
 };
 
+/// A webhook endpoint to register (Sandbox::add_webhook): where to send, the signing secret, which events.
+struct WebhookEndpointOptions {
+  std::string url;                    ///< http:// or https://
+  std::optional<std::string> secret;  ///< "whsec_<base64>"; nullopt = a new random one (24 bytes, as Svix)
+  std::vector<std::string> events;    ///< event types (e.g. "pull_request.merged"); empty = every type
+};
+
+/// A registered endpoint. `secret` verifies its deliveries (trunk::verify_webhook).
+struct WebhookEndpoint {
+  std::string id;  ///< "ep_..."
+  std::string url;
+  trunk::WebhookSecret secret;
+  std::vector<std::string> events;  ///< empty = every type
+};
+
+/// One attempt to deliver one message to one endpoint (Sandbox::webhook_deliveries).
+struct WebhookDelivery {
+  std::string endpoint_id;
+  std::string message_id;  ///< the svix-id: the same on every attempt of a message
+  std::string event_type;
+  std::int64_t pr_number = 0;  ///< the pull request of a merge queue event; 0 for other events
+  int attempt = 1;             ///< 1 for the first try; retries count up; a duplicate counts on too
+  int status = 0;              ///< the HTTP status answered; 0 when none came (refused, timed out)
+  std::string error;           ///< why it failed without a status ("" otherwise)
+  trunk::Timestamp at;         ///< the sandbox clock when it was sent
+  std::chrono::microseconds latency{0};  ///< wall time from sending to the answer
+  bool duplicate = false;      ///< an extra copy sent by FaultOptions::webhook_duplicate_rate
+  std::optional<trunk::Timestamp> next_attempt;  ///< when the retry is due; nullopt: delivered, or given up
+  bool succeeded() const noexcept { return status >= 200 && status < 300; }
+};
+
 class Sandbox {
  public:
   explicit Sandbox(SandboxOptions options = {});
@@ -145,6 +185,16 @@ class Sandbox {
 
   std::vector<RecordedRequest> requests() const;
   void clear_requests();
+
+  /// Registers a webhook endpoint: from now on every event of its types is signed and POSTed to it, at least
+  /// once, retried on Svix's schedule on the sandbox clock (docs/webhooks.md, "The sandbox sends them").
+  /// Throws trunk::ValidationError naming url, secret or events. Available after start(). Thread-safe.
+  WebhookEndpoint add_webhook(const WebhookEndpointOptions& options);
+  /// Stops sending to an endpoint (attempts still pending for it are dropped); false when the id is unknown.
+  bool remove_webhook(const std::string& id);
+  std::vector<WebhookEndpoint> webhooks() const;
+  /// Every delivery attempt so far (the last 100,000), oldest first.
+  std::vector<WebhookDelivery> webhook_deliveries() const;
 
   /// Writes the history as JSON (the data_file format). Available after start().
   void save_data(const std::string& path) const;

@@ -1,0 +1,377 @@
+// The sandbox sends webhooks (docs/webhooks.md, "The sandbox sends them"): real HTTP receivers on 127.0.0.1:0
+// get every event of the moving queue, signed as Svix signs, in order per pull request, retried on Svix's
+// schedule on the virtual clock, with the fault options' duplicates and jitter; endpoints registered in C++
+// and over HTTP (POST /sandbox/webhooks).
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <httplib.h>
+
+#include "sandbox_support.hpp"
+#include "trunk/error.hpp"
+#include "trunk/operations.hpp"
+#include "trunk/webhook_signature.hpp"
+
+namespace sandbox_test {
+namespace {
+
+namespace paths = trunk::paths;
+using namespace std::chrono_literals;
+using trunk::sandbox::ClockMode;
+
+/// One POST a receiver got.
+struct Received {
+  std::string id, timestamp, signature, body, type, user_agent;
+  std::int64_t pr_number = 0;
+  std::string action;
+};
+
+/// A local HTTP receiver; answers what `status_for` says (200 by default). Stops in its destructor.
+class Receiver {
+ public:
+  explicit Receiver(std::function<int(const Received&)> status_for = {}) : status_for_(std::move(status_for)) {
+    server_.Post("/hook", [this](const httplib::Request& req, httplib::Response& res) {
+      Received r;
+      r.id = req.get_header_value("svix-id");
+      r.timestamp = req.get_header_value("svix-timestamp");
+      r.signature = req.get_header_value("svix-signature");
+      r.body = req.body;
+      r.user_agent = req.get_header_value("User-Agent");
+      const Json body = Json::parse(req.body, nullptr, false);
+      if (body.is_object()) {
+        r.type = body.value("type", "");
+        r.pr_number = body.value("pr_number", std::int64_t{0});
+        r.action = body.value("action", "");
+      }
+      const int status = status_for_ ? status_for_(r) : 200;
+      {
+        std::lock_guard lock(mutex_);
+        received_.push_back(std::move(r));
+      }
+      res.status = status;
+    });
+    port_ = server_.bind_to_any_port("127.0.0.1");
+    thread_ = std::thread([this] { server_.listen_after_bind(); });
+    // stop() does nothing before the accept loop runs: wait for it, so the destructor cannot hang.
+    while (!server_.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  ~Receiver() {
+    server_.stop();
+    thread_.join();
+  }
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_) + "/hook"; }
+  std::vector<Received> received() const {
+    std::lock_guard lock(mutex_);
+    return received_;
+  }
+
+ private:
+  std::function<int(const Received&)> status_for_;
+  httplib::Server server_;
+  int port_ = 0;
+  std::thread thread_;
+  mutable std::mutex mutex_;
+  std::vector<Received> received_;
+};
+
+trunk::sandbox::SandboxOptions sim_options() {
+  auto options = small_options(60);
+  options.clock = ClockMode::virtual_time;
+  options.flaky_failure_rate = 0;
+  options.broken_pull_request_rate = 0;
+  return options;
+}
+
+Json queue_body(const trunk::sandbox::Sandbox& box) {
+  return {{"repo", repo_json(box.repos().at(0))}, {"targetBranch", "main"}};
+}
+
+void submit(const trunk::sandbox::Sandbox& box, std::int64_t number) {
+  Json body = queue_body(box);
+  body["pr"] = {{"number", number}};
+  const auto reply = post(box, std::string(paths::kSubmitPullRequest), body);
+  ASSERT_EQ(reply.status, 200) << reply.body;
+}
+
+std::vector<std::string> actions_of(const std::vector<Received>& received, std::int64_t number) {
+  std::vector<std::string> out;
+  for (const Received& r : received) {
+    if (r.pr_number == number) out.push_back(r.action);
+  }
+  return out;
+}
+
+TEST(WebhookSending, APullRequestsLifeArrivesInOrderSignedWithTheEndpointsSecret) {
+  Receiver receiver;
+  auto box = start_sandbox(sim_options());
+  const trunk::sandbox::WebhookEndpoint endpoint = box->add_webhook({receiver.url(), std::nullopt, {}});
+  EXPECT_TRUE(endpoint.id.starts_with("ep_"));
+  submit(*box, 7);
+  box->advance(30min);
+
+  const auto received = receiver.received();
+  EXPECT_EQ(actions_of(received, 7), (std::vector<std::string>{"submitted", "queued", "testing", "merged"}));
+  std::set<std::string> ids;
+  for (const Received& r : received) {
+    ids.insert(r.id);
+    EXPECT_TRUE(r.id.starts_with("msg_"));
+    EXPECT_TRUE(r.user_agent.starts_with("trunk-sandbox-webhooks/"));
+    // Verifies as a receiver verifies: against the wall clock, with the secret handed out at registration.
+    const trunk::WebhookEvent event =
+        trunk::verify_webhook(endpoint.secret, {r.id, r.timestamp, r.signature}, r.body);
+    const auto* pr = std::get_if<trunk::PullRequestEvent>(&event);
+    ASSERT_NE(pr, nullptr) << r.body;
+    EXPECT_EQ(pr->repository->owner, box->repos().at(0).owner);
+    EXPECT_EQ(pr->target_branch, "main");
+    EXPECT_EQ(pr->author.has_value(), true);
+    EXPECT_EQ(pr->batched, false);
+    EXPECT_EQ(pr->is_bisection, false);
+    ASSERT_TRUE(pr->timestamp.has_value());
+    EXPECT_GE(*pr->timestamp, fixed_now());  // the sandbox clock's time of the transition
+  }
+  EXPECT_EQ(ids.size(), received.size()) << "a message id is sent once when the endpoint answers 200";
+  // The merged event names the branch it was tested on.
+  const Received& merged = received.back();
+  EXPECT_NE(merged.body.find("\"test_branch\":\"trunk-merge/pr-7/"), std::string::npos) << merged.body;
+
+  // The delivery log: one successful first attempt per message.
+  const auto log = box->webhook_deliveries();
+  ASSERT_EQ(log.size(), received.size());
+  for (const auto& d : log) {
+    EXPECT_EQ(d.status, 200);
+    EXPECT_EQ(d.attempt, 1);
+    EXPECT_EQ(d.endpoint_id, endpoint.id);
+    EXPECT_FALSE(d.next_attempt.has_value());
+  }
+  EXPECT_EQ(log.back().event_type, "pull_request.merged");
+  EXPECT_EQ(log.back().pr_number, 7);
+}
+
+TEST(WebhookSending, AFailingEndpointIsRetriedOnSvixsScheduleOnTheSandboxClock) {
+  std::atomic<int> fail_first{3};
+  Receiver receiver([&](const Received&) { return fail_first-- > 0 ? 503 : 204; });
+  auto box = start_sandbox(sim_options());
+  box->add_webhook({receiver.url(), std::nullopt, {"pull_request.submitted"}});
+  const trunk::Timestamp start = box->clock_now();
+  submit(*box, 3);
+  box->advance(1s);  // the first attempt is immediate
+  EXPECT_EQ(receiver.received().size(), 1U);
+  box->advance(3s);  // 4 s after: the retry (due at 5 s) has not come
+  EXPECT_EQ(receiver.received().size(), 1U);
+  box->advance(2s);
+  EXPECT_EQ(receiver.received().size(), 2U);
+  box->advance(1h);  // 5 min later the third attempt (fails), 30 min after that the fourth (204)
+  const auto received = receiver.received();
+  ASSERT_EQ(received.size(), 4U);
+  for (const Received& r : received) EXPECT_EQ(r.id, received.front().id) << "every attempt is the same message";
+
+  const auto log = box->webhook_deliveries();
+  ASSERT_EQ(log.size(), 4U);
+  const std::vector<std::chrono::seconds> sent_after = {0s, 5s, 5s + 5min, 5s + 5min + 30min};
+  for (std::size_t i = 0; i < log.size(); ++i) {
+    EXPECT_EQ(log[i].attempt, static_cast<int>(i) + 1);
+    EXPECT_EQ(log[i].status, i < 3 ? 503 : 204);
+    EXPECT_EQ(log[i].at - start, sent_after[i]) << "attempt " << i + 1;
+    EXPECT_EQ(log[i].next_attempt.has_value(), i < 3);
+  }
+}
+
+TEST(WebhookSending, AnEndpointThatNeverAnswersIsGivenUpAfterEightAttempts) {
+  Receiver receiver([](const Received&) { return 500; });
+  auto box = start_sandbox(sim_options());
+  box->add_webhook({receiver.url(), std::nullopt, {"pull_request.submitted"}});
+  submit(*box, 1);
+  box->advance(std::chrono::hours(48));
+  const auto log = box->webhook_deliveries();
+  ASSERT_EQ(log.size(), 8U);  // immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h
+  EXPECT_EQ(log.back().attempt, 8);
+  EXPECT_FALSE(log.back().next_attempt.has_value());
+  EXPECT_EQ(log.back().at - log.front().at, 5s + 5min + 30min + 2h + 5h + 10h + 10h);
+}
+
+TEST(WebhookSending, AnUnreachableEndpointIsRetriedToo) {
+  auto box = start_sandbox(sim_options());
+  std::string url;
+  {
+    Receiver gone;
+    url = gone.url();
+  }  // nothing listens there now
+  box->add_webhook({url, std::nullopt, {"pull_request.submitted"}});
+  submit(*box, 2);
+  box->advance(10s);
+  const auto log = box->webhook_deliveries();
+  ASSERT_EQ(log.size(), 2U);
+  EXPECT_EQ(log[0].status, 0);
+  EXPECT_FALSE(log[0].error.empty());
+}
+
+TEST(WebhookSending, AnEndpointGetsOnlyTheTypesItSubscribedTo) {
+  Receiver merged_only, all;
+  auto box = start_sandbox(sim_options());
+  box->add_webhook({merged_only.url(), std::nullopt, {"pull_request.merged"}});
+  box->add_webhook({all.url(), std::nullopt, {}});
+  submit(*box, 4);
+  box->advance(30min);
+  ASSERT_EQ(merged_only.received().size(), 1U);
+  EXPECT_EQ(merged_only.received()[0].type, "pull_request.merged");
+  EXPECT_EQ(all.received().size(), 4U);
+}
+
+TEST(WebhookSending, BadEndpointsAreRefusedNamingTheFieldNeverTheSecret) {
+  auto box = start_sandbox(sim_options());
+  const auto refused = [&](trunk::sandbox::WebhookEndpointOptions options) -> std::string {
+    try {
+      box->add_webhook(options);
+    } catch (const trunk::ValidationError& e) {
+      return e.what();
+    }
+    return "accepted";
+  };
+  EXPECT_NE(refused({"ftp://x", std::nullopt, {}}).find("url"), std::string::npos);
+  EXPECT_NE(refused({"", std::nullopt, {}}).find("url"), std::string::npos);
+  EXPECT_NE(refused({"http://a b", std::nullopt, {}}).find("white space"), std::string::npos);
+  const std::string unknown = refused({"http://127.0.0.1:1/", std::nullopt, {"pull_request.merged", "pr.merged"}});
+  EXPECT_NE(unknown.find("events[1]"), std::string::npos) << unknown;
+  EXPECT_NE(unknown.find("pr.merged"), std::string::npos) << unknown;
+  const std::string bad_secret = refused({"http://127.0.0.1:1/", "whsec_not base64 s3cr3t", {}});
+  EXPECT_NE(bad_secret.find("secret"), std::string::npos);
+  EXPECT_EQ(bad_secret.find("s3cr3t"), std::string::npos) << bad_secret;
+  EXPECT_TRUE(box->webhooks().empty());
+  // A given secret is the one deliveries are signed with.
+  const auto endpoint = box->add_webhook({"http://127.0.0.1:1/", "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", {}});
+  EXPECT_EQ(endpoint.secret.reveal(), "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw");
+  EXPECT_TRUE(box->remove_webhook(endpoint.id));
+  EXPECT_FALSE(box->remove_webhook(endpoint.id));
+}
+
+TEST(WebhookSending, DuplicatesAndJitterKeepEachPullRequestsOrder) {
+  Receiver receiver;
+  auto options = sim_options();
+  options.faults.webhook_duplicate_rate = 1.0;
+  options.faults.webhook_jitter = std::chrono::minutes(2);
+  auto box = start_sandbox(options);
+  box->add_webhook({receiver.url(), std::nullopt, {}});
+  for (int n = 1; n <= 6; ++n) submit(*box, n);
+  box->advance(12h);
+  const auto received = receiver.received();
+  std::map<std::string, int> copies;
+  for (const Received& r : received) ++copies[r.id];
+  for (const auto& [id, n] : copies) EXPECT_EQ(n, 2) << id << ": every message twice, same svix-id";
+  for (int n = 1; n <= 6; ++n) {
+    std::vector<std::string> firsts;
+    std::set<std::string> seen;
+    for (const Received& r : received) {
+      if (r.pr_number == n && seen.insert(r.id).second) firsts.push_back(r.action);
+    }
+    EXPECT_EQ(firsts, (std::vector<std::string>{"submitted", "queued", "testing", "merged"})) << "PR " << n;
+  }
+  // Jitter lets pull requests overtake each other: the submissions do not arrive as 1..6.
+  std::vector<std::int64_t> submitted_order;
+  std::set<std::string> seen;
+  for (const Received& r : received) {
+    if (r.action == "submitted" && seen.insert(r.id).second) submitted_order.push_back(r.pr_number);
+  }
+  EXPECT_NE(submitted_order, (std::vector<std::int64_t>{1, 2, 3, 4, 5, 6}));
+}
+
+TEST(WebhookSending, ABatchGivesOneBatchEventBesideItsPullRequestsEvents) {
+  Receiver receiver;
+  auto box = start_sandbox(sim_options());
+  Json settings = queue_body(*box);
+  settings["batch"] = true;
+  settings["batchingMinSize"] = 3;
+  settings["batchingMaxWaitTimeMinutes"] = 1;
+  ASSERT_EQ(post(*box, std::string(paths::kUpdateQueue), settings).status, 200);
+  box->add_webhook({receiver.url(), std::nullopt, {}});
+  for (int n = 1; n <= 3; ++n) submit(*box, n);
+  box->advance(2h);
+  int batch_merged = 0;
+  for (const Received& r : receiver.received()) {
+    if (r.type != "pull_request_batch.merged") continue;
+    ++batch_merged;
+    const Json body = Json::parse(r.body);
+    EXPECT_EQ(body["pull_requests"].size(), 3U) << r.body;
+  }
+  EXPECT_EQ(batch_merged, 1);
+  for (const Received& r : receiver.received()) {
+    if (r.action == "merged") {
+      EXPECT_NE(r.body.find("\"batched\":true"), std::string::npos) << r.body;
+    }
+  }
+}
+
+TEST(WebhookSending, EndpointsAreRegisteredAndReadOverHttp) {
+  Receiver receiver;
+  auto box = start_sandbox(sim_options());
+  const auto created = post(*box, "/sandbox/webhooks", Json{{"url", receiver.url()}, {"events", {"pull_request.queued"}}});
+  ASSERT_EQ(created.status, 201) << created.body;
+  const Json endpoint = created.json();
+  EXPECT_TRUE(endpoint["secret"].get<std::string>().starts_with("whsec_"));
+  EXPECT_EQ(post(*box, "/sandbox/webhooks", Json{{"url", 5}}).status, 400);
+  EXPECT_EQ(post(*box, "/sandbox/webhooks", Json{{"uri", receiver.url()}}).status, 400);
+  EXPECT_EQ(post(*box, "/sandbox/webhooks", Json{{"url", receiver.url()}}.dump(), "wrong-token").status, 401);
+  submit(*box, 9);
+  box->advance(5min);
+  ASSERT_EQ(receiver.received().size(), 1U);
+  const trunk::WebhookSecret secret(endpoint["secret"].get<std::string>());
+  const Received r = receiver.received()[0];
+  EXPECT_NO_THROW(trunk::verify_webhook(secret, {r.id, r.timestamp, r.signature}, r.body));
+
+  httplib::Client http("127.0.0.1", box->port());
+  const httplib::Headers token{{"x-api-token", box->token()}};
+  const auto listed = http.Get("/sandbox/webhooks", token);
+  ASSERT_TRUE(listed);
+  EXPECT_EQ(Json::parse(listed->body)["endpoints"][0]["id"], endpoint["id"]);
+  const auto deliveries = http.Get("/sandbox/webhooks/deliveries", token);
+  ASSERT_TRUE(deliveries);
+  const Json log = Json::parse(deliveries->body)["deliveries"];
+  ASSERT_EQ(log.size(), 1U);
+  EXPECT_EQ(log[0]["event_type"], "pull_request.queued");
+  EXPECT_EQ(log[0]["status"], 200);
+  const auto removed = http.Delete("/sandbox/webhooks/" + endpoint["id"].get<std::string>(), token);
+  ASSERT_TRUE(removed);
+  EXPECT_EQ(removed->status, 204);
+  EXPECT_EQ(http.Delete("/sandbox/webhooks/ep_none", token)->status, 404);
+  EXPECT_EQ(http.Put("/sandbox/webhooks", token, "", "application/json")->status, 405);
+}
+
+// A busy day on the virtual clock: every event reaches the receiver, signed, none twice, in order per pull
+// request (the benchmark row runs 10,000 of them: benchmarks/run.py scenario 11).
+TEST(WebhookSending, ABusyDayLosesNothing) {
+  Receiver receiver;
+  auto box = start_sandbox(sim_options());
+  const auto endpoint = box->add_webhook({receiver.url(), std::nullopt, {}});
+  constexpr int kPullRequests = 120;
+  for (int n = 1; n <= kPullRequests; ++n) {
+    submit(*box, n);
+    box->advance(5min);
+  }
+  box->advance(24h);
+  const auto received = receiver.received();
+  EXPECT_GE(received.size(), 4U * kPullRequests);
+  std::set<std::string> ids;
+  std::map<std::int64_t, std::vector<std::string>> by_pr;
+  for (const Received& r : received) {
+    EXPECT_TRUE(ids.insert(r.id).second) << "sent twice: " << r.id;
+    EXPECT_NO_THROW(trunk::verify_webhook(endpoint.secret, {r.id, r.timestamp, r.signature}, r.body));
+    if (r.pr_number != 0) by_pr[r.pr_number].push_back(r.action);
+  }
+  ASSERT_EQ(by_pr.size(), static_cast<std::size_t>(kPullRequests));
+  for (const auto& [number, actions] : by_pr) {
+    EXPECT_EQ(actions.front(), "submitted") << number;
+    EXPECT_EQ(actions.back(), "merged") << number;
+  }
+  EXPECT_EQ(box->webhook_deliveries().size(), received.size());
+}
+
+}  // namespace
+}  // namespace sandbox_test
