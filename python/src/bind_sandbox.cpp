@@ -13,6 +13,7 @@
 #include "convert_args.hpp"
 #include "convert_time.hpp"
 #include "trunk/sandbox/sandbox.hpp"
+#include "trunk/webhook_signature.hpp"
 
 namespace py = pybind11;
 
@@ -101,6 +102,11 @@ void apply_faults(FaultOptions& target, const py::dict& faults) {
     else if (key == "drop_rate") target.drop_rate = fraction(args, value, "drop_rate");
     else if (key == "truncate_rate") target.truncate_rate = fraction(args, value, "truncate_rate");
     else if (key == "drop_after_rate") target.drop_after_rate = fraction(args, value, "drop_after_rate");
+    else if (key == "webhook_duplicate_rate") target.webhook_duplicate_rate = fraction(args, value, "webhook_duplicate_rate");
+    else if (key == "webhook_delay_ms")
+      target.webhook_delay = std::chrono::milliseconds(non_negative(args, value, "webhook_delay_ms", kMaxMillis * 24));
+    else if (key == "webhook_jitter_ms")
+      target.webhook_jitter = std::chrono::milliseconds(non_negative(args, value, "webhook_jitter_ms", kMaxMillis * 24));
     else if (key == "fault_seed")
       target.seed = static_cast<std::uint64_t>(non_negative(args, value, "fault_seed", std::numeric_limits<std::int64_t>::max()));
     else if (!apply_rate_limited(target, args, key, value))
@@ -119,6 +125,9 @@ py::dict faults_to_python(const FaultOptions& faults) {
   result["truncate_rate"] = faults.truncate_rate;
   result["drop_after_rate"] = faults.drop_after_rate;
   result["fault_seed"] = faults.seed;
+  result["webhook_duplicate_rate"] = faults.webhook_duplicate_rate;
+  result["webhook_delay_ms"] = faults.webhook_delay.count();
+  result["webhook_jitter_ms"] = faults.webhook_jitter.count();
   rate_limited_to_python(faults, result);
   return result;
 }
@@ -160,6 +169,15 @@ std::unique_ptr<Sandbox> make_sandbox(py::handle seed, py::handle tests, py::han
   args.throw_if_failed();
   apply_faults(options.faults, faults);
   return std::make_unique<Sandbox>(std::move(options));
+}
+
+py::tuple endpoint_to_python(const trunk::sandbox::WebhookEndpoint& endpoint) {
+  return py::make_tuple(endpoint.id, endpoint.url, endpoint.secret, py::tuple(py::cast(endpoint.events)));
+}
+
+py::tuple delivery_to_python(const trunk::sandbox::WebhookDelivery& d) {
+  return py::make_tuple(d.endpoint_id, d.message_id, d.event_type, d.pr_number == 0 ? py::object(py::none()) : py::cast(d.pr_number),
+                        d.attempt, d.status, d.error, d.at, d.latency.count(), d.duplicate, d.next_attempt);
 }
 
 }  // namespace
@@ -240,6 +258,44 @@ void bind_sandbox(py::module_& m) {
         return result;
       })
       .def("clear_requests", &Sandbox::clear_requests)
+      .def("add_webhook", [](Sandbox& self, py::handle url, py::handle secret, py::handle events) {
+        ArgCollector args;
+        trunk::sandbox::WebhookEndpointOptions options;
+        options.url = args.text(url, "url");
+        if (py::isinstance<trunk::WebhookSecret>(secret)) {
+          options.secret = secret.cast<const trunk::WebhookSecret&>().reveal();
+        } else if (!secret.is_none()) {
+          if (!py::isinstance<py::str>(secret)) {
+            throw py::type_error("secret must be a str (\"whsec_...\"), a WebhookSecret or None");
+          }
+          options.secret = secret.cast<std::string>();
+        }
+        if (!events.is_none()) {
+          if (py::isinstance<py::str>(events)) throw py::type_error("events must be a list of event types, not a str");
+          for (py::handle type : py::iter(events)) options.events.push_back(args.text(type, "events"));
+        }
+        args.throw_if_failed();
+        trunk::sandbox::WebhookEndpoint endpoint = [&] {
+          py::gil_scoped_release release;
+          return self.add_webhook(options);
+        }();
+        return endpoint_to_python(endpoint);
+      }, py::arg("url"), py::kw_only(), py::arg("secret") = py::none(), py::arg("events") = py::none())
+      .def("remove_webhook", &Sandbox::remove_webhook, py::arg("id"), py::call_guard<py::gil_scoped_release>())
+      .def("webhooks", [](const Sandbox& self) {
+        py::list out;
+        for (const auto& endpoint : self.webhooks()) out.append(endpoint_to_python(endpoint));
+        return out;
+      })
+      .def("webhook_deliveries", [](const Sandbox& self) {
+        const auto deliveries = [&] {
+          py::gil_scoped_release release;
+          return self.webhook_deliveries();
+        }();
+        py::list out;
+        for (const auto& delivery : deliveries) out.append(delivery_to_python(delivery));
+        return out;
+      })
       .def("save_data", &Sandbox::save_data, py::arg("path"), py::call_guard<py::gil_scoped_release>());
 }
 

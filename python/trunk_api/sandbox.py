@@ -16,16 +16,16 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-from datetime import datetime
+from datetime import datetime, timedelta
 from types import TracebackType
 from typing import Any
 
 from trunk_api import _core
-from trunk_api._core import Repo
+from trunk_api._core import Repo, WebhookSecret
 from trunk_api.async_client import AsyncClient
 from trunk_api.client import Client, RepoLike, TimeLike
 
-__all__ = ["RecordedRequest", "Sandbox"]
+__all__ = ["RecordedRequest", "Sandbox", "WebhookDelivery", "WebhookEndpoint"]
 
 _FAULT_NAMES = (
     "latency_ms",
@@ -38,6 +38,9 @@ _FAULT_NAMES = (
     "rate_limited_rate",
     "rate_limited_retry_after_seconds",
     "fault_seed",
+    "webhook_duplicate_rate",
+    "webhook_delay_ms",
+    "webhook_jitter_ms",
 )
 
 
@@ -60,6 +63,39 @@ class RecordedRequest:
     fault: str = ""
 
 
+@dataclasses.dataclass(frozen=True)
+class WebhookEndpoint:
+    """A webhook endpoint the sandbox sends to (:meth:`Sandbox.add_webhook`). Verify its deliveries with
+    ``trunk_api.webhooks.verify(body, headers, endpoint.secret)``."""
+
+    id: str  #: "ep_..."
+    url: str
+    #: never printed, nor compared; ``secret.reveal()`` gives "whsec_..."
+    secret: WebhookSecret = dataclasses.field(repr=False, compare=False)
+    events: tuple[str, ...] = ()  #: the event types it receives; empty: every type
+
+
+@dataclasses.dataclass(frozen=True)
+class WebhookDelivery:
+    """One attempt to deliver one message to one endpoint (:attr:`Sandbox.webhook_deliveries`)."""
+
+    endpoint_id: str
+    message_id: str  #: the svix-id: the same on every attempt of a message
+    event_type: str
+    pr_number: int | None  #: the pull request of a pull_request.* event
+    attempt: int  #: 1 for the first try; retries (and an injected duplicate) count up
+    status: int  #: HTTP status answered; 0 when none came (refused, timed out)
+    error: str  #: why it failed without a status ("" otherwise)
+    at: datetime  #: the sandbox clock when it was sent
+    latency: timedelta  #: wall time from sending to the answer
+    duplicate: bool  #: an extra copy sent because of ``webhook_duplicate_rate``
+    next_attempt: datetime | None  #: when the retry is due; None: delivered, or given up after 8 attempts
+
+    @property
+    def succeeded(self) -> bool:
+        return 200 <= self.status < 300
+
+
 def _parse_body(raw: bytes) -> Any:
     try:
         return json.loads(raw)
@@ -79,6 +115,9 @@ class Sandbox:
     ``Retry-After: rate_limited_retry_after_seconds`` whatever the load, where the sandbox supports it);
     ``drop_after_rate`` (requests processed, then the connection closed without an answer: the change
     happened, the client cannot know); ``fault_seed`` makes the fault dice reproducible.
+    Webhook faults (see :meth:`add_webhook`): ``webhook_duplicate_rate`` (fraction of messages delivered twice,
+    same svix-id), ``webhook_delay_ms`` (+ uniform ``webhook_jitter_ms``, on the sandbox clock: pull requests'
+    messages overtake each other, one pull request's keep their order).
 
     Merge queues move on the sandbox clock (:attr:`clock_now`): ``clock="real"`` follows the wall clock,
     ``clock="virtual"`` stands still until :meth:`advance` moves it, so an hour of queue runs in milliseconds
@@ -102,6 +141,9 @@ class Sandbox:
         rate_limited_rate: float | None = None,
         rate_limited_retry_after_seconds: int | None = None,
         fault_seed: int = _DEFAULTS["fault_seed"],
+        webhook_duplicate_rate: float = 0.0,
+        webhook_delay_ms: int = 0,
+        webhook_jitter_ms: int = 0,
         now: TimeLike | None = None,
         state_file: str | os.PathLike[str] | None = None,
         data_file: str | os.PathLike[str] | None = None,
@@ -135,6 +177,9 @@ class Sandbox:
             rate_limited_rate=rate_limited_rate,
             rate_limited_retry_after_seconds=rate_limited_retry_after_seconds,
             fault_seed=fault_seed,
+            webhook_duplicate_rate=webhook_duplicate_rate,
+            webhook_delay_ms=webhook_delay_ms,
+            webhook_jitter_ms=webhook_jitter_ms,
             clock=clock,
             flaky_failure_rate=flaky_failure_rate,
             broken_pull_request_rate=broken_pull_request_rate,
@@ -248,6 +293,34 @@ class Sandbox:
 
     def clear_requests(self) -> None:
         self._core.clear_requests()
+
+    # ---- webhooks -----------------------------------------------------------------------------------------
+    def add_webhook(
+        self, url: str, *, secret: str | WebhookSecret | None = None, events: list[str] | None = None
+    ) -> WebhookEndpoint:
+        """Sends every event of ``events`` (all types when None) to ``url`` from now on: signed as Svix signs
+        (with ``secret``, "whsec_...", or a new random one: the endpoint's ``.secret``), at least once,
+        retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h of the sandbox clock while the endpoint
+        fails. With ``clock="virtual"``, :meth:`advance` returns once what fell due in the period was sent."""
+        id_, url_, key, types = self._core.add_webhook(url, secret=secret, events=events)
+        return WebhookEndpoint(id_, url_, key, tuple(types))
+
+    def remove_webhook(self, endpoint: WebhookEndpoint | str) -> bool:
+        """Stops sending to an endpoint (or its id); False when it is not registered."""
+        return self._core.remove_webhook(endpoint.id if isinstance(endpoint, WebhookEndpoint) else endpoint)
+
+    @property
+    def webhooks(self) -> list[WebhookEndpoint]:
+        """The endpoints registered."""
+        return [WebhookEndpoint(i, u, k, tuple(t)) for i, u, k, t in self._core.webhooks()]
+
+    @property
+    def webhook_deliveries(self) -> list[WebhookDelivery]:
+        """Every delivery attempt so far (the last 100,000), oldest first."""
+        return [
+            WebhookDelivery(e, m, t, pr, attempt, status, error, at, timedelta(microseconds=latency_us), dup, nxt)
+            for e, m, t, pr, attempt, status, error, at, latency_us, dup, nxt in self._core.webhook_deliveries()
+        ]
 
     # ---- faults -------------------------------------------------------------------------------------------
     @property
