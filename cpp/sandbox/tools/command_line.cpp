@@ -70,6 +70,10 @@ std::string usage() {
          "  --rate-limited-rate F    fraction of requests answered 429, whatever the load\n"
          "  --rate-limited-retry-after S  Retry-After of those 429s, in seconds (default 1)\n"
          "  --fault-seed N           seed of the fault dice (default 1)\n"
+         "  --webhook URL            send every webhook event to URL (repeatable); its secret is printed\n"
+         "  --webhook-duplicate-rate F  fraction of webhook messages delivered twice (same svix-id)\n"
+         "  --webhook-delay-ms N     webhook messages sent N ms (sandbox clock) after their event\n"
+         "  --webhook-jitter-ms N    plus a uniform random 0..N ms (one pull request's keep their order)\n"
          "  --help                   this text\n"
          "\n"
          "Stops cleanly on SIGINT or SIGTERM.\n";
@@ -119,6 +123,10 @@ CommandLine parse(const std::vector<std::string>& args) {
     else if (flag == "--rate-limited-rate") o.faults.rate_limited_rate = real(flag, value, 0, 1);
     else if (flag == "--rate-limited-retry-after") o.faults.rate_limited_retry_after_seconds = number<int>(flag, value, 0, 86'400);
     else if (flag == "--fault-seed") o.faults.seed = number<std::uint64_t>(flag, value, 0, UINT64_MAX);
+    else if (flag == "--webhook") line.webhooks.push_back(value);
+    else if (flag == "--webhook-duplicate-rate") o.faults.webhook_duplicate_rate = real(flag, value, 0, 1);
+    else if (flag == "--webhook-delay-ms") o.faults.webhook_delay = std::chrono::milliseconds(number<long>(flag, value, 0, 86'400'000));
+    else if (flag == "--webhook-jitter-ms") o.faults.webhook_jitter = std::chrono::milliseconds(number<long>(flag, value, 0, 86'400'000));
     else throw std::invalid_argument("unknown option: " + flag + " (see --help)");
   }
   return line;

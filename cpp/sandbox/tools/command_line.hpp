@@ -12,6 +12,7 @@ namespace trunk::sandbox::cli {
 struct CommandLine {
   SandboxOptions options;
   std::string save_data;  ///< --save-data PATH: write the history there after start
+  std::vector<std::string> webhooks;  ///< --webhook URL (repeatable): endpoints registered at start
   bool help = false;
 };
 

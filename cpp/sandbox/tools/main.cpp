@@ -3,9 +3,11 @@
 #include <cstdio>
 #include <exception>
 #include <iostream>
+#include <optional>
 #include <pthread.h>
 
 #include "command_line.hpp"
+#include "trunk/error.hpp"
 #include "trunk/sandbox/sandbox.hpp"
 
 int main(int argc, char** argv) {
@@ -39,6 +41,17 @@ int main(int argc, char** argv) {
               << "token: " << sandbox.token() << "\n"
               << "org_url_slug: " << sandbox.org_url_slug() << "\n";
     for (const auto& repo : sandbox.repos()) std::cout << "repo: " << repo.to_string() << "\n";
+    // Each endpoint's secret is printed for the same reason: its owner verifies deliveries with it.
+    for (const std::string& url : line.webhooks) {
+      std::optional<WebhookEndpoint> endpoint;
+      try {
+        endpoint.emplace(sandbox.add_webhook({url, std::nullopt, {}}));
+      } catch (const trunk::ValidationError& e) {
+        std::cerr << "trunk-sandbox: --webhook: " << e.what() << "\n";  // a bad flag, as for the others
+        return 2;
+      }
+      std::cout << "webhook: " << endpoint->id << " " << endpoint->url << " secret " << endpoint->secret.reveal() << "\n";
+    }
     // The environment of every client, in the publisher's spelling (the address with the version, the token
     // under both names its tools read), ready for `eval "$(grep '^export TRUNK_' out)"`.
     std::cout << "export TRUNK_BASE_URL=" << sandbox.url() << "/v1\n"

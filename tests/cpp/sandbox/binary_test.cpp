@@ -10,6 +10,8 @@
 
 #include "sandbox_support.hpp"
 #include "trunk/codec.hpp"
+#include "trunk/webhook_signature.hpp"
+#include "webhook_receiver.hpp"
 
 namespace sandbox_test {
 namespace {
@@ -106,6 +108,46 @@ TEST(Binary, RateLimitedRateAnswers429WithTheGivenRetryAfter) {
   std::fclose(child.out);
 }
 
+// --webhook URL registers an endpoint at start and prints its secret; a queue moved over HTTP sends to it.
+TEST(Binary, SendsWebhooksToTheEndpointGivenOnTheCommandLine) {
+  Receiver receiver;
+  Child child = spawn({"--port", "0", "--tests", "40", "--token", "binary-test-token", "--threads", "2",
+                       "--virtual-clock", "--flaky-failure-rate", "0", "--broken-rate", "0", "--webhook", receiver.url()});
+  ASSERT_NE(child.out, nullptr);
+  std::smatch match;
+  const std::string listening = read_line(child.out);
+  ASSERT_TRUE(std::regex_search(listening, match, std::regex(R"(http://127\.0\.0\.1:(\d+))"))) << listening;
+  const int port = std::stoi(match[1]);
+  std::string line = read_line(child.out);
+  while (!line.empty() && line.rfind("webhook: ", 0) != 0) line = read_line(child.out);
+  const std::regex printed(R"(^webhook: (ep_\w+) (\S+) secret (whsec_\S+)\n$)");
+  ASSERT_TRUE(std::regex_search(line, match, printed)) << line;
+  EXPECT_EQ(match[2], receiver.url());
+  const trunk::WebhookSecret secret(match[3].str());
+
+  httplib::Client client("127.0.0.1", port);
+  const httplib::Headers token{{"x-api-token", "binary-test-token"}};
+  const Json submit = {{"repo", {{"host", "github.com"}, {"owner", "acme"}, {"name", "storefront"}}},
+                       {"targetBranch", "main"}, {"pr", {{"number", 12}}}};
+  const auto submitted = client.Post(std::string(trunk::paths::kSubmitPullRequest), token, submit.dump(), "application/json");
+  ASSERT_TRUE(submitted);
+  ASSERT_EQ(submitted->status, 200) << submitted->body;
+  const auto advanced = client.Post("/sandbox/advance", token, R"({"minutes": 30})", "application/json");
+  ASSERT_TRUE(advanced);
+  ASSERT_EQ(advanced->status, 200) << advanced->body;
+
+  const auto received = receiver.received();
+  ASSERT_EQ(received.size(), 4U);
+  for (const Received& r : received) {
+    EXPECT_NO_THROW(trunk::verify_webhook(secret, {r.id, r.timestamp, r.signature}, r.body));
+    EXPECT_EQ(r.pr_number, 12);
+  }
+  EXPECT_EQ(received.back().action, "merged");
+  ::kill(child.pid, SIGTERM);
+  EXPECT_EQ(wait_exit_code(child.pid), 0);
+  std::fclose(child.out);
+}
+
 TEST(Binary, HelpAndBadFlags) {
   Child help = spawn({"--help"});
   const std::string first = read_line(help.out);
@@ -115,7 +157,8 @@ TEST(Binary, HelpAndBadFlags) {
 
   for (std::vector<std::string> bad : {std::vector<std::string>{"--port", "70000"}, {"--error-rate", "2"}, {"--bogus", "1"},
                                        {"--rate-limited-rate", "1.5"}, {"--rate-limited-retry-after", "-1"},
-                                       {"--now", "yesterday"}, {"--tests"}}) {
+                                       {"--now", "yesterday"}, {"--tests"}, {"--webhook-duplicate-rate", "2"},
+                                       {"--webhook", "ftp://x"}}) {
     Child child = spawn(bad);
     std::fclose(child.out);
     EXPECT_EQ(wait_exit_code(child.pid), 2) << bad[0];
