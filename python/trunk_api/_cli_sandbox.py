@@ -35,6 +35,8 @@ def add_command(commands: Any) -> None:
     sandbox.add_argument("--clock", choices=("real", "virtual"), default=defaults["clock"],
                          help="clock of the merge queues: real time, or virtual (moves only with POST "
                               "/sandbox/advance {\"minutes\": N}) (default %(default)s)")
+    sandbox.add_argument("--webhook", dest="webhooks", metavar="URL", action="append", default=[],
+                         help="send every webhook event to URL (repeatable); its secret is printed")
     faults = sandbox.add_argument_group("fault injection")
     faults.add_argument("--latency-ms", type=int, help="added to every response")
     faults.add_argument("--jitter-ms", type=int, help="plus a uniform random 0..N ms")
@@ -48,6 +50,9 @@ def add_command(commands: Any) -> None:
                         help="fraction of requests answered 429, whatever the load")
     faults.add_argument("--rate-limited-retry-after", type=int, dest="rate_limited_retry_after_seconds",
                         metavar="SECONDS", help="Retry-After of those 429s (default 1)")
+    faults.add_argument("--webhook-duplicate-rate", type=float, help="fraction of webhook messages delivered twice")
+    faults.add_argument("--webhook-delay-ms", type=int, help="webhook messages sent N ms (sandbox clock) after their event")
+    faults.add_argument("--webhook-jitter-ms", type=int, help="plus a uniform random 0..N ms")
     sandbox.set_defaults(handler=run)
 
 
@@ -55,7 +60,8 @@ def run(ctx: Any) -> int:
     args = ctx.args
     options: dict[str, Any] = {"seed": args.seed, "tests": args.tests, "clock": args.clock}
     for name in ("latency_ms", "jitter_ms", "error_rate", "rate_limit", "drop_rate", "truncate_rate", "drop_after_rate",
-                 "rate_limited_rate", "rate_limited_retry_after_seconds", "state_file"):
+                 "rate_limited_rate", "rate_limited_retry_after_seconds", "state_file", "webhook_duplicate_rate",
+                 "webhook_delay_ms", "webhook_jitter_ms"):
         if getattr(args, name) is not None:
             options[name] = getattr(args, name)
     if args.sandbox_token is not None:
@@ -81,6 +87,10 @@ def run(ctx: Any) -> int:
             print(f"org:   {sandbox.org_url_slug}", file=out)
             for repo in sandbox.repos:
                 print(f"repo:  {repo.host}/{repo.owner}/{repo.name}", file=out)
+            for url in args.webhooks:
+                endpoint = sandbox.add_webhook(url)
+                # Printed for the same reason: the endpoint's owner verifies deliveries with it.
+                print(f"webhook: {endpoint.id} {endpoint.url} secret {endpoint.secret.reveal()}", file=out)
             # The publisher's spelling (with the version, and the token under both names its tools read), so
             # that trunk-api, the Terraform provider and the GitHub Action's script all work from these lines.
             print(f"export TRUNK_BASE_URL={sandbox.url}/v1", file=out)

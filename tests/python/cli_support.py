@@ -158,6 +158,8 @@ def read_banner(process: subprocess.Popen[str]) -> dict[str, str]:
             printed.setdefault("repo", line.split()[1])
         elif line.startswith("org:"):
             printed["org"] = line.split()[1]
+        elif line.startswith("webhook:"):  # webhook: <id> <url> secret <whsec_...>
+            printed.setdefault("webhook_secret", line.split()[4])
         if line.startswith("Press Ctrl-C"):
             break
     return printed

@@ -12,6 +12,8 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
+import time
 
 import pytest
 
@@ -232,3 +234,42 @@ def test_sandbox_command_listens_on_the_port_given():
         assert client.list_unhealthy_tests(printed["repo"], printed["org"], "flaky").page is not None
         process.send_signal(signal.SIGTERM)
         assert process.wait(timeout=30) == 0
+
+
+def test_sandbox_command_sends_webhooks_to_the_url_given():
+    """`trunk-api sandbox --webhook URL` prints the endpoint's secret; the moving queue's events reach the URL,
+    signed with it."""
+    from wsgiref.simple_server import WSGIRequestHandler, make_server
+
+    from trunk_api.webhooks import PullRequestEvent, Receiver
+
+    class Quiet(WSGIRequestHandler):
+        def log_message(self, format, *args):  # noqa: A002
+            pass
+
+    events: list[PullRequestEvent] = []
+    receivers: list[Receiver] = []
+
+    def app(environ, start_response):
+        return receivers[0].wsgi(environ, start_response)
+
+    server = make_server("127.0.0.1", 0, app, handler_class=Quiet)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    try:
+        url = f"http://127.0.0.1:{server.server_port}/hook"
+        with sandbox_command("--tests", "30", "--clock", "virtual", "--webhook", url,
+                             "--webhook-duplicate-rate", "0") as process:
+            printed = read_banner(process)
+            receivers.append(Receiver(printed["webhook_secret"], lambda event, _: events.append(event)))
+            client = trunk_api.Client(base_url=printed["TRUNK_BASE_URL"], token=printed["TRUNK_API_TOKEN"])
+            client.submit_pull_request(printed["repo"], 77, "main")
+            deadline = time.monotonic() + 30
+            while not events and time.monotonic() < deadline:
+                time.sleep(0.05)
+            process.send_signal(signal.SIGTERM)
+            assert process.wait(timeout=30) == 0
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert events and events[0].pr_number == 77 and str(events[0].action) == "submitted"
