@@ -281,6 +281,14 @@ void bind_sandbox(py::module_& m) {
         }();
         return endpoint_to_python(endpoint);
       }, py::arg("url"), py::kw_only(), py::arg("secret") = py::none(), py::arg("events") = py::none())
+      .def("set_test_status", [](Sandbox& self, py::handle test_id, py::handle status) {
+        ArgCollector args;
+        const std::string id = args.text(test_id, "test_id");
+        const std::string value = args.text(status, "status");
+        args.throw_if_failed();
+        py::gil_scoped_release release;  // waits until the event was sent to the endpoints
+        return self.set_test_status(id, value);
+      }, py::arg("test_id"), py::arg("status"))
       .def("remove_webhook", &Sandbox::remove_webhook, py::arg("id"), py::call_guard<py::gil_scoped_release>())
       .def("webhooks", [](const Sandbox& self) {
         py::list out;

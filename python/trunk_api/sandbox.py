@@ -309,6 +309,13 @@ class Sandbox:
         """Stops sending to an endpoint (or its id); False when it is not registered."""
         return self._core.remove_webhook(endpoint.id if isinstance(endpoint, WebhookEndpoint) else endpoint)
 
+    def set_test_status(self, test_id: str, status: str) -> bool:
+        """Sets a test's health as a detection monitor would (``"HEALTHY"``, ``"FLAKY"`` or ``"BROKEN"``): the
+        answers show it from now on (details, ``list_unhealthy_tests``, quarantined tests), and the webhook
+        endpoints get a ``v2.test_case.status_changed`` event before this returns. False when the test already
+        had that health (nothing is sent)."""
+        return self._core.set_test_status(test_id, status)
+
     @property
     def webhooks(self) -> list[WebhookEndpoint]:
         """The endpoints registered."""

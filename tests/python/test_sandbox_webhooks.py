@@ -182,3 +182,28 @@ def test_a_bare_http_receiver_verifies_with_the_endpoint_secret(box):
     assert event.pr_number == 11 and str(event.type) == "pull_request.submitted"
     with pytest.raises(trunk_api.webhooks.WebhookVerificationError):
         verify(body, headers, WebhookSecret.generate())
+
+
+def test_setting_a_tests_status_changes_the_listing_and_sends_the_v2_event(box):
+    events: list[Any] = []
+    _, _, served = _receiving(box, lambda event, _: events.append(event), events=["v2.test_case.status_changed"])
+    client = box.client()
+    repo = box.repos[0]
+    flaky = {t.id for t in client.list_unhealthy_tests(repo, box.org_url_slug, "FLAKY").tests}
+    broken = {t.id for t in client.list_unhealthy_tests(repo, box.org_url_slug, "BROKEN").tests}
+    test_id = next(i for i in box.test_ids(repo) if i not in flaky | broken)
+    try:
+        assert box.set_test_status(test_id, "BROKEN") is True
+        assert box.set_test_status(test_id, "broken") is False  # already: nothing sent
+    finally:
+        served.close()
+    assert test_id in {t.id for t in client.list_unhealthy_tests(repo, box.org_url_slug, "BROKEN").tests}
+    assert str(client.get_test_details(repo, box.org_url_slug, test_id).status.value) == "broken"
+    (event,) = events
+    assert isinstance(event, trunk_api.webhooks.TestCaseStatusChangedEvent)
+    assert (str(event.previous_status), str(event.new_status)) == ("HEALTHY", "BROKEN")
+    assert event.test_case.id == test_id and event.timestamp == box.clock_now
+    with pytest.raises(trunk_api.ValidationError, match="status"):
+        box.set_test_status(test_id, "wobbly")
+    with pytest.raises(trunk_api.ValidationError, match="test_id"):
+        box.set_test_status("nope", "FLAKY")

@@ -344,6 +344,31 @@ std::vector<WebhookDelivery> Sandbox::webhook_deliveries() const {
   return impl_->webhooks->deliveries();
 }
 
+bool Sandbox::set_test_status(const std::string& test_id, std::string_view status) {
+  if (!impl_->service) throw trunk::Error("sandbox: not started");
+  std::string upper(status);
+  for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  Health health = Health::healthy;
+  if (upper == "FLAKY") {
+    health = Health::flaky;
+  } else if (upper == "BROKEN") {
+    health = Health::broken;
+  } else if (upper != "HEALTHY") {
+    throw trunk::ValidationError({{"status", "\"" + std::string(status) + "\"", "must be HEALTHY, FLAKY or BROKEN"}});
+  }
+  const trunk::Timestamp at = impl_->clock->now();
+  const auto change = impl_->service->set_test_status(test_id, health, at);
+  if (!change) return false;
+  if (impl_->webhooks->has_endpoints()) {
+    std::vector<OutgoingEvent> events;
+    events.push_back(test_status_event(*change->repo, *change->test, change->previous, health, at,
+                                       impl_->options.org_url_slug));
+    impl_->webhooks->publish(std::move(events));
+    impl_->webhooks->flush();  // sent before this returns, as advance() does
+  }
+  return true;
+}
+
 void Sandbox::save_data(const std::string& path) const {
   if (!impl_->service) throw trunk::Error("sandbox: not started");
   save_history(impl_->service->history(), path);

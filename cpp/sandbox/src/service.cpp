@@ -266,19 +266,70 @@ std::string_view Service::served_test_json(const RepoIndex& repo, std::uint32_t 
   const auto repo_index = static_cast<std::size_t>(&repo - index_.data());
   const std::string_view cached =
       test_json_->get(repo_index, t, *repo.data, repo.facts[t], org_url_slug_, with_failure_fields, scratch);
-  if (!any_ticket_linked_.load(std::memory_order_acquire)) return cached;
-  std::string ticket;
-  {
+  const bool tickets = any_ticket_linked_.load(std::memory_order_acquire);
+  if (!tickets && !any_status_set_.load(std::memory_order_acquire)) return cached;
+  std::optional<std::string> ticket;
+  if (tickets) {
     std::lock_guard lock(tickets_mutex_);
     const auto linked = tickets_.find(repo.data->tests[t].id);
-    if (linked == tickets_.end()) return cached;
-    ticket = linked->second;
+    if (linked != tickets_.end()) ticket = linked->second;
   }
-  // Rare (a test someone linked): the cached text is left as it is, and this test's JSON re-made around it.
+  const std::optional<StatusOverride> status = status_override(repo.data->tests[t].id);
+  if (!ticket && !status) return cached;
+  // Rare (a test someone linked, or whose status was set): the cached text is left as it is, and this test's
+  // JSON re-made around it.
   trunk::Json test = trunk::Json::parse(cached);
-  test["ticket"] = trunk::Json{{"html_url", ticket_html_url(org_url_slug_, ticket)}};
+  if (ticket) test["ticket"] = trunk::Json{{"html_url", ticket_html_url(org_url_slug_, *ticket)}};
+  if (status) {
+    test["status"] = trunk::Json{{"value", health_wire(status->health)},
+                                 {"reason", std::string(kSetStatusReason)},
+                                 {"timestamp", trunk::format_rfc3339(status->since)}};
+  }
   scratch = test.dump();
   return scratch;
+}
+
+std::optional<Service::StatusOverride> Service::status_override(const std::string& test_id) const {
+  if (!any_status_set_.load(std::memory_order_acquire)) return std::nullopt;
+  std::lock_guard lock(status_mutex_);
+  const auto found = status_overrides_.find(lower(test_id));
+  if (found == status_overrides_.end()) return std::nullopt;
+  return found->second;
+}
+
+DerivedFacts Service::effective_facts(const RepoIndex& repo, std::uint32_t t) const {
+  DerivedFacts facts = repo.facts[t];
+  if (const auto status = status_override(repo.data->tests[t].id)) {
+    facts.health = status->health;
+    facts.reason = std::string(kSetStatusReason);
+    facts.status_since = status->since;
+  }
+  return facts;
+}
+
+std::vector<std::uint32_t> Service::unhealthy_rows(const RepoIndex& repo, Health health) const {
+  std::vector<std::uint32_t> rows;
+  for (std::uint32_t t = 0; t < repo.facts.size(); ++t) {
+    if (effective_facts(repo, t).health == health) rows.push_back(t);
+  }
+  return rows;
+}
+
+std::optional<Service::StatusChange> Service::set_test_status(const std::string& test_id, Health health,
+                                                              trunk::Timestamp at) {
+  for (const RepoIndex& repo : index_) {
+    const auto found = repo.by_id.find(lower(test_id));
+    if (found == repo.by_id.end()) continue;
+    const Health previous = effective_facts(repo, found->second).health;
+    if (previous == health) return std::nullopt;
+    {
+      std::lock_guard lock(status_mutex_);
+      status_overrides_[lower(test_id)] = StatusOverride{health, at};
+    }
+    any_status_set_.store(true, std::memory_order_release);
+    return StatusChange{repo.data, &repo.data->tests[found->second], previous};
+  }
+  throw trunk::ValidationError({{"test_id", "\"" + test_id + "\"", "must be the id of a test of this sandbox"}});
 }
 
 template <>
@@ -304,6 +355,10 @@ Reply Service::answer(const trunk::ListUnhealthyTestsRequest& request) {
   const std::string canonical = "unhealthy\n" + request.repo.to_string() + "\n" + request.org_url_slug + "\n" +
                                 std::string(trunk::to_wire(request.status)) + "\n" +
                                 std::to_string(request.page_query.page_size);
+  if (any_status_set_.load(std::memory_order_acquire)) {  // a status was set: the rows as they stand now
+    return page_reply(*repo, unhealthy_rows(*repo, flaky ? Health::flaky : Health::broken), canonical,
+                      request.page_query, false);
+  }
   return page_reply(*repo, flaky ? repo->flaky : repo->broken, canonical, request.page_query, false);
 }
 
@@ -480,7 +535,7 @@ Reply Service::answer(const trunk::ListQuarantinedTestsRequest& request) {
   page.page = info;
   for (auto i = begin; i < end; ++i) {
     const std::uint32_t t = repo->quarantined[static_cast<std::size_t>(i)];
-    page.quarantined_tests.push_back(to_quarantined_test(repo->data->tests[t], repo->facts[t]));
+    page.quarantined_tests.push_back(to_quarantined_test(repo->data->tests[t], effective_facts(*repo, t)));
   }
   return json_reply(trunk::to_json(page));
 }

@@ -59,6 +59,17 @@ class Service {
   std::vector<trunk::Repo> repos() const;
   std::vector<std::string> test_ids(const trunk::Repo& repo) const;
 
+  /// A test's health as a monitor would set it (Sandbox::set_test_status): from now on every answer that
+  /// shows the test (details, listings of flaky and broken tests, quarantined tests) says `health`, with
+  /// status.timestamp `at`. What it was and the test, for the webhook event; nullopt when it already was.
+  /// Throws trunk::ValidationError (field test_id) for an id no repository holds.
+  struct StatusChange {
+    const RepoHistory* repo = nullptr;
+    const TestRecord* test = nullptr;
+    Health previous = Health::healthy;
+  };
+  std::optional<StatusChange> set_test_status(const std::string& test_id, Health health, trunk::Timestamp at);
+
  private:
   struct RepoIndex {
     const RepoHistory* data = nullptr;
@@ -111,10 +122,28 @@ class Service {
   std::map<std::string, std::string> tickets_;
   std::atomic<bool> any_ticket_linked_{false};
 
+  // Health set by set_test_status: lower-case test id -> the health and since when. Like the tickets, the flag
+  // spares the hot path the lock until a first status is set; the derived index stays as it was.
+  struct StatusOverride {
+    Health health = Health::healthy;
+    trunk::Timestamp since;
+  };
+  mutable std::mutex status_mutex_;
+  std::map<std::string, StatusOverride> status_overrides_;
+  std::atomic<bool> any_status_set_{false};
+  std::optional<StatusOverride> status_override(const std::string& test_id) const;
+  /// The facts of test t with its set health, if any.
+  DerivedFacts effective_facts(const RepoIndex& repo, std::uint32_t t) const;
+  /// The rows of list-unhealthy-tests for `health`, with the set health of every test applied.
+  std::vector<std::uint32_t> unhealthy_rows(const RepoIndex& repo, Health health) const;
+
   // Failing-tests windows already computed: listing page after page asks for the same window again.
   std::mutex cache_mutex_;
   std::map<std::tuple<std::size_t, std::int64_t, std::int64_t>, Rows> window_cache_;
 };
+
+/// status.reason of a test whose health Sandbox::set_test_status set.
+inline constexpr std::string_view kSetStatusReason = "set by the sandbox (set_test_status)";
 
 /// The one-line plain-text answer of every error.
 Reply text_reply(int status, std::string message);

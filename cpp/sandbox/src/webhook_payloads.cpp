@@ -118,4 +118,56 @@ void QueueEventWriter::write(const Transition& t, std::vector<OutgoingEvent>& ou
   out.push_back({type_name(type), trunk::encode(event), t.at, key, t.number});
 }
 
+namespace {
+
+trunk::QuarantinedTestStatus upper_case(Health health) {
+  switch (health) {
+    case Health::flaky: return trunk::QuarantinedTestStatus::flaky;
+    case Health::broken: return trunk::QuarantinedTestStatus::broken;
+    case Health::healthy: break;
+  }
+  return trunk::QuarantinedTestStatus::healthy;
+}
+
+/// A UUID-shaped id derived from `seed` text (the same text, the same id).
+std::string derived_uuid(std::string_view seed) {
+  const std::string hex = hex40(text_hash(seed));
+  return hex.substr(0, 8) + "-" + hex.substr(8, 4) + "-4" + hex.substr(13, 3) + "-a" + hex.substr(17, 3) + "-" +
+         hex.substr(20, 12);
+}
+
+}  // namespace
+
+OutgoingEvent test_status_event(const RepoHistory& repo, const TestRecord& test, Health previous, Health now,
+                                trunk::Timestamp at, const std::string& org_url_slug) {
+  trunk::TestCaseStatusChangedEvent event;
+  event.type = trunk::WebhookEventType::test_case_status_changed_v2;
+  event.timestamp = at;
+  event.previous_status = upper_case(previous);
+  event.new_status = upper_case(now);
+  trunk::StatusTrigger trigger;
+  trigger.monitor_id = derived_uuid("monitor:" + test.id);
+  trigger.monitor_type = "sandbox";
+  trigger.monitor_status = now == Health::healthy ? trunk::MonitorStatus::resolved : trunk::MonitorStatus::active;
+  event.triggered_by = std::move(trigger);
+  trunk::EventRepository repository;
+  repository.id = derived_uuid("repository:" + repo.repo.to_string());
+  repository.html_url = repo.html_url;
+  event.repository = std::move(repository);
+  // The event's test: who it is, not its rates (the fields Trunk's event carries).
+  const trunk::TestCase full = to_test_case(repo, test, DerivedFacts{}, org_url_slug, false);
+  trunk::TestCase identity;
+  identity.id = full.id;
+  identity.name = full.name;
+  identity.classname = full.classname;
+  identity.file_path = full.file_path;
+  identity.html_url = full.html_url;
+  identity.codeowners = full.codeowners;
+  identity.quarantined = full.quarantined;
+  identity.variant = test.variant;
+  event.test_case = std::move(identity);
+  const std::string type(trunk::to_wire(trunk::WebhookEventType::test_case_status_changed_v2));
+  return {type, trunk::encode(event), at, "test:" + test.id, 0};
+}
+
 }  // namespace trunk::sandbox

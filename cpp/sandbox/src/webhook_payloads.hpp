@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "history.hpp"
 #include "merge_queue.hpp"
 #include "trunk/repo.hpp"
 #include "trunk/time.hpp"
@@ -47,5 +48,11 @@ class QueueEventWriter {
   std::string branch_;
   std::pair<std::string, std::string> last_batch_;  ///< (run id, event type) of the last batch event
 };
+
+/// The v2.test_case.status_changed event of a test whose health changed from `previous` to `now` at `at`
+/// (Sandbox::set_test_status). The monitor is the sandbox's own ("sandbox"), active unless the test is healthy
+/// again; its id is derived from the test's, so one test's events name one monitor.
+OutgoingEvent test_status_event(const RepoHistory& repo, const TestRecord& test, Health previous, Health now,
+                                trunk::Timestamp at, const std::string& org_url_slug);
 
 }  // namespace trunk::sandbox

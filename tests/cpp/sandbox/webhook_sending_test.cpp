@@ -321,3 +321,76 @@ TEST(WebhookSending, ABusyDayLosesNothing) {
 
 }  // namespace
 }  // namespace sandbox_test
+
+namespace sandbox_test {
+namespace {
+
+/// The ids list-unhealthy-tests answers for `status` ("FLAKY" or "BROKEN"), first page.
+std::vector<std::string> unhealthy_ids(const trunk::sandbox::Sandbox& box, const std::string& status) {
+  const Json body = {{"repo", repo_json(box.repos().at(0))}, {"org_url_slug", box.org_url_slug()},
+                     {"status", status}, {"page_query", {{"page_size", 100}}}};
+  const auto reply = post(box, std::string(paths::kListUnhealthyTests), body);
+  EXPECT_EQ(reply.status, 200) << reply.body;
+  std::vector<std::string> ids;
+  const Json page = reply.json();  // kept: a range-for over a temporary's member would dangle
+  for (const Json& test : page["tests"]) ids.push_back(test["id"]);
+  return ids;
+}
+
+TEST(WebhookSending, SettingATestsStatusChangesTheAnswersAndSendsTheV2Event) {
+  Receiver receiver;
+  auto box = start_sandbox(sim_options());
+  const auto endpoint = box->add_webhook({receiver.url(), std::nullopt, {"v2.test_case.status_changed"}});
+  const auto flaky_before = unhealthy_ids(*box, "FLAKY");
+  std::string healthy_id;
+  for (const std::string& id : box->test_ids(box->repos().at(0))) {
+    const auto broken = unhealthy_ids(*box, "BROKEN");
+    if (std::find(flaky_before.begin(), flaky_before.end(), id) == flaky_before.end() &&
+        std::find(broken.begin(), broken.end(), id) == broken.end()) {
+      healthy_id = id;
+      break;
+    }
+  }
+  ASSERT_FALSE(healthy_id.empty());
+  EXPECT_TRUE(box->set_test_status(healthy_id, "flaky"));
+  EXPECT_FALSE(box->set_test_status(healthy_id, "FLAKY")) << "already flaky: nothing changes, nothing is sent";
+
+  const auto flaky_after = unhealthy_ids(*box, "FLAKY");
+  EXPECT_EQ(flaky_after.size(), flaky_before.size() + 1);
+  EXPECT_NE(std::find(flaky_after.begin(), flaky_after.end(), healthy_id), flaky_after.end());
+  const Json details_body = {{"repo", repo_json(box->repos().at(0))}, {"org_url_slug", box->org_url_slug()},
+                             {"test_id", healthy_id}};
+  const Json details = post(*box, std::string(paths::kGetTestDetails), details_body).json();
+  EXPECT_EQ(details["test"]["status"]["value"], "flaky");
+
+  const auto received = receiver.received();
+  ASSERT_EQ(received.size(), 1U);
+  const trunk::WebhookEvent event =
+      trunk::verify_webhook(endpoint.secret, {received[0].id, received[0].timestamp, received[0].signature},
+                            received[0].body);
+  const auto* changed = std::get_if<trunk::TestCaseStatusChangedEvent>(&event);
+  ASSERT_NE(changed, nullptr) << received[0].body;
+  EXPECT_EQ(changed->previous_status->wire(), "HEALTHY");
+  EXPECT_EQ(changed->new_status->wire(), "FLAKY");
+  EXPECT_EQ(changed->test_case->id, healthy_id);
+  EXPECT_EQ(changed->triggered_by->monitor_status->wire(), "active");
+  EXPECT_EQ(changed->timestamp, box->clock_now());
+
+  // Healthy again: out of the listing, and the monitor resolves.
+  EXPECT_TRUE(box->set_test_status(healthy_id, "HEALTHY"));
+  EXPECT_EQ(unhealthy_ids(*box, "FLAKY"), flaky_before);
+  ASSERT_EQ(receiver.received().size(), 2U);
+  EXPECT_NE(receiver.received()[1].body.find(R"("monitor_status":"resolved")"), std::string::npos);
+
+  EXPECT_THROW(box->set_test_status("no-such-test", "FLAKY"), trunk::ValidationError);
+  try {
+    box->set_test_status(healthy_id, "wobbly");
+    ADD_FAILURE() << "accepted";
+  } catch (const trunk::ValidationError& e) {
+    EXPECT_NE(std::string(e.what()).find("status"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("wobbly"), std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace sandbox_test

@@ -196,6 +196,12 @@ class Sandbox {
   /// Every delivery attempt so far (the last 100,000), oldest first.
   std::vector<WebhookDelivery> webhook_deliveries() const;
 
+  /// Sets a test's health as a detection monitor would: "HEALTHY", "FLAKY" or "BROKEN" (any case). From then on
+  /// the answers show it (details, list-unhealthy-tests, quarantined tests), and the webhook endpoints get a
+  /// v2.test_case.status_changed event. False when the test already had that health (nothing is sent).
+  /// Throws trunk::ValidationError naming test_id or status. Available after start(). Thread-safe.
+  bool set_test_status(const std::string& test_id, std::string_view status);
+
   /// Writes the history as JSON (the data_file format). Available after start().
   void save_data(const std::string& path) const;
 
