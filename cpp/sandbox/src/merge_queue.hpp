@@ -193,6 +193,9 @@ class MergeQueue {
   /// Called with every transition as it happens (one listener; empty to stop).
   void on_transition(std::function<void(const Transition&)> listener) { listener_ = std::move(listener); }
   trunk::Timestamp now() const noexcept { return now_; }
+  /// When something next happens by itself (a pull request turns mergeable, a batch's wait ends, a run ends);
+  /// nullopt when nothing will until a request comes.
+  std::optional<trunk::Timestamp> next_event(const trunk::QueueSettings& settings) const;
 
  private:
   struct Submission {
@@ -273,7 +276,6 @@ class MergeQueue {
   Footprint footprint_of(const std::vector<std::size_t>& members) const;
   static bool overlaps(const Footprint& a, const Footprint& b);
   bool waits_for_targets(const Submission& s) const noexcept;
-  std::optional<trunk::Timestamp> next_event(const trunk::QueueSettings& settings) const;
   void use_settings(const trunk::QueueSettings& settings);
   template <typename Out>
   void describe(const Submission& s, Out& out) const;

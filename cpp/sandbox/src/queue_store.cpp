@@ -180,6 +180,16 @@ void QueueStore::run_all_to_now() {
   for (auto& [key, q] : queues_) run_to_now(q, key.second);
 }
 
+std::optional<trunk::Timestamp> QueueStore::next_event() {
+  std::lock_guard lock(mutex_);
+  std::optional<trunk::Timestamp> next;
+  for (auto& [key, q] : queues_) {
+    const auto t = q.sim->next_event(settings_of(q, key.second, false));
+    if (t && (!next || *t < *next)) next = t;
+  }
+  return next;
+}
+
 std::variant<trunk::QueueSettings, Refusal> QueueStore::get(const trunk::Repo& repo, const std::string& branch) {
   std::lock_guard lock(mutex_);
   Queue* q = find(repo, branch);

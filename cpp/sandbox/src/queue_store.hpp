@@ -85,6 +85,8 @@ class QueueStore {
 
   /// Runs every queue up to the clock's now (Sandbox::advance).
   void run_all_to_now();
+  /// When the next thing happens by itself in any queue (after now); nullopt when nothing will.
+  std::optional<trunk::Timestamp> next_event();
   /// Called with every transition of every queue (and of queues created later), under this store's lock: it
   /// must only record (the webhook sender queues events).
   using TransitionSink = std::function<void(const std::string& repo_key, const std::string& branch, const Transition&)>;

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <map>
+#include <mutex>
 #include <atomic>
 #include <cctype>
 #include <cstdlib>
@@ -104,6 +105,7 @@ struct Sandbox::Impl {
   std::map<std::pair<std::string, std::string>, QueueEventWriter> event_writers;
   std::unique_ptr<Service> service;
   std::unique_ptr<HttpServer> server;
+  std::mutex advancing;  // one advance() at a time (Python and POST /sandbox/advance may overlap)
   int port = 0;
   std::atomic<bool> running{false};
 
@@ -113,24 +115,44 @@ struct Sandbox::Impl {
   void serve(HttpRequest&& req, Responder respond);
   HttpAnswer answer(const HttpRequest& req, const FaultDecision& fault);
   trunk::Timestamp advance(std::chrono::microseconds by);
+  /// Runs the queues to the clock's now, then sends what that published (and anything else due).
+  void run_step();
   void publish_transition(const std::string& repo_key, const std::string& branch, const Transition& t);
 };
 
 trunk::Timestamp Sandbox::Impl::advance(std::chrono::microseconds by) {
-  // Step to each webhook attempt due within the period (a retry 5 s after a failure, then 5 min...), so that
-  // what the queues do and what the endpoints receive interleave as they would in that time.
+  std::lock_guard lock(advancing);
   const trunk::Timestamp end = clock->now() + by;
-  for (;;) {
-    webhooks->flush();
-    const std::optional<trunk::Timestamp> due = webhooks->next_due();
-    if (!due || *due > end) break;
-    if (*due > clock->now()) clock->advance(*due - clock->now());
+  if (!webhooks->has_endpoints()) {  // nobody to tell: the whole period in one step
+    clock->advance(by);
     service->queues().run_all_to_now();
+    return clock->now();
+  }
+  // Step from one happening to the next (a queue's event, a delivery falling due: a retry 5 s after a failure,
+  // then 5 min...), delivering what each step published before taking the next, so a receiver hears of each
+  // change when it happens and its reaction (a call to the API) lands at that time, as it would in real time.
+  for (;;) {
+    run_step();
+    std::optional<trunk::Timestamp> next = service->queues().next_event();
+    if (const auto due = webhooks->next_due(); due && (!next || *due < *next)) next = due;
+    if (!next || *next > end) break;
+    if (*next > clock->now()) clock->advance(*next - clock->now());
   }
   if (end > clock->now()) clock->advance(end - clock->now());
-  service->queues().run_all_to_now();
-  webhooks->flush();
+  run_step();
   return clock->now();
+}
+
+void Sandbox::Impl::run_step() {
+  webhooks->hold();
+  try {
+    service->queues().run_all_to_now();
+  } catch (...) {
+    webhooks->release();
+    throw;
+  }
+  webhooks->release();
+  webhooks->flush();
 }
 
 void Sandbox::Impl::publish_transition(const std::string& repo_key, const std::string& branch, const Transition& t) {
@@ -360,10 +382,8 @@ bool Sandbox::set_test_status(const std::string& test_id, std::string_view statu
   const auto change = impl_->service->set_test_status(test_id, health, at);
   if (!change) return false;
   if (impl_->webhooks->has_endpoints()) {
-    std::vector<OutgoingEvent> events;
-    events.push_back(test_status_event(*change->repo, *change->test, change->previous, health, at,
-                                       impl_->options.org_url_slug));
-    impl_->webhooks->publish(std::move(events));
+    impl_->webhooks->publish(test_status_events(*change->repo, *change->test, change->previous, health, at,
+                                                impl_->options.org_url_slug));
     impl_->webhooks->flush();  // sent before this returns, as advance() does
   }
   return true;

@@ -138,23 +138,14 @@ std::string derived_uuid(std::string_view seed) {
 
 }  // namespace
 
-OutgoingEvent test_status_event(const RepoHistory& repo, const TestRecord& test, Health previous, Health now,
-                                trunk::Timestamp at, const std::string& org_url_slug) {
-  trunk::TestCaseStatusChangedEvent event;
-  event.type = trunk::WebhookEventType::test_case_status_changed_v2;
-  event.timestamp = at;
-  event.previous_status = upper_case(previous);
-  event.new_status = upper_case(now);
-  trunk::StatusTrigger trigger;
-  trigger.monitor_id = derived_uuid("monitor:" + test.id);
-  trigger.monitor_type = "sandbox";
-  trigger.monitor_status = now == Health::healthy ? trunk::MonitorStatus::resolved : trunk::MonitorStatus::active;
-  event.triggered_by = std::move(trigger);
+std::vector<OutgoingEvent> test_status_events(const RepoHistory& repo, const TestRecord& test, Health previous,
+                                              Health now, trunk::Timestamp at, const std::string& org_url_slug) {
+  const std::string monitor_id = derived_uuid("monitor:" + test.id);
+  const auto monitor_status = now == Health::healthy ? trunk::MonitorStatus::resolved : trunk::MonitorStatus::active;
   trunk::EventRepository repository;
   repository.id = derived_uuid("repository:" + repo.repo.to_string());
   repository.html_url = repo.html_url;
-  event.repository = std::move(repository);
-  // The event's test: who it is, not its rates (the fields Trunk's event carries).
+  // The event's test: who it is, not its rates (the fields Trunk's events carry).
   const trunk::TestCase full = to_test_case(repo, test, DerivedFacts{}, org_url_slug, false);
   trunk::TestCase identity;
   identity.id = full.id;
@@ -165,9 +156,35 @@ OutgoingEvent test_status_event(const RepoHistory& repo, const TestRecord& test,
   identity.codeowners = full.codeowners;
   identity.quarantined = full.quarantined;
   identity.variant = test.variant;
-  event.test_case = std::move(identity);
-  const std::string type(trunk::to_wire(trunk::WebhookEventType::test_case_status_changed_v2));
-  return {type, trunk::encode(event), at, "test:" + test.id, 0};
+
+  trunk::TestCaseMonitorStatusChangedEvent monitor_event;
+  monitor_event.type = trunk::WebhookEventType::test_case_monitor_status_changed;
+  monitor_event.timestamp = at;
+  trunk::Monitor monitor;
+  monitor.id = monitor_id;
+  monitor.type = "sandbox";
+  monitor.status = monitor_status;
+  monitor_event.monitor = std::move(monitor);
+  monitor_event.evidence = trunk::Json{{"set_by", "set_test_status"}, {"health", health_wire(now)}};
+  monitor_event.repository = repository;
+  monitor_event.test_case = identity;
+
+  trunk::TestCaseStatusChangedEvent status_event;
+  status_event.type = trunk::WebhookEventType::test_case_status_changed_v2;
+  status_event.timestamp = at;
+  status_event.previous_status = upper_case(previous);
+  status_event.new_status = upper_case(now);
+  trunk::StatusTrigger trigger;
+  trigger.monitor_id = monitor_id;
+  trigger.monitor_type = "sandbox";
+  trigger.monitor_status = monitor_status;
+  status_event.triggered_by = std::move(trigger);
+  status_event.repository = std::move(repository);
+  status_event.test_case = std::move(identity);
+
+  const std::string key = "test:" + test.id;
+  return {{type_name(trunk::WebhookEventType::test_case_monitor_status_changed), trunk::encode(monitor_event), at, key, 0},
+          {type_name(trunk::WebhookEventType::test_case_status_changed_v2), trunk::encode(status_event), at, key, 0}};
 }
 
 }  // namespace trunk::sandbox

@@ -49,10 +49,11 @@ class QueueEventWriter {
   std::pair<std::string, std::string> last_batch_;  ///< (run id, event type) of the last batch event
 };
 
-/// The v2.test_case.status_changed event of a test whose health changed from `previous` to `now` at `at`
-/// (Sandbox::set_test_status). The monitor is the sandbox's own ("sandbox"), active unless the test is healthy
-/// again; its id is derived from the test's, so one test's events name one monitor.
-OutgoingEvent test_status_event(const RepoHistory& repo, const TestRecord& test, Health previous, Health now,
-                                trunk::Timestamp at, const std::string& org_url_slug);
+/// The events of a test whose health changed from `previous` to `now` at `at` (Sandbox::set_test_status), as a
+/// detection monitor's verdict gives them: test_case.monitor_status_changed (the monitor activates, or resolves
+/// when the test is healthy again), then v2.test_case.status_changed. The monitor is the sandbox's own (type
+/// "sandbox"); its id is derived from the test's, so one test's events name one monitor.
+std::vector<OutgoingEvent> test_status_events(const RepoHistory& repo, const TestRecord& test, Health previous,
+                                              Health now, trunk::Timestamp at, const std::string& org_url_slug);
 
 }  // namespace trunk::sandbox

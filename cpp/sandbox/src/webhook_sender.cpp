@@ -46,7 +46,10 @@ struct HeaderListDeleter {
 }  // namespace
 
 WebhookSender::WebhookSender(Clock clock, std::uint64_t seed)
-    : clock_(std::move(clock)), ids_(mix64(seed ^ 0x77656268'6F6F6B73ULL)), dice_(mix64(seed + 0x64757065ULL)) {
+    : clock_(std::move(clock)),
+      ids_(mix64(seed ^ 0x77656268'6F6F6B73ULL)),
+      jitter_dice_(mix64(seed + 0x6A697474ULL)),
+      duplicate_dice_(mix64(seed + 0x64757065ULL)) {
   worker_ = std::thread([this] { run(); });
 }
 
@@ -134,7 +137,7 @@ void WebhookSender::publish(std::vector<OutgoingEvent>&& events) {
       auto due = event.at + std::chrono::duration_cast<std::chrono::microseconds>(faults_.webhook_delay);
       if (faults_.webhook_jitter.count() > 0) {
         const auto jitter_us = std::chrono::duration_cast<std::chrono::microseconds>(faults_.webhook_jitter).count();
-        due += std::chrono::microseconds(dice_.between(0, jitter_us));
+        due += std::chrono::microseconds(jitter_dice_.between(0, jitter_us));
       }
       trunk::Timestamp& last = last_due_[event.ordering_key];
       due = std::max(due, last);  // never before an earlier event of the same pull request
@@ -158,7 +161,20 @@ std::optional<trunk::Timestamp> WebhookSender::next_due() const {
 }
 
 bool WebhookSender::due_now(trunk::Timestamp now) const {
-  return !pending_.empty() && pending_.begin()->first.first <= now;
+  return holds_ == 0 && !pending_.empty() && pending_.begin()->first.first <= now;
+}
+
+void WebhookSender::hold() {
+  std::lock_guard lock(mutex_);
+  ++holds_;
+}
+
+void WebhookSender::release() {
+  {
+    std::lock_guard lock(mutex_);
+    --holds_;
+  }
+  wake_.notify_all();
 }
 
 void WebhookSender::flush() {
@@ -195,7 +211,7 @@ void WebhookSender::run() {
     --in_flight_;
     const trunk::Timestamp after = clock_();
     if (record.succeeded()) {
-      if (!attempt.duplicate && faults_.webhook_duplicate_rate > 0 && dice_.chance(faults_.webhook_duplicate_rate)) {
+      if (!attempt.duplicate && faults_.webhook_duplicate_rate > 0 && duplicate_dice_.chance(faults_.webhook_duplicate_rate)) {
         schedule(after, Attempt{attempt.message, attempt.endpoint_id, attempt.number + 1, true});
       }
     } else if (attempt.number < kMaxAttempts) {

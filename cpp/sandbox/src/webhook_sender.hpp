@@ -71,6 +71,11 @@ class WebhookSender {
   std::optional<trunk::Timestamp> next_due() const;
   /// Waits until nothing due at the clock's now is left unsent (the clock may just have moved).
   void flush();
+  /// While held, nothing is sent: advance() holds the sender while the queues publish a step's events, so
+  /// they go out in the order they happened (whatever the queue they came from) and the dice fall the same
+  /// way on every run. Requests' own events (a submission over HTTP) go out at once, the sender not held.
+  void hold();
+  void release();
 
  private:
   struct Message {
@@ -89,7 +94,7 @@ class WebhookSender {
   using DueKey = std::pair<trunk::Timestamp, std::uint64_t>;  // (due on the sandbox clock, sequence)
 
   void run();
-  bool due_now(trunk::Timestamp now) const;  // caller holds mutex_
+  bool due_now(trunk::Timestamp now) const;  // caller holds mutex_; false while held
   /// Sends one attempt (no lock held) and returns its record.
   WebhookDelivery send(const Attempt& attempt, const WebhookEndpoint& endpoint);
   void schedule(trunk::Timestamp due, Attempt attempt);  // caller holds mutex_
@@ -103,9 +108,12 @@ class WebhookSender {
   std::map<std::string, trunk::Timestamp> last_due_;  // per ordering key: keeps one pull request's order
   std::deque<WebhookDelivery> log_;
   FaultOptions faults_;
-  Random ids_, dice_;
+  Random ids_;
+  Random jitter_dice_;     // drawn as events are published
+  Random duplicate_dice_;  // drawn as deliveries succeed: apart, so one fault's draws never shift the other's
   std::uint64_t sequence_ = 0;
   int in_flight_ = 0;
+  int holds_ = 0;
   bool stopping_ = false;
   std::thread worker_;
 };

@@ -338,9 +338,10 @@ std::vector<std::string> unhealthy_ids(const trunk::sandbox::Sandbox& box, const
 }
 
 TEST(WebhookSending, SettingATestsStatusChangesTheAnswersAndSendsTheV2Event) {
-  Receiver receiver;
+  Receiver receiver, monitors;
   auto box = start_sandbox(sim_options());
   const auto endpoint = box->add_webhook({receiver.url(), std::nullopt, {"v2.test_case.status_changed"}});
+  box->add_webhook({monitors.url(), std::nullopt, {"test_case.monitor_status_changed"}});
   const auto flaky_before = unhealthy_ids(*box, "FLAKY");
   std::string healthy_id;
   for (const std::string& id : box->test_ids(box->repos().at(0))) {
@@ -381,6 +382,12 @@ TEST(WebhookSending, SettingATestsStatusChangesTheAnswersAndSendsTheV2Event) {
   EXPECT_EQ(unhealthy_ids(*box, "FLAKY"), flaky_before);
   ASSERT_EQ(receiver.received().size(), 2U);
   EXPECT_NE(receiver.received()[1].body.find(R"("monitor_status":"resolved")"), std::string::npos);
+
+  // The monitor's own events came first for each change: it activated, then resolved.
+  const auto monitor_events = monitors.received();
+  ASSERT_EQ(monitor_events.size(), 2U);
+  EXPECT_NE(monitor_events[0].body.find(R"("status":"active")"), std::string::npos) << monitor_events[0].body;
+  EXPECT_NE(monitor_events[1].body.find(R"("status":"resolved")"), std::string::npos) << monitor_events[1].body;
 
   EXPECT_THROW(box->set_test_status("no-such-test", "FLAKY"), trunk::ValidationError);
   try {
