@@ -40,7 +40,7 @@ class CountingReceiver:
 
     HTTP/1.1 over plain sockets, one thread per connection, reading only what a delivery needs (the request
     line, the headers, Content-Length bytes of body): the sandbox's sender keeps its connection alive, so one
-    thread serves the whole day. The standard library's ThreadingHTTPServer did the same at a fifth of the rate
+    thread serves the whole day. The standard library's ThreadingHTTPServer did the same at a quarter of the rate
     (its header parsing cost about 0.6 ms a delivery), which measured http.server rather than the sandbox."""
 
     def __init__(self, secret: WebhookSecret) -> None:
