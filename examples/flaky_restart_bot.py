@@ -58,7 +58,7 @@ class FlakyRestartBot:
             return  # a payload without its pull request's coordinates: nothing to act on
         with self._lock:
             if key in self._done:
-                return  # failed again after its retry: genuinely broken, left for a human
+                return  # failed again after its retry: most likely broken, left for a human
             self._done.add(key)
         repo, branch, number = key
         try:
