@@ -34,6 +34,7 @@ def test_quick_benchmark_produces_every_scenario_row(tmp_path: Path) -> None:
         ("8", 'ours to_pandas(dtype_backend="pyarrow")'), ("8", "requests + json dicts (held)"),
         ("8", "ours to_pandas() progress=False"), ("8", "ours to_pandas() progress=True (tqdm)"),
         ("10", "ours webhooks.verify (typed event)"), ("10", "svix Webhook.verify + json.loads"),
+        ("11", "receiver, no faults"), ("11", "receiver, 10% duplicates, 30 s jitter"),
     }
     # Scenarios 9 and 10 run C++ tools of build/cpp when they are built (scripts/test builds the tree before pytest).
     queue_tool = ROOT / "build" / "cpp" / "cpp" / "sandbox" / "trunk_bench_queue"
@@ -46,7 +47,39 @@ def test_quick_benchmark_produces_every_scenario_row(tmp_path: Path) -> None:
             assert row["held_bytes"] is not None and row["peak_bytes"] > 0
         else:
             assert row["seconds"] > 0
-    assert {t["scenario"].split()[0] for t in result["targets"]} == {"1", "2", "3", "4", "5", "8", "10"} | (
+    assert {t["scenario"].split()[0] for t in result["targets"]} == {"1", "2", "3", "4", "5", "8", "10", "11"} | (
         {"9"} if queue_tool.exists() else set())
-    assert len(result["targets"]) == 15 + queue_tool.exists() + (webhooks_row in contenders)
+    assert len(result["targets"]) == 20 + queue_tool.exists() + (webhooks_row in contenders)
+    # Scenario 11's checks are about delivery, not speed: they hold at the quick size too.
+    checks = [t for t in result["targets"] if t["scenario"].startswith("11 ") and t["what"].startswith("check: ")]
+    assert [t["what"] for t in checks] == ["check: none lost", "check: none unsigned",
+                                           "check: duplicates only as asked", "check: in order per pull request"]
+    assert all(t["met"] for t in checks), checks
+    deliveries = [row for row in result["rows"] if row["scenario"].startswith("11 ")]
+    assert all(row["n"] >= 4 * row["pull_requests"] and row["n"] == row["logged"] for row in deliveries)
     assert "ratio" in completed.stdout and "met" in completed.stdout  # the printed table
+
+
+def test_scenario_11s_order_check_finds_a_pull_request_out_of_order() -> None:
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        import webhook_delivery
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    from datetime import datetime, timedelta, timezone
+
+    start = datetime(2026, 11, 2, tzinfo=timezone.utc)
+
+    def life(number: int, *actions: str) -> list[object]:
+        return [webhook_delivery.Arrival(f"msg_{number}_{i}", f"pull_request.{action}", number, action,
+                                         start + timedelta(minutes=i)) for i, action in enumerate(actions)]
+
+    good = life(1, "submitted", "queued", "testing", "queued", "testing", "merged")
+    assert webhook_delivery.out_of_order(good) == []
+    assert webhook_delivery.out_of_order(good + good[:2]) == []  # duplicates arriving later are not re-read
+    assert webhook_delivery.out_of_order(good[1:]) == ["#1: queued testing queued testing merged"]
+    assert webhook_delivery.out_of_order(life(2, "submitted", "testing", "merged")) != []  # testing unqueued
+    assert webhook_delivery.out_of_order(life(3, "submitted", "queued", "testing", "failed", "merged")) != []
+    late = life(4, "submitted", "queued", "testing", "merged")
+    late[1], late[2] = late[2], late[1]  # arrived swapped
+    assert webhook_delivery.out_of_order(late) != []
