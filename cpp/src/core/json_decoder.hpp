@@ -316,16 +316,14 @@ void check_nesting_depth(std::string_view text);
 /// parser stopped at a number no double holds and a slower check accepted the text.
 std::optional<simdjson::dom::element> validate_syntax(simdjson::padded_string_view padded);
 
-/// The document as T (see the top of this file), read in place from text with simdjson's padding after it.
-/// `on_validated`, when given, sees the validated document before it is decoded (decode_body.hpp).
+/// The document as T (see the top of this file), read in place from text with simdjson's padding after it,
+/// whose syntax validate_syntax has already checked (and accepted): the caller that needed to look at the
+/// validated document first (a webhook event's `type` chooses T) does not pay for a second validating parse.
 template <schema::Described T>
-T decode_padded(simdjson::padded_string_view padded, std::string_view root_path = "",
-                const OnValidated& on_validated = {}) {
+T decode_validated(simdjson::padded_string_view padded, std::string_view root_path = "") {
   const std::string_view body(padded.data(), padded.length());
   const JsonPath root_at{nullptr, root_path, 0, false};
   thread_local od::parser parser;
-  const std::optional<simdjson::dom::element> validated = validate_syntax(padded);
-  if (validated && on_validated) on_validated(*validated);
   od::document document;
   if (auto error = parser.iterate(padded).get(document)) throw_malformed(error);
   DecodeContext context{schema::HasExtras<T> ? DecodeMode::tolerant : DecodeMode::strict, {}};
@@ -341,6 +339,17 @@ T decode_padded(simdjson::padded_string_view padded, std::string_view root_path 
   }
   if (!context.violations.empty()) throw ValidationError(std::move(context.violations));
   return out;
+}
+
+/// The document as T, read in place from text with simdjson's padding after it: validate_syntax, then
+/// decode_validated. `on_validated`, when given, sees the validated document before it is decoded
+/// (decode_body.hpp).
+template <schema::Described T>
+T decode_padded(simdjson::padded_string_view padded, std::string_view root_path = "",
+                const OnValidated& on_validated = {}) {
+  const std::optional<simdjson::dom::element> validated = validate_syntax(padded);
+  if (validated && on_validated) on_validated(*validated);
+  return decode_validated<T>(padded, root_path);
 }
 
 /// A copy of a text with simdjson's padding, wiped when it goes (the text may be an answer echoing the token).

@@ -244,5 +244,21 @@ TEST(WebhookEvents, UnknownTypesAndOldPayloadsNeverFail) {
   EXPECT_THROW(construct_webhook_event("[]"), DecodeError);
 }
 
+TEST(WebhookEvents, ATypeGivenTwiceCountsAsItsLastOccurrenceAsTheDecoderReadsIt) {
+  // The model is chosen by the same occurrence the decoder then reads into `type`, so they agree.
+  const WebhookEvent twice = construct_webhook_event(
+      R"({"type":"pull_request.merged","type":"test_case.monitor_status_changed","monitor":{"status":"active"}})");
+  const auto& monitor = std::get<TestCaseMonitorStatusChangedEvent>(twice);
+  EXPECT_EQ(monitor.type->known(), WebhookEventType::test_case_monitor_status_changed);
+  EXPECT_EQ(*monitor.monitor->status, MonitorStatus::active);
+  // A last `type` that is no string leaves no type: the event is unknown, as if the first were not there.
+  EXPECT_TRUE(std::holds_alternative<UnknownEvent>(
+      construct_webhook_event(R"({"type":"pull_request.merged","type":7,"pr_number":1})")));
+  // An integer beyond 64 bits makes the fast parser stop: the type is then read the slow way, with the same rule.
+  const WebhookEvent huge = construct_webhook_event(
+      R"({"type":"test_case.investigation_completed","type":"pull_request.merged","big":123456789012345678901234567890})");
+  EXPECT_TRUE(std::holds_alternative<PullRequestEvent>(huge));
+}
+
 }  // namespace
 }  // namespace trunk
