@@ -273,6 +273,26 @@ def test_headers_from_any_mapping_in_any_case() -> None:
         webhooks.verify(12, headers, VECTOR_SECRET)  # type: ignore[arg-type]
 
 
+def test_headers_dicts_with_odd_entries_read_as_any_mapping() -> None:
+    """A plain dict is walked in place (the fast path); what it may hold besides str reads as in any mapping."""
+    headers = signed(FAILED)
+    odd: dict[Any, Any] = {7: "seven", None: "no name", "x-other": None, b"svix-id": b"msg_1",
+                           "webhook-id": "msg_ignored", **{k: v for k, v in headers.items() if k != "svix-id"}}
+    assert webhooks.verify(FAILED, odd, VECTOR_SECRET).pr_number == 4211
+    assert webhooks.delivery_id(odd) == "msg_1"  # svix-* wins over webhook-*, bytes names and values read
+
+    class Lowered(dict):  # type: ignore[type-arg]
+        """A dict subclass with its own items(): read through items(), as any mapping."""
+
+        def items(self):  # type: ignore[no-untyped-def]
+            return [(name.lower(), value) for name, value in super().items()]
+
+    assert webhooks.delivery_id(Lowered({"SVIX-ID": "msg_9"})) == "msg_9"
+    assert webhooks.delivery_id({"svix-id": 12}) == "12"  # str() of a value that is not text
+    assert reason_of(FAILED, {"svix-id": None, "svix-timestamp": headers["svix-timestamp"],
+                              "svix-signature": headers["svix-signature"]}) == "missing_header"
+
+
 # ---- events ---------------------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("event_type", sorted(EXAMPLES))
