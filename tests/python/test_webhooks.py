@@ -226,6 +226,11 @@ def test_huge_bodies_with_and_without_the_gil(size: int) -> None:
     assert isinstance(webhooks.verify(bytearray(body), headers, VECTOR_SECRET), webhooks.PullRequestEvent)
     altered = body[:-10] + b"y" + body[-9:]
     assert reason_of(altered, headers) == "bad_signature"
+    # Read without the GIL too from 64 KiB on: a signed body that is no event, or of an unknown type.
+    truncated = body[:-2]
+    assert reason_of(truncated, signed(truncated)) == "malformed_body"
+    unknown = body.replace(b"pull_request.merged", b"pull_request.teleported", 1)
+    assert webhooks.verify(unknown, signed(unknown), VECTOR_SECRET).type == "pull_request.teleported"
 
 
 def test_errors_never_show_the_secret_or_the_body() -> None:
