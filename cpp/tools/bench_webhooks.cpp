@@ -1,4 +1,4 @@
-// Verifications per second of one webhook delivery with a 2 KB body on one core (benchmarks/run.py, scenario 9;
+// Verifications per second of one webhook delivery with a 2 KB body on one core (benchmarks/run.py, scenario 10;
 // docs/performance.md): `trunk_bench_webhooks [seconds]` prints one JSON line. Signature check alone, and the
 // whole verify_webhook (signature + typed event).
 #include <chrono>

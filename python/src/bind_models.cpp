@@ -3,6 +3,8 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <type_traits>
+
 #include "bindings.hpp"
 #include "convert_args.hpp"
 #include "convert_time.hpp"
@@ -18,13 +20,36 @@ namespace trunk::python {
 
 namespace {
 
+/// A field holding another model (optional or not): given out by reference, not copied.
+template <typename Member>
+constexpr bool kHoldsModel = schema::Described<Member> || (schema::IsOptional<Member>::value && [] {
+  if constexpr (schema::IsOptional<Member>::value) return schema::Described<typename Member::value_type>;
+  return false;
+}());
+
 /// The Python class of an answer model: one read-only attribute per declared field, with its doc.
 template <schema::Described T>
 DataclassLike<T> model_class(py::module_& m) {
   DataclassLike<T> cls(m, schema::Model<T>::name.data(), schema::Model<T>::doc.data());
   schema::for_each_field<T>([&](const auto& field) {
-    cls.field(field.name.data(), [member = field.member](const T& self) { return to_python(self.*member); },
-              field.doc.data());
+    using Member = typename std::remove_cvref_t<decltype(field)>::member_type;
+    if constexpr (kHoldsModel<Member>) {
+      // A model inside a model (event.test_case, test.status) is a view of the part its parent holds, which
+      // it keeps alive (pybind11's reference_internal, the default of a property): reading the attribute
+      // copies nothing, and reading it again gives the same object while one is alive. Models are immutable,
+      // so the view can never see a change.
+      cls.field(field.name.data(), [member = field.member](const T& self) {
+        const Member& value = self.*member;
+        if constexpr (schema::IsOptional<Member>::value) {
+          return value ? &*value : nullptr;
+        } else {
+          return &value;
+        }
+      }, field.doc.data());
+    } else {
+      cls.field(field.name.data(), [member = field.member](const T& self) { return to_python(self.*member); },
+                field.doc.data());
+    }
   });
   return cls;
 }

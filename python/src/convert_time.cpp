@@ -101,4 +101,12 @@ Timestamp timestamp_from_python(py::handle value, std::string_view field) {
   reject(value, field, "must be a datetime, a pandas.Timestamp or an RFC 3339 string");
 }
 
+std::optional<std::int64_t> timedelta_microseconds(py::handle value) {
+  if (!PyDelta_Check(value.ptr())) return std::nullopt;
+  // |days| <= 999,999,999: the total fits in 64 bits.
+  return (std::int64_t{PyDateTime_DELTA_GET_DAYS(value.ptr())} * 86400 + PyDateTime_DELTA_GET_SECONDS(value.ptr())) *
+             1'000'000 +
+         PyDateTime_DELTA_GET_MICROSECONDS(value.ptr());
+}
+
 }  // namespace trunk::python

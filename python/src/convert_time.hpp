@@ -14,6 +14,8 @@
 
 #include <pybind11/pybind11.h>
 
+#include <cstdint>
+#include <optional>
 #include <string_view>
 
 #include "trunk/time.hpp"
@@ -28,6 +30,10 @@ pybind11::object timestamp_to_python(Timestamp value);
 
 /// See the header comment; throws trunk::ValidationError naming `field` for anything not accepted.
 Timestamp timestamp_from_python(pybind11::handle value, std::string_view field);
+
+/// The length of a datetime.timedelta in microseconds, read from its fields (as exact as total_seconds()
+/// without calling it); nullopt for any other object.
+std::optional<std::int64_t> timedelta_microseconds(pybind11::handle value);
 
 }  // namespace trunk::python
 

@@ -107,7 +107,7 @@ def verify(body: bytes | bytearray | memoryview | str, headers: Headers, secret:
     ``now`` replaces the clock (tests, replays of logged deliveries). Raises :class:`WebhookVerificationError`
     with a ``reason``; an unknown event type is not an error (:class:`UnknownEvent`).
     """
-    return _core.verify_webhook(body, headers, secret, tolerance=tolerance, now=now)  # type: ignore[no-any-return]
+    return _core.verify_webhook(body, headers, secret, tolerance, now)  # type: ignore[no-any-return]
 
 
 def construct_event(body: bytes | bytearray | memoryview | str) -> Event:

@@ -192,6 +192,24 @@ def test_pickle_copy_deepcopy_round_trip(value: Any) -> None:
     assert copy.deepcopy(value) == value and copy.deepcopy(value) is not value
 
 
+def test_a_model_inside_a_model_is_a_view_that_keeps_its_parent() -> None:
+    """Reading a nested model copies nothing: the same object while one is alive, valid after its parent goes."""
+    import gc
+
+    test = TestCase.from_dict(FULL_TEST)
+    status = test.status
+    assert status is test.status and test.repository is test.repository
+    assert TestCase.from_dict({"id": "x"}).status is None
+    copied = copy.deepcopy(status)
+    del test
+    gc.collect()
+    assert status.reason == " flaky since Tuesday" and status.value == "flaky"  # the parent is kept alive
+    assert copied == status and copied is not status
+    assert pickle.loads(pickle.dumps(status)) == status
+    with pytest.raises(AttributeError):
+        status.reason = "changed"  # type: ignore[misc]
+
+
 def test_pickle_state_is_versioned() -> None:
     state = TestCase.from_dict(FULL_TEST).__getstate__()
     assert state == (1, TestCase.from_dict(FULL_TEST).to_dict())

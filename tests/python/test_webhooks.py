@@ -226,6 +226,11 @@ def test_huge_bodies_with_and_without_the_gil(size: int) -> None:
     assert isinstance(webhooks.verify(bytearray(body), headers, VECTOR_SECRET), webhooks.PullRequestEvent)
     altered = body[:-10] + b"y" + body[-9:]
     assert reason_of(altered, headers) == "bad_signature"
+    # Read without the GIL too from 64 KiB on: a signed body that is no event, or of an unknown type.
+    truncated = body[:-2]
+    assert reason_of(truncated, signed(truncated)) == "malformed_body"
+    unknown = body.replace(b"pull_request.merged", b"pull_request.teleported", 1)
+    assert webhooks.verify(unknown, signed(unknown), VECTOR_SECRET).type == "pull_request.teleported"
 
 
 def test_errors_never_show_the_secret_or_the_body() -> None:
@@ -271,6 +276,26 @@ def test_headers_from_any_mapping_in_any_case() -> None:
         assert webhooks.verify(body, headers, VECTOR_SECRET).pr_number == 4211
     with pytest.raises(TypeError):
         webhooks.verify(12, headers, VECTOR_SECRET)  # type: ignore[arg-type]
+
+
+def test_headers_dicts_with_odd_entries_read_as_any_mapping() -> None:
+    """A plain dict is walked in place (the fast path); what it may hold besides str reads as in any mapping."""
+    headers = signed(FAILED)
+    odd: dict[Any, Any] = {7: "seven", None: "no name", "x-other": None, b"svix-id": b"msg_1",
+                           "webhook-id": "msg_ignored", **{k: v for k, v in headers.items() if k != "svix-id"}}
+    assert webhooks.verify(FAILED, odd, VECTOR_SECRET).pr_number == 4211
+    assert webhooks.delivery_id(odd) == "msg_1"  # svix-* wins over webhook-*, bytes names and values read
+
+    class Lowered(dict):  # type: ignore[type-arg]
+        """A dict subclass with its own items(): read through items(), as any mapping."""
+
+        def items(self):  # type: ignore[no-untyped-def]
+            return [(name.lower(), value) for name, value in super().items()]
+
+    assert webhooks.delivery_id(Lowered({"SVIX-ID": "msg_9"})) == "msg_9"
+    assert webhooks.delivery_id({"svix-id": 12}) == "12"  # str() of a value that is not text
+    assert reason_of(FAILED, {"svix-id": None, "svix-timestamp": headers["svix-timestamp"],
+                              "svix-signature": headers["svix-signature"]}) == "missing_header"
 
 
 # ---- events ---------------------------------------------------------------------------------------------------

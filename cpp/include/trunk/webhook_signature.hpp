@@ -39,8 +39,9 @@ class WebhookVerificationError : public Error {
   WebhookFailure reason_;
 };
 
-/// An endpoint's signing secret, decoded once. Holds the key in memory it wipes on destruction; it has no way
-/// to print itself.
+/// An endpoint's signing secret, decoded once, with HMAC-SHA256's keyed states prepared once (make it once and
+/// reuse it when verifying many deliveries). Holds the key in memory it wipes on destruction; it has no way to
+/// print itself.
 class WebhookSecret {
  public:
   /// "whsec_<base64>" or the bare base64 text; throws WebhookVerificationError(bad_secret_format) otherwise

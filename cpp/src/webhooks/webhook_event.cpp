@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 #include "core/json_decoder.hpp"
 #include "trunk/codec.hpp"
@@ -19,56 +20,65 @@ struct Discriminators {
   std::optional<std::string> action;
 };
 
-std::optional<std::string> text_member(simdjson::dom::object object, std::string_view key) {
-  std::string_view value;
-  if (object[key].get_string().get(value) != simdjson::SUCCESS) return std::nullopt;
-  return std::string(value);
-}
-
-/// The body's `type` and `action` (top-level strings), read from the document the syntax check parsed.
-Discriminators discriminators(simdjson::padded_string_view padded) {
-  const std::optional<simdjson::dom::element> document = detail::validate_syntax(padded);
-  if (!document) {
-    // A number no double holds made the fast parser stop; read the two keys the slow, exact way.
-    const UnknownEvent event = decode<UnknownEvent>(std::string_view(padded.data(), padded.length()));
-    std::optional<std::string> action;
-    if (event.extra.is_object() && event.extra.contains("action") && event.extra["action"].is_string()) {
-      action = event.extra["action"].get<std::string>();
-    }
-    std::optional<std::string> type;
-    if (event.type && event.type->is_string()) type = event.type->get<std::string>();
-    return {type, action};
-  }
+/// The body's `type` and `action` (top-level strings), read from the document the syntax check parsed. A key
+/// given twice counts as its last occurrence, as the decoder reads it (json_decoder.hpp).
+Discriminators discriminators(const simdjson::dom::element& document) {
   simdjson::dom::object object;
-  if (document->get_object().get(object) != simdjson::SUCCESS) throw DecodeError("", "an event must be a JSON object");
-  return {text_member(object, "type"), text_member(object, "action")};
+  if (document.get_object().get(object) != simdjson::SUCCESS) throw DecodeError("", "an event must be a JSON object");
+  Discriminators found;
+  for (const simdjson::dom::key_value_pair member : object) {
+    std::optional<std::string>* into = member.key == "type"     ? &found.type
+                                       : member.key == "action" ? &found.action
+                                                                : nullptr;
+    if (into == nullptr) continue;
+    std::string_view value;
+    if (member.value.get_string().get(value) == simdjson::SUCCESS) {
+      into->emplace(value);
+    } else {
+      into->reset();
+    }
+  }
+  return found;
 }
 
-template <typename Model>
-WebhookEvent read_as(simdjson::padded_string_view padded) {
-  return detail::decode_padded<Model>(padded);
+/// The same, for a body the fast parser stopped on (a number no double holds): read the slow, exact way.
+Discriminators discriminators_read_slowly(std::string_view body) {
+  const UnknownEvent event = decode<UnknownEvent>(body);
+  std::optional<std::string> action;
+  if (event.extra.is_object() && event.extra.contains("action") && event.extra["action"].is_string()) {
+    action = event.extra["action"].get<std::string>();
+  }
+  std::optional<std::string> type;
+  if (event.type && event.type->is_string()) type = event.type->get<std::string>();
+  return {type, action};
 }
 
 }  // namespace
 
 WebhookEvent construct_webhook_event(std::string_view body) {
   const simdjson::padded_string padded(body);
-  const Discriminators found = discriminators(padded);
+  // One validating parse: it checks the syntax, and its document gives the discriminators; the chosen model is
+  // then read from the same text without validating it again (decode_validated).
+  const std::optional<simdjson::dom::element> document = detail::validate_syntax(padded);
+  const Discriminators found = document ? discriminators(*document) : discriminators_read_slowly(body);
+  const auto read_as = [&]<typename Model>(std::type_identity<Model>) -> WebhookEvent {
+    return detail::decode_validated<Model>(padded);
+  };
   if (found.type) {
     if (const auto type = enum_from_wire<WebhookEventType>(*found.type)) {
       switch (*type) {
 #define TRUNK_EVENT_CASE_(enumerator, wire, Event) \
   case WebhookEventType::enumerator:               \
-    return read_as<Event>(padded);
+    return read_as(std::type_identity<Event>{});
         TRUNK_WEBHOOK_EVENT_TYPES(TRUNK_EVENT_CASE_)
 #undef TRUNK_EVENT_CASE_
       }
     }
   } else if (found.action && enum_from_wire<QueueEventAction>(*found.action)) {
     // Older pull_request.* payloads carry no `type`; their action names the transition.
-    return read_as<PullRequestEvent>(padded);
+    return read_as(std::type_identity<PullRequestEvent>{});
   }
-  return read_as<UnknownEvent>(padded);
+  return read_as(std::type_identity<UnknownEvent>{});
 }
 
 }  // namespace trunk

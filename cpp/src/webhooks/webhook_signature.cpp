@@ -1,14 +1,13 @@
 // Svix-compatible signing and verification (docs/webhooks.md, "Verifying a delivery") on OpenSSL's HMAC.
 #include "trunk/webhook_signature.hpp"
 
-#include <openssl/core_names.h>
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
-#include <openssl/params.h>
 #include <openssl/rand.h>
 
 #include <charconv>
 #include <cstring>
+#include <memory>
 #include <new>
 #include <stdexcept>
 #include <string>
@@ -62,11 +61,28 @@ std::string decode_base64(std::string_view text) {
   return out;
 }
 
-EVP_MAC* hmac_algorithm() {
-  // Fetched once: fetching per call is a large part of a short HMAC's cost in OpenSSL 3.
-  static EVP_MAC* const mac = EVP_MAC_fetch(nullptr, "HMAC", nullptr);
-  if (mac == nullptr) throw Error("OpenSSL offers no HMAC");
-  return mac;
+const EVP_MD* sha256() {
+  // Fetched once: fetching per call is a large part of a short hash's cost in OpenSSL 3.
+  static const EVP_MD* const digest = EVP_MD_fetch(nullptr, "SHA256", nullptr);
+  if (digest == nullptr) throw Error("OpenSSL offers no SHA-256");
+  return digest;
+}
+
+struct DigestContextFree {
+  void operator()(EVP_MD_CTX* context) const noexcept { EVP_MD_CTX_free(context); }  // wipes the state
+};
+using DigestContext = std::unique_ptr<EVP_MD_CTX, DigestContextFree>;
+
+DigestContext new_digest_context() {
+  DigestContext context(EVP_MD_CTX_new());
+  if (context == nullptr) throw std::bad_alloc();
+  return context;
+}
+
+[[noreturn]] void fail_openssl() { throw Error("OpenSSL could not compute HMAC-SHA256"); }
+
+void absorb(EVP_MD_CTX* context, std::string_view part) {
+  if (EVP_DigestUpdate(context, part.data(), part.size()) != 1) fail_openssl();
 }
 
 }  // namespace
@@ -86,27 +102,58 @@ std::string_view to_string(WebhookFailure failure) noexcept {
 WebhookVerificationError::WebhookVerificationError(WebhookFailure reason, const std::string& message)
     : Error("webhook refused (" + std::string(to_string(reason)) + "): " + message), reason_(reason) {}
 
-/// The key and an HMAC context initialised with it, copied for every signature (cheaper than a fresh init).
+/// The key and HMAC-SHA256's two keyed states (RFC 2104: SHA-256 after absorbing the key, padded to a block,
+/// XOR ipad, resp. XOR opad), computed once per secret. A signature copies them and absorbs only the message
+/// and the inner digest: no key setup per call (copying OpenSSL's whole HMAC context per call, as this did
+/// before, cost about a fifth of a 2 KB verification).
 struct WebhookSecret::Key {
   std::string bytes;
-  EVP_MAC_CTX* initialised = nullptr;
+  DigestContext inner;
+  DigestContext outer;
 
-  explicit Key(std::string key) : bytes(std::move(key)) {
-    initialised = EVP_MAC_CTX_new(hmac_algorithm());
-    if (initialised == nullptr) throw std::bad_alloc();
-    char digest[] = "SHA256";
-    const OSSL_PARAM params[] = {OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, digest, 0),
-                                 OSSL_PARAM_construct_end()};
-    if (EVP_MAC_init(initialised, reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(), params) != 1) {
-      EVP_MAC_CTX_free(initialised);
-      throw Error("OpenSSL could not initialise HMAC-SHA256");
+  explicit Key(std::string key) : bytes(std::move(key)), inner(new_digest_context()), outer(new_digest_context()) {
+    constexpr std::size_t kBlockBytes = 64;  // SHA-256's block
+    unsigned char block[kBlockBytes] = {};
+    if (bytes.size() > kBlockBytes) {
+      // A key longer than a block is replaced by its hash.
+      unsigned int length = 0;
+      if (EVP_Digest(bytes.data(), bytes.size(), block, &length, sha256(), nullptr) != 1) fail_openssl();
+    } else {
+      std::memcpy(block, bytes.data(), bytes.size());
     }
+    unsigned char inner_pad[kBlockBytes];
+    unsigned char outer_pad[kBlockBytes];
+    for (std::size_t i = 0; i < kBlockBytes; ++i) {
+      inner_pad[i] = static_cast<unsigned char>(block[i] ^ 0x36);
+      outer_pad[i] = static_cast<unsigned char>(block[i] ^ 0x5c);
+    }
+    const bool ok = EVP_DigestInit_ex(inner.get(), sha256(), nullptr) == 1 &&
+                    EVP_DigestUpdate(inner.get(), inner_pad, kBlockBytes) == 1 &&
+                    EVP_DigestInit_ex(outer.get(), sha256(), nullptr) == 1 &&
+                    EVP_DigestUpdate(outer.get(), outer_pad, kBlockBytes) == 1;
+    OPENSSL_cleanse(block, sizeof block);
+    OPENSSL_cleanse(inner_pad, sizeof inner_pad);
+    OPENSSL_cleanse(outer_pad, sizeof outer_pad);
+    if (!ok) fail_openssl();
   }
   Key(const Key& other) : Key(other.bytes) {}
   Key& operator=(const Key&) = delete;
-  ~Key() {
-    EVP_MAC_CTX_free(initialised);
-    OPENSSL_cleanse(bytes.data(), bytes.size());
+  ~Key() { OPENSSL_cleanse(bytes.data(), bytes.size()); }
+
+  /// HMAC-SHA256 of "{id}.{timestamp}.{body}", fed in parts: the body is never copied.
+  void sign(std::string_view id, std::string_view timestamp, std::string_view body,
+            unsigned char (&digest)[kSha256Bytes]) const {
+    const DigestContext context = new_digest_context();
+    unsigned int length = 0;
+    if (EVP_MD_CTX_copy_ex(context.get(), inner.get()) != 1) fail_openssl();
+    for (const std::string_view part : {id, std::string_view("."), timestamp, std::string_view("."), body}) {
+      absorb(context.get(), part);
+    }
+    if (EVP_DigestFinal_ex(context.get(), digest, &length) != 1 || length != kSha256Bytes) fail_openssl();
+    if (EVP_MD_CTX_copy_ex(context.get(), outer.get()) != 1 || EVP_DigestUpdate(context.get(), digest, length) != 1 ||
+        EVP_DigestFinal_ex(context.get(), digest, &length) != 1 || length != kSha256Bytes) {
+      fail_openssl();
+    }
   }
 };
 
@@ -154,19 +201,9 @@ WebhookSecret& WebhookSecret::operator=(WebhookSecret&&) noexcept = default;
 WebhookSecret::~WebhookSecret() = default;
 
 std::string WebhookSecret::signature(std::string_view id, std::string_view timestamp, std::string_view body) const {
-  EVP_MAC_CTX* context = EVP_MAC_CTX_dup(key_->initialised);
-  if (context == nullptr) throw std::bad_alloc();
   unsigned char digest[kSha256Bytes];
-  std::size_t length = 0;
-  const auto update = [&](std::string_view part) {
-    return EVP_MAC_update(context, reinterpret_cast<const unsigned char*>(part.data()), part.size()) == 1;
-  };
-  // The signed content "{id}.{timestamp}.{body}" is fed in parts: the body is never copied.
-  const bool ok = update(id) && update(".") && update(timestamp) && update(".") && update(body) &&
-                  EVP_MAC_final(context, digest, &length, sizeof digest) == 1;
-  EVP_MAC_CTX_free(context);
-  if (!ok || length != kSha256Bytes) throw Error("OpenSSL could not compute HMAC-SHA256");
-  return base64(digest, length);
+  key_->sign(id, timestamp, body, digest);
+  return base64(digest, sizeof digest);
 }
 
 std::string sign_webhook(const WebhookSecret& secret, std::string_view id, std::int64_t unix_seconds,

@@ -365,6 +365,20 @@ TEST(MalformedJson, ANumberBeyondDoubleRangeIsADecodeError) {
   EXPECT_THROW(decode<UpdateQueueRequest>(R"({"concurrency": 1e400})"), DecodeError);
 }
 
+// Keys are read in place unless they hold an escape (json_decoder.hpp, key_of): an escaped key still names its
+// field, an escaped unknown key is kept under its unescaped name, and a quote or backslash inside a key ends
+// nothing early.
+TEST(Keys, EscapedKeysReadAsTheirUnescapedNames) {
+  const TestCase test = decode<TestCase>(
+      R"({"n\u0061me": "escaped", "id": "plain", "odd\"key\\": 1, "caf\u00e9": true, "html_url": "u"})");
+  EXPECT_EQ(test.name, "escaped");
+  EXPECT_EQ(test.id, "plain");
+  EXPECT_EQ(test.html_url, "u");
+  EXPECT_EQ(test.extra["odd\"key\\"], 1);
+  EXPECT_EQ(test.extra["caf\xc3\xa9"], true);
+  EXPECT_EQ(test.extra.size(), 2u);
+}
+
 TEST(MalformedJson, InvalidUtf8InTheBodyIsRejectedAndTheMessageStaysText) {
   const auto error = decode_error([] { decode<TestCase>(std::string("{\"name\": \"\xff\xfe\"}")); });
   EXPECT_EQ(std::string(error.what()).rfind("malformed JSON: ", 0), 0U);

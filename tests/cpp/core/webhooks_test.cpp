@@ -159,6 +159,43 @@ TEST(WebhookSignature, SecretFormatsAndMessagesThatNeverShowTheSecret) {
   }
 }
 
+// HMAC's key handling at its boundaries: a key of up to one SHA-256 block (64 bytes) is used as it is, a longer
+// one is hashed first (RFC 2104). Expected values from Python's hmac module, an independent implementation.
+TEST(WebhookSignature, KeysOfEveryLengthSignAsHmacSha256Does) {
+  // RFC 4231, test case 7: a 131-byte key and data longer than a block; its two dots split it into Svix's
+  // "{id}.{timestamp}.{body}" (the body empty).
+  const WebhookSecret rfc(std::string("whsec_") + std::string(174, 'q') + "o=");
+  EXPECT_EQ(rfc.signature("This is a test using a larger than block-size key and a larger than block-size data",
+                          " The key needs to be hashed before being used by the HMAC algorithm", ""),
+            "mwn/pxuUL8snY1+81bDpRL/cY2RPBxOTin9RU1w6NeI=");  // 9b09ffa7...3a35e2 in hex, as published
+  // Keys of bytes (7 i + 3) mod 256: 1 byte, exactly one block, one byte more, the largest allowed.
+  const std::string block =
+      "AwoRGB8mLTQ7QklQV15lbHN6gYiPlp2kq7K5wMfO1dzj6vH4/wYNFBsiKTA3PkVMU1phaG92fYSLkpmgp661vA==";
+  const std::string longest =
+      "AwoRGB8mLTQ7QklQV15lbHN6gYiPlp2kq7K5wMfO1dzj6vH4/wYNFBsiKTA3PkVMU1phaG92fYSLkpmgp661vMPK0djf5u30+wIJEBceJSwz"
+      "OkFIT1ZdZGtyeYCHjpWco6qxuL/GzdTb4unw9/4FDBMaISgvNj1ES1JZYGdudXyDipGYn6attLvCydDX3uXs8/oBCA8WHSQrMjlAR05VXGNq"
+      "cXh/ho2Um6KpsLe+xczT2uHo7/b9BAsSGSAnLjU8Q0pRWF9mbXR7gomQl56lrLO6wcjP1t3k6/L5AAcOFRwjKjE4P0ZNVFtiaXB3foWMk5qh"
+      "qK+2vcTL0tng5+71/A==";
+  const struct {
+    int bytes;
+    std::string key;
+    const char* expected;
+  } cases[] = {{1, "Aw==", "Dbb1+3qBaVBq0TjJybu3X83Lah+U5NZat0mmSsbTcwA="},
+               {64, block, "r8GJKijEtQWstOLglcqpvFiIE1Ak6suaT4E6VvLB6wU="},
+               {65, block.substr(0, 84) + "vMM=", "j5r9f5KOXINapkdHB3IPm7ARoxBZrO7t4VMz0WYpxVc="},
+               {256, longest, "E0RJt8RcesyGIwEBxWmCdxlTuFWCd68MJyDy6SShEUU="}};
+  for (const auto& each : cases) {
+    const WebhookSecret secret("whsec_" + each.key);
+    const std::string id = "msg_key" + std::to_string(each.bytes);
+    const std::string body = R"({"type":"pull_request.merged"})";
+    EXPECT_EQ(secret.signature(id, "1700000000", body), each.expected) << each.bytes << " key bytes";
+    // A copy of the secret signs the same, and verification accepts what it signs.
+    EXPECT_EQ(WebhookSecret(secret).signature(id, "1700000000", body), each.expected) << each.bytes;
+    EXPECT_NO_THROW(verify_webhook(secret, {id, "1700000000", std::string("v1,") + each.expected}, body, 300s,
+                                   at(1700000000)));
+  }
+}
+
 TEST(WebhookSignature, GeneratedSecretsRoundTrip) {
   const WebhookSecret secret = WebhookSecret::generate();
   const std::string text = secret.reveal();
@@ -242,6 +279,22 @@ TEST(WebhookEvents, UnknownTypesAndOldPayloadsNeverFail) {
   EXPECT_FALSE(odd.status->is_known());
   EXPECT_EQ(odd.status->wire(), "vanished");
   EXPECT_THROW(construct_webhook_event("[]"), DecodeError);
+}
+
+TEST(WebhookEvents, ATypeGivenTwiceCountsAsItsLastOccurrenceAsTheDecoderReadsIt) {
+  // The model is chosen by the same occurrence the decoder then reads into `type`, so they agree.
+  const WebhookEvent twice = construct_webhook_event(
+      R"({"type":"pull_request.merged","type":"test_case.monitor_status_changed","monitor":{"status":"active"}})");
+  const auto& monitor = std::get<TestCaseMonitorStatusChangedEvent>(twice);
+  EXPECT_EQ(monitor.type->known(), WebhookEventType::test_case_monitor_status_changed);
+  EXPECT_EQ(*monitor.monitor->status, MonitorStatus::active);
+  // A last `type` that is no string leaves no type: the event is unknown, as if the first were not there.
+  EXPECT_TRUE(std::holds_alternative<UnknownEvent>(
+      construct_webhook_event(R"({"type":"pull_request.merged","type":7,"pr_number":1})")));
+  // An integer beyond 64 bits makes the fast parser stop: the type is then read the slow way, with the same rule.
+  const WebhookEvent huge = construct_webhook_event(
+      R"({"type":"test_case.investigation_completed","type":"pull_request.merged","big":123456789012345678901234567890})");
+  EXPECT_TRUE(std::holds_alternative<PullRequestEvent>(huge));
 }
 
 }  // namespace
