@@ -41,16 +41,11 @@ from trunk_api.enums import (
 )
 from trunk_api._progress import ProgressLike
 from trunk_api.errors import BulkError, MissingTokenError, TrunkError
+from trunk_api._arguments import RepoLike, TimeLike
 from trunk_api.history import MAX_WINDOW, FailingTestsHistory
 
 __all__ = ["Client", "ProgressLike", "RepoLike", "TimeLike"]
 
-#: A repository: a :class:`Repo` or a ``"host/owner/name"`` string (GitLab owners may contain ``/``); the address
-#: of its page (``https://github.com/acme/widgets.git``) names it too.
-RepoLike = Repo | str
-#: A time: an aware ``datetime`` or ``pandas.Timestamp``, or RFC 3339 text with its offset. Naive times are
-#: refused (a ValidationError), not guessed to be UTC or local time.
-TimeLike = datetime | str
 
 _logger = logging.getLogger("trunk_api")
 
@@ -256,7 +251,7 @@ class Client:
         ``window_end``. ``.to_pandas()`` adds those two columns to the usual ones. Everything is checked when
         this is called; nothing is fetched before the first item is asked for. ``progress``: a bar counting
         windows (see :meth:`iter_failing_tests`)."""
-        return FailingTestsHistory(self, repo, org_url_slug, start_time, end_time, window=window,
+        return FailingTestsHistory(self._core, repo, org_url_slug, start_time, end_time, window=window,
                                    page_size=page_size, max_results=max_results, concurrency=concurrency,
                                    progress=progress)
 

@@ -17,15 +17,14 @@ import threading
 from collections.abc import Generator, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from trunk_api import _arrow, _core, _display, _pandas, _progress
 from trunk_api._progress import ProgressLike
 from trunk_api._core import TestCase
 from trunk_api.errors import ValidationError, Violation
 
-if TYPE_CHECKING:
-    from trunk_api.client import Client, RepoLike, TimeLike
+from trunk_api._arguments import RepoLike, TimeLike
 
 __all__ = ["WindowedTest", "FailingTestsHistory", "MAX_WINDOW"]
 
@@ -88,7 +87,7 @@ class FailingTestsHistory:
     them when the rest is not wanted (dropping the history does too).
     """
 
-    def __init__(self, client: Client, repo: RepoLike, org_url_slug: str, start_time: TimeLike,
+    def __init__(self, core: _core.Client, repo: RepoLike, org_url_slug: str, start_time: TimeLike,
                  end_time: TimeLike, *, window: timedelta, page_size: int, max_results: int | None,
                  concurrency: int, progress: ProgressLike = False) -> None:
         violations = []
@@ -106,7 +105,7 @@ class FailingTestsHistory:
         if violations:
             raise ValidationError("iter_failing_tests_between: " + "; ".join(
                 f"{v.field}: {v.value}: {v.rule}" for v in violations), violations)
-        self._client = client
+        self._core = core  # the C++ client: each window is its iter_failing_tests
         self._repo = repo
         self._org = org_url_slug
         self._page_size = page_size
@@ -116,7 +115,7 @@ class FailingTestsHistory:
         # Every window's own arguments are checked now, by the core (repo, org_url_slug, page_size): the
         # first window stands for all, since only the times differ.
         first_start, first_end = self.windows[0]
-        client._core.iter_failing_tests(repo, org_url_slug, first_start, first_end, page_size=page_size)
+        core.iter_failing_tests(repo, org_url_slug, first_start, first_end, page_size=page_size)
         # The one walk over the windows, made when the first item is asked for.
         self._walk: Generator[WindowedTest, None, None] | None = None
         # Progress counts windows (their tests are not known before each is fetched).
@@ -137,7 +136,7 @@ class FailingTestsHistory:
         # The C++ iterator releases the GIL while it waits, so windows on other threads overlap. Page by page, so
         # that a walk that ended early stops this fetch after the page in flight; no window needs more tests than
         # max_results.
-        pages = self._client._core.iter_failing_tests(self._repo, self._org, window_start, window_end,
+        pages = self._core.iter_failing_tests(self._repo, self._org, window_start, window_end,
                                                       page_size=self._page_size, max_results=self._max_results).pages
         tests: list[TestCase] = []
         for page in pages:
