@@ -12,13 +12,8 @@ namespace trunk::sandbox {
 
 Reply answer_advance(std::string_view method, const std::optional<std::string>& token, std::string_view expected_token,
                      std::string_view body, const Advance& advance) {
-  if (method != "POST") {
-    Reply reply = text_reply(405, "method not allowed: " + std::string(method) + " (use POST)");
-    reply.headers.emplace_back("Allow", "POST");
-    return reply;
-  }
-  if (!token) return text_reply(401, "unauthorized: missing x-api-token header");
-  if (!constant_time_equal(*token, expected_token)) return text_reply(401, "unauthorized: invalid API token");
+  if (method != "POST") return method_not_allowed(method, "POST");
+  if (auto refused = refuse_token(token, expected_token)) return std::move(*refused);
   trunk::Json request;
   try {
     request = trunk::Json::parse(body);
@@ -43,10 +38,6 @@ Reply answer_advance(std::string_view method, const std::optional<std::string>& 
   return reply;
 }
 
-}  // namespace trunk::sandbox
-
-namespace trunk::sandbox {
-
 namespace {
 
 trunk::Json endpoint_json(const WebhookEndpoint& endpoint) {
@@ -61,19 +52,6 @@ trunk::Json delivery_json(const WebhookDelivery& d) {
   if (d.pr_number != 0) out["pr_number"] = d.pr_number;
   if (d.next_attempt) out["next_attempt"] = trunk::format_rfc3339(*d.next_attempt);
   return out;
-}
-
-Reply json_reply(int status, const trunk::Json& body) {
-  Reply reply;
-  reply.status = status;
-  reply.body = body.dump();
-  return reply;
-}
-
-Reply method_not_allowed(std::string_view method, const char* allowed) {
-  Reply reply = text_reply(405, "method not allowed: " + std::string(method) + " (use " + allowed + ")");
-  reply.headers.emplace_back("Allow", allowed);
-  return reply;
 }
 
 std::variant<WebhookEndpointOptions, Reply> read_endpoint_request(std::string_view body) {
@@ -117,13 +95,12 @@ Reply answer_webhooks(std::string_view method, std::string_view path, const std:
   if (collection && method != "POST" && method != "GET") return method_not_allowed(method, "GET, POST");
   if (deliveries && method != "GET") return method_not_allowed(method, "GET");
   if (!collection && !deliveries && method != "DELETE") return method_not_allowed(method, "DELETE");
-  if (!token) return text_reply(401, "unauthorized: missing x-api-token header");
-  if (!constant_time_equal(*token, expected_token)) return text_reply(401, "unauthorized: invalid API token");
+  if (auto refused = refuse_token(token, expected_token)) return std::move(*refused);
 
   if (deliveries) {
     trunk::Json list = trunk::Json::array();
     for (const WebhookDelivery& delivery : sender.deliveries()) list.push_back(delivery_json(delivery));
-    return json_reply(200, {{"deliveries", std::move(list)}});
+    return json_reply({{"deliveries", std::move(list)}});
   }
   if (!collection) {
     if (!sender.remove(std::string(id))) return text_reply(404, "not found: no webhook endpoint " + std::string(id));
@@ -134,12 +111,12 @@ Reply answer_webhooks(std::string_view method, std::string_view path, const std:
   if (method == "GET") {
     trunk::Json list = trunk::Json::array();
     for (const WebhookEndpoint& endpoint : sender.endpoints()) list.push_back(endpoint_json(endpoint));
-    return json_reply(200, {{"endpoints", std::move(list)}});
+    return json_reply({{"endpoints", std::move(list)}});
   }
   auto request = read_endpoint_request(body);
   if (auto* refusal = std::get_if<Reply>(&request)) return std::move(*refusal);
   try {
-    return json_reply(201, endpoint_json(sender.add(std::get<WebhookEndpointOptions>(request))));
+    return json_reply(endpoint_json(sender.add(std::get<WebhookEndpointOptions>(request))), 201);
   } catch (const trunk::ValidationError& e) {
     return text_reply(400, std::string("invalid request: ") + e.what());
   }

@@ -32,6 +32,24 @@ std::string_view health_wire(Health health) noexcept {
   return "healthy";
 }
 
+trunk::QuarantinedTestStatus status_of(Health health) noexcept {
+  switch (health) {
+    case Health::flaky: return trunk::QuarantinedTestStatus::flaky;
+    case Health::broken: return trunk::QuarantinedTestStatus::broken;
+    case Health::healthy: break;
+  }
+  return trunk::QuarantinedTestStatus::healthy;
+}
+
+Health health_of(trunk::QuarantinedTestStatus status) noexcept {
+  switch (status) {
+    case trunk::QuarantinedTestStatus::flaky: return Health::flaky;
+    case trunk::QuarantinedTestStatus::broken: return Health::broken;
+    case trunk::QuarantinedTestStatus::healthy: break;
+  }
+  return Health::healthy;
+}
+
 DerivedFacts derive(const RepoHistory& repo, const TestRecord& test, trunk::Timestamp now) {
   DerivedFacts facts;
   const std::int64_t now_us = to_micros(now);
@@ -145,11 +163,7 @@ trunk::QuarantinedTest to_quarantined_test(const TestRecord& test, const Derived
   out.parent = test.parent;
   out.file = test.file_path;
   out.classname = test.classname;
-  switch (facts.health) {
-    case Health::healthy: out.status = trunk::QuarantinedTestStatus::healthy; break;
-    case Health::flaky: out.status = trunk::QuarantinedTestStatus::flaky; break;
-    case Health::broken: out.status = trunk::QuarantinedTestStatus::broken; break;
-  }
+  out.status = status_of(facts.health);
   out.codeowners = test.codeowners;
   out.quarantine_setting = facts.health == Health::healthy ? trunk::QuarantineSetting::always_quarantine
                                                            : trunk::QuarantineSetting::auto_quarantine;

@@ -82,6 +82,9 @@ bool failed_in(const TestRecord& test, std::int64_t start_us, std::int64_t end_u
 DerivedFacts derive(const RepoHistory& repo, const TestRecord& test, trunk::Timestamp now);
 
 std::string_view health_wire(Health health) noexcept;  ///< "healthy", "flaky", "broken"
+/// The health as quarantined tests and webhook events spell it (HEALTHY, FLAKY, BROKEN), and back.
+trunk::QuarantinedTestStatus status_of(Health health) noexcept;
+Health health_of(trunk::QuarantinedTestStatus status) noexcept;
 
 /// The test as the API returns it. with_failure_fields: false for list-unhealthy-tests (no rates, no
 /// most_common_failures).

@@ -144,14 +144,10 @@ trunk::Timestamp Sandbox::Impl::advance(std::chrono::microseconds by) {
 }
 
 void Sandbox::Impl::run_step() {
-  webhooks->hold();
-  try {
+  {
+    const WebhookSender::Hold held(*webhooks);
     service->queues().run_all_to_now();
-  } catch (...) {
-    webhooks->release();
-    throw;
   }
-  webhooks->release();
   webhooks->flush();
 }
 
@@ -370,14 +366,15 @@ bool Sandbox::set_test_status(const std::string& test_id, std::string_view statu
   if (!impl_->service) throw trunk::Error("sandbox: not started");
   std::string upper(status);
   for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  Health health = Health::healthy;
-  if (upper == "FLAKY") {
-    health = Health::flaky;
-  } else if (upper == "BROKEN") {
-    health = Health::broken;
-  } else if (upper != "HEALTHY") {
-    throw trunk::ValidationError({{"status", "\"" + std::string(status) + "\"", "must be HEALTHY, FLAKY or BROKEN"}});
+  const auto parsed = trunk::enum_from_wire<trunk::QuarantinedTestStatus>(upper);  // any case accepted
+  if (!parsed) {
+    std::string known;
+    for (const std::string_view wire : trunk::schema::Enum<trunk::QuarantinedTestStatus>::wire) {
+      known += (known.empty() ? "" : ", ") + std::string(wire);
+    }
+    throw trunk::ValidationError({{"status", "\"" + std::string(status) + "\"", "must be one of " + known}});
   }
+  const Health health = health_of(*parsed);
   const trunk::Timestamp at = impl_->clock->now();
   const auto change = impl_->service->set_test_status(test_id, health, at);
   if (!change) return false;

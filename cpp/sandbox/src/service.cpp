@@ -19,12 +19,6 @@ constexpr std::size_t kMaxCachedWindows = 256;
 /// Where the OpenAPI document of the operations is served, to anyone: it describes the API, it holds no data.
 constexpr std::string_view kOpenApiPath = "/openapi.json";
 
-Reply json_reply(const trunk::Json& json) {
-  Reply reply;
-  reply.body = json.dump();
-  return reply;
-}
-
 Reply refusal_reply(const Refusal& refusal) { return text_reply(refusal.status, refusal.message); }
 
 /// The answer of a merge queue read: the model as JSON, or the refusal.
@@ -42,6 +36,25 @@ Reply acknowledgement_or_refusal(const std::variant<std::optional<Refusal>, Refu
 }
 
 }  // namespace
+
+Reply json_reply(const trunk::Json& json, int status) {
+  Reply reply;
+  reply.status = status;
+  reply.body = json.dump();
+  return reply;
+}
+
+Reply method_not_allowed(std::string_view method, std::string_view allowed) {
+  Reply reply = text_reply(405, "method not allowed: " + std::string(method) + " (use " + std::string(allowed) + ")");
+  reply.headers.emplace_back("Allow", std::string(allowed));
+  return reply;
+}
+
+std::optional<Reply> refuse_token(const std::optional<std::string>& token, std::string_view expected) {
+  if (!token) return text_reply(401, "unauthorized: missing x-api-token header");
+  if (!constant_time_equal(*token, expected)) return text_reply(401, "unauthorized: invalid API token");
+  return std::nullopt;
+}
 
 Reply text_reply(int status, std::string message) {
   // Error bodies are one line of text: a newline in a quoted value must not start a second one.
@@ -308,9 +321,15 @@ DerivedFacts Service::effective_facts(const RepoIndex& repo, std::uint32_t t) co
 }
 
 std::vector<std::uint32_t> Service::unhealthy_rows(const RepoIndex& repo, Health health) const {
+  std::map<std::string, StatusOverride> overrides;
+  {
+    std::lock_guard lock(status_mutex_);  // once per listing, not once per test
+    overrides = status_overrides_;
+  }
   std::vector<std::uint32_t> rows;
   for (std::uint32_t t = 0; t < repo.facts.size(); ++t) {
-    if (effective_facts(repo, t).health == health) rows.push_back(t);
+    const auto set = overrides.find(lower(repo.data->tests[t].id));
+    if ((set == overrides.end() ? repo.facts[t].health : set->second.health) == health) rows.push_back(t);
   }
   return rows;
 }
@@ -575,14 +594,8 @@ Reply Service::handle(std::string_view method, std::string_view path, const std:
     }
   });
   if (operation == nullptr) return text_reply(404, "not found: no operation at " + std::string(path));
-  if (method != operation_method) {
-    Reply reply = text_reply(405, "method not allowed: " + std::string(method) + " (use " +
-                                      std::string(operation_method) + ")");
-    reply.headers.emplace_back("Allow", std::string(operation_method));
-    return reply;
-  }
-  if (!token) return text_reply(401, "unauthorized: missing x-api-token header");
-  if (!constant_time_equal(*token, token_)) return text_reply(401, "unauthorized: invalid API token");
+  if (method != operation_method) return method_not_allowed(method, operation_method);
+  if (auto refused = refuse_token(token, token_)) return std::move(*refused);
   // The operations take JSON (docs/reference/service.md#base-address); a body declared as something else (a form,
   // multipart) is refused rather than guessed at. No Content-Type at all is read as JSON, as a hand-written
   // request usually means it.

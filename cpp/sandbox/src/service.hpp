@@ -147,6 +147,12 @@ inline constexpr std::string_view kSetStatusReason = "set by the sandbox (set_te
 
 /// The one-line plain-text answer of every error.
 Reply text_reply(int status, std::string message);
+/// A JSON answer.
+Reply json_reply(const trunk::Json& json, int status = 200);
+/// 405 naming the method refused and what to use instead (also in Allow): the operations and the control routes.
+Reply method_not_allowed(std::string_view method, std::string_view allowed);
+/// 401 when the x-api-token header is missing or is not `expected`; nullopt when it is.
+std::optional<Reply> refuse_token(const std::optional<std::string>& token, std::string_view expected);
 
 /// Compares without an early exit, so the time taken does not reveal how much of a token matched.
 bool constant_time_equal(std::string_view a, std::string_view b) noexcept;

@@ -120,15 +120,6 @@ void QueueEventWriter::write(const Transition& t, std::vector<OutgoingEvent>& ou
 
 namespace {
 
-trunk::QuarantinedTestStatus upper_case(Health health) {
-  switch (health) {
-    case Health::flaky: return trunk::QuarantinedTestStatus::flaky;
-    case Health::broken: return trunk::QuarantinedTestStatus::broken;
-    case Health::healthy: break;
-  }
-  return trunk::QuarantinedTestStatus::healthy;
-}
-
 /// A UUID-shaped id derived from `seed` text (the same text, the same id).
 std::string derived_uuid(std::string_view seed) {
   const std::string hex = hex40(text_hash(seed));
@@ -172,8 +163,8 @@ std::vector<OutgoingEvent> test_status_events(const RepoHistory& repo, const Tes
   trunk::TestCaseStatusChangedEvent status_event;
   status_event.type = trunk::WebhookEventType::test_case_status_changed_v2;
   status_event.timestamp = at;
-  status_event.previous_status = upper_case(previous);
-  status_event.new_status = upper_case(now);
+  status_event.previous_status = status_of(previous);
+  status_event.new_status = status_of(now);
   trunk::StatusTrigger trigger;
   trigger.monitor_id = monitor_id;
   trigger.monitor_type = "sandbox";

@@ -76,6 +76,17 @@ class WebhookSender {
   /// way on every run. Requests' own events (a submission over HTTP) go out at once, the sender not held.
   void hold();
   void release();
+  /// hold() for a scope.
+  class Hold {
+   public:
+    explicit Hold(WebhookSender& sender) : sender_(sender) { sender_.hold(); }
+    ~Hold() { sender_.release(); }
+    Hold(const Hold&) = delete;
+    Hold& operator=(const Hold&) = delete;
+
+   private:
+    WebhookSender& sender_;
+  };
 
  private:
   struct Message {
