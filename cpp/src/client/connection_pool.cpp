@@ -37,13 +37,13 @@ ConnectionPool::Lease ConnectionPool::acquire() {
     }
   }
   // Built outside the lock: creating handles allocates and must not serialize the other threads.
-  auto connection = std::make_unique<PooledConnection>();
+  auto connection = std::make_unique<HandleSet>();
   connection->multi = make_multi();
   return Lease(this, std::move(connection));
 }
 
-void ConnectionPool::give_back(std::unique_ptr<PooledConnection> connection) noexcept {
-  std::unique_ptr<PooledConnection> surplus;  // destroyed after the lock is released
+void ConnectionPool::give_back(std::unique_ptr<HandleSet> connection) noexcept {
+  std::unique_ptr<HandleSet> surplus;  // destroyed after the lock is released
   std::lock_guard lock(mutex_);
   if (connection->discard || idle_.size() >= max_idle_) {
     surplus = std::move(connection);

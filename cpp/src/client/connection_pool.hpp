@@ -20,7 +20,9 @@
 
 namespace trunk::detail {
 
-struct PooledConnection {
+/// What the pool lends: a libcurl multi handle, whose connection cache holds the kept-alive connections, and
+/// the easy handles that ran on it (their TLS sessions and buffers warm).
+struct HandleSet {
   /// Idle easy handles, back = most recently used. A run takes as many as it needs, makes more when short,
   /// and puts them back.
   std::vector<EasyHandle> easy;
@@ -42,7 +44,7 @@ class ConnectionPool {
 
   class Lease {
    public:
-    Lease(ConnectionPool* pool, std::unique_ptr<PooledConnection> connection) noexcept
+    Lease(ConnectionPool* pool, std::unique_ptr<HandleSet> connection) noexcept
         : pool_(pool), connection_(std::move(connection)) {}
     Lease(Lease&&) noexcept = default;
     Lease& operator=(Lease&&) = delete;
@@ -50,25 +52,25 @@ class ConnectionPool {
     Lease& operator=(const Lease&) = delete;
     ~Lease();
 
-    PooledConnection& operator*() const noexcept { return *connection_; }
-    PooledConnection* operator->() const noexcept { return connection_.get(); }
+    HandleSet& operator*() const noexcept { return *connection_; }
+    HandleSet* operator->() const noexcept { return connection_.get(); }
 
    private:
     ConnectionPool* pool_;
-    std::unique_ptr<PooledConnection> connection_;
+    std::unique_ptr<HandleSet> connection_;
   };
 
   /// An idle connection, or a new one (a multi handle without easy handles) when none is idle.
   Lease acquire();
 
  private:
-  void give_back(std::unique_ptr<PooledConnection> connection) noexcept;
+  void give_back(std::unique_ptr<HandleSet> connection) noexcept;
   /// Abandons the idle connections when this process is not the one that opened them. Caller holds mutex_.
   void forget_inherited_connections() noexcept;
 
   std::size_t max_idle_;
   std::mutex mutex_;
-  std::vector<std::unique_ptr<PooledConnection>> idle_;  // back = most recently returned
+  std::vector<std::unique_ptr<HandleSet>> idle_;  // back = most recently returned
   pid_t owner_pid_;  // the process the idle connections belong to (see the fork note above)
 };
 

@@ -37,67 +37,9 @@
 #include <vector>
 
 #include "connection_pool.hpp"
-#include "rate_limiter.hpp"
-#include "retry_policy.hpp"
-#include "trunk/log.hpp"
-#include "trunk/retry.hpp"
+#include "transfer_request.hpp"
 
 namespace trunk::detail {
-
-enum class HttpMethod { get, post };
-
-/// What a successful answer is: JSON (decoded by the caller) or text (e.g. Prometheus metrics). Chooses the
-/// request's Accept header.
-enum class BodyKind { json, text };
-
-/// One request as the engine receives it. Validation and encoding are the caller's.
-struct HttpRequest {
-  std::string_view operation;  ///< names the call in errors and log records ("get_test_details")
-  HttpMethod method = HttpMethod::post;
-  std::string url;
-  std::string body;  ///< sent with POST; a GET sends none
-  Repeat repeat = Repeat::safe;
-  BodyKind answer = BodyKind::json;
-};
-
-/// Why a batch should stop, passed explicitly with it: the caller's stop_token (a pager abandoning a page it
-/// prefetched) and/or the client's interrupt check (ClientOptions::interrupt_check, Ctrl-C in Python).
-class Cancellation {
- public:
-  Cancellation() = default;
-  /// `interrupt_check` (may be null or empty) must outlive this object.
-  explicit Cancellation(const std::function<bool()>* interrupt_check, std::stop_token stop = {})
-      : interrupt_check_(interrupt_check), stop_(std::move(stop)) {}
-
-  bool requested() const {
-    return stop_.stop_requested() || (interrupt_check_ != nullptr && *interrupt_check_ && (*interrupt_check_)());
-  }
-
- private:
-  const std::function<bool()>* interrupt_check_ = nullptr;
-  std::stop_token stop_;
-};
-
-/// Everything of a client the engine needs, fixed when the client is made.
-struct EngineSettings {
-  /// Sets the options that never change on a new easy handle (TLS, share, user agent...).
-  std::function<void(CURL*)> configure;
-  /// Request headers (the token line in secret memory, curl_handles.hpp) for JSON and for text answers.
-  const curl_slist* json_headers = nullptr;
-  const curl_slist* text_headers = nullptr;
-  std::string_view token;  ///< for redaction and the echo check (a view into the secret memory)
-  const RetryOptions* retry = nullptr;
-  std::chrono::milliseconds attempt_timeout{0};
-  std::size_t max_response_bytes = 0;
-  /// Receives records already redacted (may be empty).
-  std::function<void(LogLevel, const std::string&)> log;
-  std::function<double()> random;  ///< uniform [0, 1), the backoff jitter
-  /// Test hook (ClientOptions::sleep): when set, a wait with no transfer in flight (between the attempts of a
-  /// single call, for a rate-limit slot) goes through it instead of the poll loop.
-  std::function<void(std::chrono::milliseconds)> sleep;
-  RateLimiter* rate_limiter = nullptr;
-  std::size_t max_idle_connections = 64;
-};
 
 /// Ends a submitted request (TransferEngine::submit): its transfer is removed from the multi handle at once and
 /// its callback gets a CancelledError. Copyable, thread-safe; does nothing once the request has ended or the

@@ -44,10 +44,10 @@ std::string_view method_name(HttpMethod method) { return method == HttpMethod::g
 /// Gives its handle back to the leased connection when destroyed.
 class TransferSlot {
  public:
-  TransferSlot(PooledConnection& lane, const std::function<void(CURL*)>& configure) : lane_(lane) {
-    if (!lane.easy.empty()) {
-      easy_ = std::move(lane.easy.back());
-      lane.easy.pop_back();
+  TransferSlot(HandleSet& handles, const std::function<void(CURL*)>& configure) : handles_(handles) {
+    if (!handles.easy.empty()) {
+      easy_ = std::move(handles.easy.back());
+      handles.easy.pop_back();
     } else {
       easy_ = make_easy();
       configure(easy_.get());
@@ -57,7 +57,7 @@ class TransferSlot {
   ~TransferSlot() {
     detach();
     try {
-      lane_.easy.push_back(std::move(easy_));
+      handles_.easy.push_back(std::move(easy_));
     } catch (...) {
       // Out of memory: the handle is simply freed instead of kept.
     }
@@ -73,7 +73,7 @@ class TransferSlot {
     index_ = index;
     budget_ = budget;
     started_ = Clock::now();
-    const CURLMcode code = curl_multi_add_handle(lane_.multi.get(), easy_.get());
+    const CURLMcode code = curl_multi_add_handle(handles_.multi.get(), easy_.get());
     if (code != CURLM_OK) {
       transfer_.reset();
       throw_multi_error(code);
@@ -82,7 +82,7 @@ class TransferSlot {
 
   /// The attempt ended with libcurl's `code`: detaches the handle and returns what was received.
   TransferResult finish(CURLcode code) {
-    curl_multi_remove_handle(lane_.multi.get(), easy_.get());
+    curl_multi_remove_handle(handles_.multi.get(), easy_.get());
     TransferResult result = transfer_->finish(code);
     transfer_.reset();
     return result;
@@ -110,11 +110,11 @@ class TransferSlot {
  private:
   void detach() noexcept {
     if (!transfer_) return;
-    curl_multi_remove_handle(lane_.multi.get(), easy_.get());
+    curl_multi_remove_handle(handles_.multi.get(), easy_.get());
     transfer_.reset();
   }
 
-  PooledConnection& lane_;
+  HandleSet& handles_;
   EasyHandle easy_;
   std::unique_ptr<PreparedTransfer> transfer_;  // clears its pointers from easy_ before easy_ goes
   std::uint64_t index_ = 0;
@@ -122,12 +122,12 @@ class TransferSlot {
   Clock::time_point started_;
 };
 
-TransferLoop::TransferLoop(const EngineSettings& settings, PooledConnection& lane, std::size_t width, Done done)
-    : settings_(settings), lane_(lane), width_(std::max<std::size_t>(width, 1)), done_(std::move(done)),
+TransferLoop::TransferLoop(const EngineSettings& settings, HandleSet& handles, std::size_t width, Done done)
+    : settings_(settings), handles_(handles), width_(std::max<std::size_t>(width, 1)), done_(std::move(done)),
       max_attempts_(1 + std::max(0, settings.retry->max_retries)) {
   // Set per run: a pooled multi handle keeps as many connections as its last run used at once.
-  curl_multi_setopt(lane.multi.get(), CURLMOPT_MAX_HOST_CONNECTIONS, static_cast<long>(width_));
-  curl_multi_setopt(lane.multi.get(), CURLMOPT_MAXCONNECTS, static_cast<long>(width_));
+  curl_multi_setopt(handles.multi.get(), CURLMOPT_MAX_HOST_CONNECTIONS, static_cast<long>(width_));
+  curl_multi_setopt(handles.multi.get(), CURLMOPT_MAXCONNECTS, static_cast<long>(width_));
 }
 
 TransferLoop::~TransferLoop() = default;
@@ -189,7 +189,7 @@ bool TransferLoop::run_once() {
     TransferResult result = slot->finish(code);
     if (headers_echoed_token(slot->easy(), settings_.token)) {
       slot->replace(settings_.configure);
-      lane_.discard = true;
+      handles_.discard = true;
     }
     idle_.push_back(slot);
     any_done = true;
@@ -329,7 +329,7 @@ void TransferLoop::start_due() {
       continue;
     }
     if (idle_.empty()) {
-      slots_.push_back(std::make_unique<TransferSlot>(lane_, settings_.configure));
+      slots_.push_back(std::make_unique<TransferSlot>(handles_, settings_.configure));
       idle_.push_back(slots_.back().get());
     }
     TransferSlot* slot = idle_.back();

@@ -20,7 +20,7 @@
 
 #include "connection_pool.hpp"
 #include "retry_policy.hpp"
-#include "transfer_engine.hpp"
+#include "transfer_request.hpp"
 
 namespace trunk::detail {
 
@@ -35,12 +35,12 @@ class TransferLoop {
   using Done = std::function<void(Key key, std::string&& body, std::exception_ptr error)>;
 
   /// `done` is called once per request that ends (not for cancel()ed or dropped ones).
-  TransferLoop(const EngineSettings& settings, PooledConnection& lane, std::size_t width, Done done);
-  ~TransferLoop();  ///< every handle detached and given back to the lane
+  TransferLoop(const EngineSettings& settings, HandleSet& handles, std::size_t width, Done done);
+  ~TransferLoop();  ///< every easy handle detached and given back to the set
   TransferLoop(const TransferLoop&) = delete;
   TransferLoop& operator=(const TransferLoop&) = delete;
 
-  CURLM* multi() const noexcept { return lane_.multi.get(); }
+  CURLM* multi() const noexcept { return handles_.multi.get(); }
   std::size_t pending() const noexcept { return jobs_.size(); }
   bool in_flight() const noexcept { return slots_.size() > idle_.size(); }
 
@@ -107,13 +107,13 @@ class TransferLoop {
   void start_due();
 
   const EngineSettings& settings_;
-  PooledConnection& lane_;
+  HandleSet& handles_;
   std::size_t width_;
   Done done_;
   int max_attempts_;
   Jobs jobs_;
   ReadyQueue ready_;
-  // Declared last: destroyed first, every handle detached and given back to the lane.
+  // Declared last: destroyed first, every easy handle detached and given back to the set.
   std::vector<std::unique_ptr<TransferSlot>> slots_;
   std::vector<TransferSlot*> idle_;
 };
