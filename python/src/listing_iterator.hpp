@@ -48,12 +48,13 @@ class ListingIterator {
   /// which ends the listing as Ctrl-C does anywhere (keep_callback_error).
   void set_on_page(pybind11::object on_page) { on_page_ = hold_with_gil(std::move(on_page)); }
 
-  /// Drops the pager with the GIL released: its prefetch thread may be waiting for the GIL (the log callback
-  /// forwards to Python) and must be joined, which would deadlock while this thread held the GIL.
+  /// Drops the pager with the GIL released: dropping its page pipeline takes the lock the engine thread's
+  /// completions take, and a thread holding the GIL must never wait for the engine thread (which may itself be
+  /// waiting for the GIL to log through Python).
   ~ListingIterator() {
     if (PyGILState_Check() != 0) {
       pybind11::gil_scoped_release release;
-      Pager<Page> dropped = std::move(pager_);  // moving abandons (stops and joins) the prefetch here
+      Pager<Page> dropped = std::move(pager_);  // its request in flight is cancelled here
     } else {
       Pager<Page> dropped = std::move(pager_);
     }

@@ -7,47 +7,36 @@
 //   while (auto page = pager.next_page()) { ... }                              // page by page
 //
 // A listing joins by specialising PageTraits<Page> (below): its item type, the page's items, how the page names
-// the next one and in which style. Everything else - iteration, prefetching, limit_prefetch, the loop guard -
-// comes with Pager<Page>. Two paging styles:
-//   PagingStyle::token   the page's next token; "" or absent on the last page (page.next_page_token)
-//   PagingStyle::cursor  the page's next cursor; absent on the last page (nextCursor of listPullRequests)
+// the next one and in which style. Everything else - iteration, the limit, the loop guard - comes with
+// Pager<Page>.
 //
-// A pager is single use: it walks forward once, starting from the first cursor it is given ("" = the first
-// page). It stops after the last page, and throws PaginationError when the server hands back a token or cursor
-// it already gave (or the one the walk started from), so a misbehaving server cannot loop it forever. Pages are
-// fetched only when needed. Errors of a fetch (ApiError, TransportError...) propagate from next_page() or from
-// the iterator's operator++ / begin().
+// A pager reads its pages from a PageSource<Page>, in order. Where the pages come from is the source's business:
+//  - a Client's listings read from its page pipeline (client/page_pipeline.hpp): the pages are requested on the
+//    client's transfer engine, the next one as soon as the previous page's answer is in (its syntax checked and
+//    its next cursor read on the engine thread), at most two pages waiting unread, so the network wait overlaps
+//    the caller's work and the decoding (ClientOptions::prefetch_pages; off: a page is requested when asked for);
+//  - Pager(fetch, first_cursor) reads from a fetch function, on demand, on the caller's thread.
+// Both walk by the same rules (PageWalk, page_walk.hpp): single use, forward once from the first cursor ("" = the
+// first page), stopping after the last page; a token or cursor the server hands back twice is a PaginationError.
+// Errors of a fetch (ApiError, TransportError, PaginationError...) propagate from next_page() or from the
+// iterator's operator++ / begin(), in page order: the pages before the failed one are all handed out first.
+// A walk ends at its first error, as a Python generator does: the error is thrown once and next_page() returns
+// nullopt afterwards. Except CancelledError: an interrupted wait leaves the walk where it was, and the next call
+// requests that page again.
 //
-// Lifetime: a pager made by a Client refers to that Client, which must outlive it. A pager is not
-// thread-safe (the Client is): use one pager per thread.
-//
-// Prefetching (ClientOptions::prefetch_pages, on by default for the Client's pagers): as soon as a page is
-// handed out, the next one is requested on a background thread, so the network wait overlaps the caller's
-// work on the current page. Nothing changes in what the caller sees: pages come in order, the repeated-token
-// check runs before the next page is requested, and an error of the prefetched page surfaces from the
-// next_page() / operator++ that would have fetched it. A pager destroyed (or a walk abandoned) with a
-// prefetch in flight stops that fetch through the std::stop_token it was given (the client's transfer ends
-// within about 100 ms) and joins its thread before the destructor returns; no thread outlives the pager.
-// While waiting for a prefetched page, next_page() polls the interrupt check every 100 ms (CancelledError).
-//
-// Reading ahead (the Client's listings, when prefetching): a fetch also requests the page after the one it was
-// asked for as soon as that page's answer has arrived and its syntax is checked, before it is decoded into the
-// model, so decoding overlaps the next
-// transfer instead of delaying it. It never requests a cursor already requested, nor a page the caller does
-// not want (FetchContext::wanted), and a pager dropped with a read-ahead in flight cancels it.
+// Lifetime: a pager made by a Client refers to that Client, which must outlive it. A pager is not thread-safe
+// (the Client is): use one pager per thread. Dropping a pager cancels the request it has in flight and wipes the
+// answers nobody read.
 
 #include <array>
 #include <cstddef>
-#include <exception>
 #include <functional>
 #include <iterator>
 #include <memory>
 #include <optional>
-#include <stop_token>
 #include <string>
 #include <string_view>
 #include <type_traits>
-#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -55,15 +44,11 @@
 #include "trunk/error.hpp"
 #include "trunk/merge_queue_requests.hpp"
 #include "trunk/page.hpp"
+#include "trunk/page_walk.hpp"
 #include "trunk/responses.hpp"
 #include "trunk/test_case.hpp"
 
 namespace trunk {
-
-enum class PagingStyle {
-  token,   ///< the next page's token; "" or absent on the last page
-  cursor,  ///< the next page's cursor; absent on the last page
-};
 
 /// The customization point of Pager<Page>. A specialisation provides:
 ///   using Item = ...;                                          the items a page holds
@@ -73,8 +58,9 @@ enum class PagingStyle {
 ///   static std::string cursor_of(const Request&);              where a request starts ("" = first page)
 ///   static void set_cursor(Request&, const std::string&);      makes a request read the page a cursor names
 ///   static constexpr WireAt wire_at();                         where the answer's JSON holds the items and the
-///                                                              next cursor (reading ahead peeks there), from
-///                                                              the declarations' wire names
+///                                                              next cursor (the page pipeline reads them there
+///                                                              before decoding), from the declarations' wire
+///                                                              names
 template <class Page>
 struct PageTraits;
 
@@ -148,125 +134,88 @@ struct PageTraits<PullRequestPage> {
 
 /// What a pager tells its fetch function besides the cursor.
 struct FetchContext {
-  /// Requested when the pager no longer wants the page (a prefetch abandoned); the fetch should then end soon
-  /// (CancelledError).
-  std::stop_token stop;
   /// How many more items the caller may read, this page's included (Pager::limit_prefetch); nullopt: no limit.
-  /// A fetch that reads ahead requests the following page only when this one holds fewer.
   std::optional<std::size_t> wanted;
 };
 
-/// How a pager fetches ahead (see "Prefetching" above).
-struct PrefetchOptions {
-  bool enabled = false;
-  /// Polled every 100 ms while next_page() waits for a prefetched page; true -> CancelledError.
-  std::function<bool()> interrupt_check;
+/// Where a Pager reads its pages from, in order. Implementations walk by PageWalk's rules.
+template <class Page>
+class PageSource {
+ public:
+  virtual ~PageSource() = default;
+  /// The next page; nullopt after the last. Throws what ended the walk (see the top of this file).
+  virtual std::optional<Page> next() = 0;
+  /// The caller will read at most `max_items` items in all: no page is fetched ahead once the pages handed out
+  /// hold that many.
+  virtual void limit(std::size_t max_items) = 0;
+  /// True once next() would return nullopt.
+  virtual bool done() const = 0;
 };
 
-namespace detail {
-
-/// The background thread of a prefetching pager (not a template: the thread, its stop_source and the waiting
-/// with interrupt polling are the same for every page type; pager_prefetch.cpp). One thread for the worker's
-/// life, running at most one job at a time; a job has ended before its result is read and before the next
-/// one starts, and the thread is joined on destruction (in a forked child, a new thread is started instead).
-class PrefetchWorker {
+/// Pages from a fetch function, on demand, on the caller's thread.
+template <class Page>
+class FetchedPages final : public PageSource<Page> {
  public:
-  explicit PrefetchWorker(std::function<bool()> interrupt_check);
-  ~PrefetchWorker();  ///< abandon()
-  PrefetchWorker(const PrefetchWorker&) = delete;
-  PrefetchWorker& operator=(const PrefetchWorker&) = delete;
+  using Traits = PageTraits<Page>;
+  using FetchPage = std::function<Page(const std::string& cursor, const FetchContext& context)>;
 
-  /// Abandons a job in flight, then runs `job` on the worker's thread with a fresh stop_token.
-  void start(std::function<void(std::stop_token)> job);
-  /// True from start() until the job is waited for or abandoned.
-  bool started() const noexcept;
-  /// Waits for the job, polling the interrupt check every 100 ms: when it asks, abandons the job and throws
-  /// CancelledError. Afterwards whatever the job wrote is visible to the caller.
-  void wait();
-  /// Requests the job's stop and waits for it to end (nothing left running afterwards).
-  void abandon() noexcept;
+  FetchedPages(FetchPage fetch, std::string first_cursor)
+      : fetch_(std::move(fetch)), walk_(Traits::style, std::move(first_cursor)) {}
+
+  std::optional<Page> next() override {
+    if (walk_.done() || failed_) return std::nullopt;
+    try {
+      Page page = fetch_(walk_.next_cursor(), FetchContext{walk_.wanted()});
+      walk_.advance(Traits::items(page).size(), Traits::next(page));
+      return page;
+    } catch (const CancelledError&) {
+      throw;  // the walk stays where it was
+    } catch (...) {
+      failed_ = true;
+      throw;
+    }
+  }
+  void limit(std::size_t max_items) override { walk_.limit(max_items); }
+  bool done() const override { return walk_.done() || failed_; }
 
  private:
-  struct State;
-  /// The state of this process's thread (replaced in a forked child).
-  State& here();
-  std::unique_ptr<State> state_;
+  FetchPage fetch_;
+  PageWalk walk_;
+  bool failed_ = false;
 };
-
-}  // namespace detail
 
 template <class Page>
 class Pager {
  public:
   using Traits = PageTraits<Page>;
   using Item = typename Traits::Item;
-
-  /// Fetches the page that `cursor` names ("" = the first page); see FetchContext.
-  using FetchPage = std::function<Page(const std::string& cursor, const FetchContext& context)>;
-  using PrefetchOptions = trunk::PrefetchOptions;
+  using FetchPage = typename FetchedPages<Page>::FetchPage;
 
   /// Usually made by a Client (failing_tests, unhealthy_tests...).
-  Pager(FetchPage fetch, std::string first_cursor, PrefetchOptions prefetch = {})
-      : fetch_(std::move(fetch)), next_cursor_(std::move(first_cursor)) {
-    // The cursor the walk starts from counts as given: a server answering with it again would loop.
-    if (!next_cursor_.empty() || Traits::style == PagingStyle::cursor) seen_.insert(next_cursor_);
-    if (prefetch.enabled) prefetcher_ = std::make_unique<detail::PrefetchWorker>(std::move(prefetch.interrupt_check));
-  }
-  /// Stops and joins a prefetch in flight.
-  ~Pager() { abandon_prefetch(); }
+  explicit Pager(std::unique_ptr<PageSource<Page>> source) : source_(std::move(source)) {}
+  /// Pages fetched by `fetch` on demand, from `first_cursor` ("" = the first page).
+  Pager(FetchPage fetch, std::string first_cursor)
+      : source_(std::make_unique<FetchedPages<Page>>(std::move(fetch), std::move(first_cursor))) {}
 
-  // A prefetch job writes into the pager it was started by, so moving first abandons it (the page is simply
-  // requested again by the new owner).
-  Pager(Pager&& other) noexcept { *this = std::move(other); }
-  Pager& operator=(Pager&& other) noexcept {
-    if (this == &other) return *this;
-    abandon_prefetch();
-    other.abandon_prefetch();
-    fetch_ = std::move(other.fetch_);
-    prefetcher_ = std::move(other.prefetcher_);
-    prefetch_budget_ = other.prefetch_budget_;
-    items_returned_ = other.items_returned_;
-    next_cursor_ = std::move(other.next_cursor_);
-    seen_ = std::move(other.seen_);
-    done_ = other.done_;
-    pages_fetched_ = other.pages_fetched_;
-    current_ = std::move(other.current_);
-    position_ = other.position_;
-    return *this;
-  }
+  Pager(Pager&&) noexcept = default;
+  Pager& operator=(Pager&&) noexcept = default;
   Pager(const Pager&) = delete;
   Pager& operator=(const Pager&) = delete;
 
   /// Fetches and returns the next page; nullopt once the last page has been returned.
   std::optional<Page> next_page() {
-    if (done_) return std::nullopt;
-    Page page = fetch_next(next_cursor_);
-    ++pages_fetched_;
-    const std::optional<std::string> next = Traits::next(page);
-    if (!next || (Traits::style == PagingStyle::token && next->empty())) {
-      done_ = true;
-    } else if (!seen_.insert(*next).second) {
-      done_ = true;  // never fetch again: the server would hand back a page already seen
-      // The token itself is not quoted: it is opaque, and a hostile server could hand back anything as a
-      // page token, the API token included.
-      throw PaginationError(std::string("pagination: the server returned a ") +
-                            (Traits::style == PagingStyle::token ? "next_page_token" : "next cursor") +
-                            " it had already returned (after " + std::to_string(pages_fetched_) +
-                            " pages); stopping instead of looping forever");
-    }
-    if (!done_) next_cursor_ = *next;
-    items_returned_ += Traits::items(page).size();
-    start_prefetch();
+    std::optional<Page> page = source_->next();
+    if (page) ++pages_fetched_;
     return page;
   }
 
   /// The caller will read at most `max_items` items in all: once the pages returned hold that many, no further
-  /// page is prefetched (so a walk cut short by a limit costs no extra request).
-  void limit_prefetch(std::size_t max_items) noexcept { prefetch_budget_ = max_items; }
+  /// page is requested ahead (so a walk cut short by a limit costs no extra request).
+  void limit_prefetch(std::size_t max_items) { source_->limit(max_items); }
 
-  /// True once the last page has been fetched (next_page() would return nullopt).
-  bool done() const noexcept { return done_; }
-  /// Number of pages fetched so far.
+  /// True once the last page has been returned (next_page() would return nullopt).
+  bool done() const { return source_->done(); }
+  /// Number of pages returned so far.
   std::size_t pages_fetched() const noexcept { return pages_fetched_; }
 
   /// Input iterator over every item of every remaining page. Dereferencing gives a reference into the current
@@ -314,59 +263,7 @@ class Pager {
     return true;
   }
 
-  /// The page a prefetch already requested for `cursor`, else fetch_(cursor) now.
-  Page fetch_next(const std::string& cursor) {
-    if (prefetcher_ && prefetcher_->started() && prefetched_cursor_ == cursor) {
-      prefetcher_->wait();
-      std::optional<Page> page = std::exchange(prefetched_, std::nullopt);
-      if (std::exception_ptr error = std::exchange(prefetch_error_, nullptr)) std::rethrow_exception(error);
-      return std::move(*page);
-    }
-    abandon_prefetch();  // a prefetch of another page: never two fetches at once (fetch_ is not reentrant)
-    return fetch_(cursor, FetchContext{{}, wanted()});  // asked for now: only the caller's interrupt check stops it
-  }
-
-  /// With prefetching on and pages left, requests the page next_cursor_ names in the background.
-  void start_prefetch() {
-    if (!prefetcher_ || done_) return;
-    if (prefetch_budget_ && items_returned_ >= *prefetch_budget_) return;  // the caller wants no more
-    prefetcher_->abandon();
-    prefetched_.reset();
-    prefetch_error_ = nullptr;
-    prefetched_cursor_ = next_cursor_;
-    // Runs on the worker thread; this pager touches prefetched_ / prefetch_error_ only after wait() joined it.
-    prefetcher_->start([this, cursor = next_cursor_, wanted = wanted()](std::stop_token stop) {
-      try {
-        prefetched_ = fetch_(cursor, FetchContext{std::move(stop), wanted});
-      } catch (...) {
-        prefetch_error_ = std::current_exception();
-      }
-    });
-  }
-
-  /// Items the caller may still read from the next page on (FetchContext::wanted).
-  std::optional<std::size_t> wanted() const noexcept {
-    if (!prefetch_budget_) return std::nullopt;
-    return *prefetch_budget_ > items_returned_ ? *prefetch_budget_ - items_returned_ : 0;
-  }
-
-  void abandon_prefetch() noexcept {
-    if (!prefetcher_) return;
-    prefetcher_->abandon();
-    prefetched_.reset();
-    prefetch_error_ = nullptr;
-  }
-
-  FetchPage fetch_;
-  std::unique_ptr<detail::PrefetchWorker> prefetcher_;  // null when prefetching is off
-  std::string prefetched_cursor_;                       // what the started prefetch fetches
-  std::optional<Page> prefetched_;                      // its page, once waited for
-  std::exception_ptr prefetch_error_;                   // or its error
-  std::optional<std::size_t> prefetch_budget_;          // see limit_prefetch()
-  std::size_t items_returned_ = 0;                      // items in the pages next_page() returned
-  std::string next_cursor_;
-  std::unordered_set<std::string> seen_;
-  bool done_ = false;
+  std::unique_ptr<PageSource<Page>> source_;
   std::size_t pages_fetched_ = 0;
   Page current_{};
   std::size_t position_ = 0;  // index of the next unread item of current_

@@ -20,7 +20,8 @@
 #include "endpoint.hpp"
 #include "pending_call.hpp"
 #include "rate_limiter.hpp"
-#include "read_ahead.hpp"
+#include "core/decode_body.hpp"
+#include "page_pipeline.hpp"
 #include "redaction.hpp"
 #include "secret_memory.hpp"
 #include "transfer_engine.hpp"
@@ -142,9 +143,10 @@ struct Client::Impl {
 
   /// decode(), with the token redacted from any DecodeError (a body may echo it). The raw body is wiped
   /// afterwards, whatever happens: if it echoed the token, no unwiped copy is freed. The body is read in place
-  /// (the transfer leaves room for the decoder's padding); `on_validated` sees it once its syntax is checked.
+  /// (the transfer leaves room for the decoder's padding). `syntax_checked`: check_body already accepted it (a
+  /// listing's page pipeline), so it is not checked again.
   template <typename Response>
-  Response decode_redacted(std::string&& response, const detail::OnValidated& on_validated = {}) const {
+  Response decode_redacted(std::string&& response, bool syntax_checked = false) const {
     struct WipeOnExit {
       std::string& text;
       ~WipeOnExit() { detail::wipe(text); }
@@ -153,7 +155,8 @@ struct Client::Impl {
       if constexpr (kTextAnswer<Response>) {
         return Response::parse(response);
       } else {
-        return detail::decode_body<Response>(response, on_validated);
+        if (syntax_checked) return detail::decode_checked_body<Response>(response);
+        return detail::decode_body<Response>(response, {});
       }
     } catch (const DecodeError& error) {
       const std::string message = error.what();
@@ -274,42 +277,30 @@ std::vector<BulkResult<TestDetails>> Client::get_test_details_many(const Repo& r
   return impl_->get_test_details_many(repo, org_url_slug, test_ids, options);
 }
 
-// Every listing pages the same way; only the operation differs. The pagers capture Impl (not Client): a Client
-// that is moved keeps the same Impl, so its pagers stay valid. With prefetching on, a fetch reads the next page
-// ahead (read_ahead.hpp) once its own answer is in and checked, before decoding it.
+// Every listing pages the same way; only the operation differs: its page pipeline (page_pipeline.hpp) on the
+// client's engine, decoded on the caller's thread. The pagers capture Impl (not Client): a Client that is moved
+// keeps the same Impl, so its pagers stay valid.
 template <typename Op, typename ClientImpl>
 Pager<typename Op::Response> make_pager(ClientImpl* impl, typename Op::Request request) {
   using Page = typename Op::Response;
   using Traits = PageTraits<Page>;
   validate(request);
-  std::string first = Traits::cursor_of(request);
-  std::shared_ptr<detail::ReadAhead> ahead;
-  if (impl->options.prefetch_pages) ahead = std::make_shared<detail::ReadAhead>();
-  return Pager<Page>(
-      [impl, request = std::move(request), ahead](const std::string& cursor, const FetchContext& context) mutable {
-        const detail::Cancellation cancel = impl->cancellation(context.stop);
-        std::optional<std::string> body;
-        if (ahead) body = ahead->take(cursor, cancel);
-        if (!body) {
-          Traits::set_cursor(request, cursor);
-          body = impl->engine.send(impl->template build<Op>(request), cancel);
-        }
-        // With reading ahead, the page after this one is requested once this answer's syntax is checked, before
-        // it is decoded.
-        detail::OnValidated read_ahead;
-        if (ahead) {
-          read_ahead = [&](const simdjson::dom::element& root) {
-            const detail::PagePeek peek = detail::peek_page(root, Traits::wire_at());
-            const bool last = !peek.next || (Traits::style == PagingStyle::token && peek.next->empty());
-            if (peek.ok && !last && (!context.wanted || peek.items < *context.wanted)) {
-              Traits::set_cursor(request, *peek.next);
-              ahead->start(*peek.next, impl->engine, impl->template build<Op>(request));
-            }
-          };
-        }
-        return impl->template decode_redacted<Page>(std::move(*body), read_ahead);
-      },
-      std::move(first), PrefetchOptions{impl->options.prefetch_pages, impl->options.interrupt_check});
+  detail::PagePipeline::Setup setup;
+  setup.style = Traits::style;
+  setup.at = Traits::wire_at();
+  setup.first_cursor = Traits::cursor_of(request);
+  setup.ahead = impl->options.prefetch_pages;
+  setup.engine = &impl->engine;
+  setup.interrupt_check = &impl->options.interrupt_check;
+  // Called under the pipeline's lock, one call at a time: the captured request is its own.
+  setup.request_for = [impl, request = std::move(request)](const std::string& cursor) mutable {
+    Traits::set_cursor(request, cursor);
+    return impl->template build<Op>(request);
+  };
+  return Pager<Page>(std::make_unique<detail::PipelinePages<Page>>(
+      std::move(setup), [impl](detail::PageAnswer& answer) {
+        return impl->template decode_redacted<Page>(std::move(answer.body), answer.checked);
+      }));
 }
 
 template <typename Op>

@@ -278,6 +278,20 @@ std::optional<simdjson::dom::element> validate_syntax(simdjson::padded_string_vi
   throw_malformed(error);
 }
 
+bool check_body(std::string& body, const OnValidated& on_validated) {
+  std::optional<simdjson::dom::element> validated;
+  if (body.capacity() - body.size() >= kDecodePadding) {
+    validated = validate_syntax(simdjson::padded_string_view(body.data(), body.size(), body.capacity()));
+  } else {
+    const WipedPaddedCopy padded(body);
+    validated = validate_syntax(padded.view());
+    if (validated && on_validated) on_validated(*validated);  // while the copy it points into lives
+    return validated.has_value();
+  }
+  if (validated && on_validated) on_validated(*validated);
+  return validated.has_value();
+}
+
 WipedPaddedCopy::~WipedPaddedCopy() { ::explicit_bzero(copy_.data(), copy_.size()); }
 
 void check_nesting_depth(std::string_view text) {

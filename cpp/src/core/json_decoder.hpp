@@ -398,4 +398,14 @@ T decode_body(std::string& body, const OnValidated& on_validated) {
   return decode_padded<T>(padded.view(), "", on_validated);
 }
 
+/// decode_body.hpp.
+template <schema::Described T>
+T decode_checked_body(std::string& body) {
+  if (body.capacity() - body.size() >= kDecodePadding) {
+    return decode_validated<T>(simdjson::padded_string_view(body.data(), body.size(), body.capacity()));
+  }
+  const WipedPaddedCopy padded(body);
+  return decode_validated<T>(padded.view());
+}
+
 }  // namespace trunk::detail

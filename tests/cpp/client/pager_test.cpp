@@ -1,16 +1,15 @@
-// Pager<Page> for a listing that only specialises PageTraits: the cursor style of listPullRequests
-// (nextCursor absent on the last page), with iteration, prefetching, limit_prefetch and the loop guard coming
-// from the template. The pages come from a real local server through the client's transfer engine, as a
-// listing of the library would fetch them.
+// Pager<Page> over a fetch function, for a listing that only specialises PageTraits: the cursor style of
+// listPullRequests (nextCursor absent on the last page), with iteration, the limit and the loop guard (PageWalk)
+// coming from the template; the pages are fetched on demand. They come from a real local server through the
+// client's transfer engine, as a listing of the library would fetch them. (The Client's own listings read from
+// its page pipeline instead: test_prefetch.cpp.)
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include <atomic>
 #include <map>
 #include <optional>
 #include <ranges>
-#include <stop_token>
 #include <string>
 #include <thread>
 #include <vector>
@@ -68,20 +67,12 @@ void serve(HttpTestServer& server, std::map<std::string, ServedPage> pages) {
   });
 }
 
-/// A number for the calling thread, never given to another thread (std::thread::id values may be reused once a
-/// thread has ended).
-int thread_serial() {
-  static std::atomic<int> next{0};
-  thread_local const int serial = next++;
-  return serial;
-}
-
 /// A pager over `client`'s listPullRequests-like listing, fetched through the client's transfer engine;
-/// `fetched_on`, when given, records the thread_serial() each page was fetched on.
-Pager<NumberPage> pull_requests(Client& client, bool prefetch, std::vector<int>* fetched_on = nullptr) {
+/// `wanted`, when given, records what each fetch was told (FetchContext::wanted).
+Pager<NumberPage> pull_requests(Client& client, std::vector<std::optional<std::size_t>>* wanted = nullptr) {
   return Pager<NumberPage>(
-      [&client, fetched_on](const std::string& cursor, const FetchContext& context) {
-        if (fetched_on != nullptr) fetched_on->push_back(thread_serial());  // one fetch at a time
+      [&client, wanted](const std::string& cursor, const FetchContext& context) {
+        if (wanted != nullptr) wanted->push_back(context.wanted);
         detail::HttpRequest request;
         request.operation = "list_pull_requests";
         request.url = client.base_url() + "/v1/listPullRequests";
@@ -89,13 +80,13 @@ Pager<NumberPage> pull_requests(Client& client, bool prefetch, std::vector<int>*
                             {"targetBranch", "main"}};
         if (!cursor.empty()) body["cursor"] = cursor;
         request.body = body.dump();
-        const auto answer = nlohmann::json::parse(detail::ClientInternals::send(client, request, context.stop));
+        const auto answer = nlohmann::json::parse(detail::ClientInternals::send(client, request));
         NumberPage page;
         for (const auto& pr : answer["pullRequests"]) page.numbers.push_back(pr["prNumber"].get<int>());
         if (answer.contains("nextCursor")) page.next_cursor = answer["nextCursor"].get<std::string>();
         return page;
       },
-      "", PrefetchOptions{prefetch, {}});
+      "");
 }
 
 const std::string kCursor2 = testing::uuid_for(2);
@@ -112,54 +103,48 @@ std::vector<std::string> sent_cursors(const HttpTestServer& server) {
 }
 
 TEST(CursorPager, IteratesEveryItemAndStopsWhereTheCursorIsAbsent) {
-  for (bool prefetch : {false, true}) {
-    HttpTestServer server;
-    serve(server, three_pages());
-    Client client(testing::test_options(server.base_url()));
-    std::vector<int> seen;
-    for (int number : pull_requests(client, prefetch)) seen.push_back(number);
-    EXPECT_EQ(seen, (std::vector<int>{1, 2, 3, 4, 5})) << prefetch;
-    EXPECT_EQ(sent_cursors(server), (std::vector<std::string>{"", kCursor2, kCursor3})) << prefetch;
-  }
-}
-
-TEST(CursorPager, PageByPage) {
   HttpTestServer server;
   serve(server, three_pages());
   Client client(testing::test_options(server.base_url()));
-  auto pager = pull_requests(client, true);
+  std::vector<int> seen;
+  for (int number : pull_requests(client)) seen.push_back(number);
+  EXPECT_EQ(seen, (std::vector<int>{1, 2, 3, 4, 5}));
+  EXPECT_EQ(sent_cursors(server), (std::vector<std::string>{"", kCursor2, kCursor3}));
+}
+
+TEST(CursorPager, PageByPageOnDemand) {
+  HttpTestServer server;
+  serve(server, three_pages());
+  Client client(testing::test_options(server.base_url()));
+  auto pager = pull_requests(client);
   std::vector<std::size_t> sizes;
-  while (auto page = pager.next_page()) sizes.push_back(page->numbers.size());
+  while (auto page = pager.next_page()) {
+    sizes.push_back(page->numbers.size());
+    EXPECT_EQ(server.request_count(), sizes.size());  // nothing is fetched before it is asked for
+  }
   EXPECT_EQ(sizes, (std::vector<std::size_t>{2, 1, 2}));
   EXPECT_TRUE(pager.done());
   EXPECT_EQ(pager.pages_fetched(), 3U);
 }
 
-TEST(CursorPager, EveryPrefetchRunsOnTheSameBackgroundThread) {
-  // One thread for the pager's life, not one per page: its thread-local decoder state stays warm.
+TEST(CursorPager, AnEmptyPageInTheMiddleDoesNotEndTheWalk) {
   HttpTestServer server;
-  serve(server, {{"", {{1}, kCursor2}}, {kCursor2, {{2}, kCursor3}}, {kCursor3, {{3}, testing::uuid_for(4)}},
-                 {testing::uuid_for(4), {{4}, std::nullopt}}});
+  serve(server, {{"", {{1}, kCursor2}}, {kCursor2, {{}, kCursor3}}, {kCursor3, {{3}, std::nullopt}}});
   Client client(testing::test_options(server.base_url()));
-  std::vector<int> fetched_on;
   std::vector<int> seen;
-  for (int number : pull_requests(client, true, &fetched_on)) seen.push_back(number);
-  EXPECT_EQ(seen, (std::vector<int>{1, 2, 3, 4}));
-  ASSERT_EQ(fetched_on.size(), 4U);
-  EXPECT_EQ(fetched_on[0], thread_serial());  // the first page: asked for, fetched by the caller
-  EXPECT_NE(fetched_on[1], thread_serial());
-  EXPECT_EQ(fetched_on[2], fetched_on[1]);
-  EXPECT_EQ(fetched_on[3], fetched_on[1]);
+  for (int number : pull_requests(client)) seen.push_back(number);
+  EXPECT_EQ(seen, (std::vector<int>{1, 3}));
 }
 
 TEST(CursorPager, ARepeatedCursorIsAPaginationError) {
   HttpTestServer server;
   serve(server, {{"", {{1}, kCursor2}}, {kCursor2, {{2}, kCursor2}}});
   Client client(testing::test_options(server.base_url()));
-  auto pager = pull_requests(client, true);
+  auto pager = pull_requests(client);
   ASSERT_TRUE(pager.next_page().has_value());
   EXPECT_THROW(pager.next_page(), PaginationError);
   EXPECT_FALSE(pager.next_page().has_value());
+  EXPECT_TRUE(pager.done());
   EXPECT_EQ(server.request_count(), 2U);  // the repeated cursor is never requested
 }
 
@@ -168,42 +153,35 @@ TEST(CursorPager, AnEmptyCursorLeadsBackToTheStartAndIsAPaginationError) {
   HttpTestServer server;
   serve(server, {{"", {{1}, ""}}});
   Client client(testing::test_options(server.base_url()));
-  auto pager = pull_requests(client, false);
+  auto pager = pull_requests(client);
   EXPECT_THROW(pager.next_page(), PaginationError);
   EXPECT_EQ(server.request_count(), 1U);
 }
 
-TEST(CursorPager, ALimitStopsPrefetchingOnceThePagesHoldEnoughItems) {
+TEST(CursorPager, AnErrorEndsTheWalk) {
+  // As a Python generator that raised: the error once, then nothing, and nothing more is requested.
+  HttpTestServer server;
+  serve(server, {{"", {{1}, kCursor2}}});  // kCursor2 is not served: 404
+  Client client(testing::test_options(server.base_url()));
+  auto pager = pull_requests(client);
+  ASSERT_TRUE(pager.next_page().has_value());
+  EXPECT_THROW(pager.next_page(), NotFoundError);
+  EXPECT_FALSE(pager.next_page().has_value());
+  EXPECT_TRUE(pager.done());
+  EXPECT_EQ(server.request_count(), 2U);
+}
+
+TEST(CursorPager, TheFetchIsToldHowManyItemsAreStillWanted) {
   HttpTestServer server;
   serve(server, three_pages());
   Client client(testing::test_options(server.base_url()));
-  auto pager = pull_requests(client, true);
-  pager.limit_prefetch(3);
-  ASSERT_TRUE(pager.next_page().has_value());  // 2 items: page 2 is prefetched
-  ASSERT_TRUE(pager.next_page().has_value());  // 3 items: enough, page 3 is not requested
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  EXPECT_EQ(sent_cursors(server), (std::vector<std::string>{"", kCursor2}));
-}
-
-TEST(CursorPager, DroppingThePagerStopsThePrefetchInFlight) {
-  HttpTestServer server;  // declared first: outlives the client
-  server.set_handler([&server](const httplib::Request& request, httplib::Response& response) {
-    if (cursor_of(request.body).empty()) {
-      response.set_content(R"({"pullRequests":[{"prNumber":1}],"nextCursor":")" + kCursor2 + "\"}",
-                           "application/json");
-      return;
-    }
-    server.hang();  // page 2 never comes
-  });
-  Client client(testing::test_options(server.base_url()));
-  {
-    auto pager = pull_requests(client, true);
-    ASSERT_TRUE(pager.next_page().has_value());
-    while (server.request_count() < 2) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }  // the destructor requests the prefetch's stop and joins its thread
-  // The client is still usable: the stopped transfer's handle was removed, and a new call gets an answer.
-  server.set_replies({{200, R"({"pullRequests":[]})"}});
-  EXPECT_FALSE(pull_requests(client, false).next_page()->next_cursor.has_value());
+  std::vector<std::optional<std::size_t>> wanted;
+  auto pager = pull_requests(client, &wanted);
+  pager.limit_prefetch(4);
+  while (pager.next_page()) {
+  }
+  // Pages of 2, 1 and 2 items: 4 wanted, then 2, then 1.
+  EXPECT_EQ(wanted, (std::vector<std::optional<std::size_t>>{4, 2, 1}));
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// Pipelined paging (ClientOptions::prefetch_pages): the next page is requested while the caller holds the
+// The page pipeline (ClientOptions::prefetch_pages): the next page is requested while the caller holds the
 // current one; order, the repeated-token check and errors are unchanged; dropping a pager cancels its prefetch.
 
 #include <gtest/gtest.h>
@@ -15,7 +15,7 @@
 #include <utility>
 #include <vector>
 
-#include "read_ahead.hpp"
+#include "page_pipeline.hpp"
 #include "test_servers.hpp"
 #include "test_support.hpp"
 #include "trunk/client.hpp"
@@ -357,7 +357,7 @@ TEST(Prefetch, AMovedPagerKeepsWalking) {
   Client client(testing::test_options(server.base_url()));
   auto pager = client.failing_tests(failing_request());
   ASSERT_TRUE(pager.next_page().has_value());
-  TestPager moved = std::move(pager);  // abandons the prefetch; the page is requested again
+  TestPager moved = std::move(pager);  // the walk moves with it, its page in flight included
   std::size_t pages = 1;
   while (moved.next_page()) ++pages;
   EXPECT_EQ(pages, 3U);
