@@ -173,6 +173,36 @@ def requests_failing_pages(target: Target, start: str, end: str, limit: int, pag
                 return
 
 
+def bare_failing_transfer(target: Target, start: str, end: str, limit: int, page_size: int = 100) -> int:
+    """The physical floor of a listing: the same pages moved over one kept-alive connection (http.client) with no
+    decoding at all - each page's next token cut out of its bytes. Returns the bytes received."""
+    import http.client
+    import re
+    import urllib.parse
+
+    url = urllib.parse.urlsplit(target.url)
+    next_token = re.compile(rb'"next_page_token"\s*:\s*"([^"]*)"')
+    connection = http.client.HTTPConnection(url.hostname, url.port, timeout=30)
+    received = 0
+    token = ""
+    try:
+        for _ in range(-(-limit // page_size)):  # the pages that hold `limit` tests
+            body = json.dumps(target.failing_body(start, end, page_size, token)).encode()
+            connection.request("POST", FAILING, body=body, headers=target.headers)
+            response = connection.getresponse()
+            data = response.read()
+            if response.status != 200:
+                raise RuntimeError(f"bare transfer: HTTP {response.status}")
+            received += len(data)
+            found = next_token.search(data)
+            token = found.group(1).decode() if found else ""
+            if not token:
+                break
+    finally:
+        connection.close()
+    return received
+
+
 def requests_dataclasses(target: Target, start: str, end: str, limit: int) -> list[TestRecord]:
     return [TestRecord.from_json(test) for test in requests_failing_pages(target, start, end, limit)]
 

@@ -348,8 +348,14 @@ class Bench:
 
         theirs, their_frame = timed(lambda: peers.pandas_from_dicts(target, start, end, n), REPEAT)
         self.row(name, "requests + pandas.DataFrame(dicts)", n, theirs)
+        # The floor: the same pages' bytes moved, nothing decoded (issue 28's yardstick for the listings).
+        floor, _ = timed(lambda: peers.bare_failing_transfer(target, start, end, n), REPEAT)
+        self.row(name, "bare transfer of the same pages (floor)", n, floor)
         table_time, table = timed(lambda: listing().to_arrow(), REPEAT)
         self.row(name, "ours to_arrow()", n, table_time, held_bytes=table.nbytes)
+        list_time, items = timed(lambda: listing().to_list(), REPEAT)
+        self.row(name, "ours to_list()", n, list_time)
+        del items
         polars_time, polars_frame = timed(lambda: listing().to_polars(), REPEAT)
         self.row(name, "ours to_polars()", n, polars_time)
         pandas_time, pandas_frame = timed(lambda: listing().to_pandas(dtype_backend="pyarrow"), REPEAT)
@@ -357,6 +363,8 @@ class Bench:
         assert len(their_frame) == table.num_rows == len(polars_frame) == len(pandas_frame) == n
         self.target(name, "to_arrow vs DataFrame(dicts)", theirs / table_time, 5)
         self.target(name, "to_polars vs DataFrame(dicts)", theirs / polars_time, 5)
+        self.target(name, "to_arrow / bare transfer", table_time / floor, 1.2, higher_is_better=False)
+        self.target(name, "to_list / bare transfer", list_time / floor, 1.4, higher_is_better=False)
         self.target(name, "to_pandas(pyarrow) vs (dicts)", theirs / pandas_time, 3)
 
         # The table's memory (its buffers, table.nbytes) against what the dicts hold (resident memory, as in
