@@ -12,8 +12,10 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <exception>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -140,6 +142,70 @@ void bind_async_operation(py::class_<PyAsyncClient>& cls, const py::object& comp
       std::string(Op::doc).c_str());
 }
 
+/// One async listing's walk: the C++ pager of the listing (its page pipeline on the client's engine), read a page
+/// at a time without blocking. Held by a shared_ptr that every pending next() keeps too, so the pager outlives
+/// a page still on its way.
+template <class Page>
+struct AsyncPages {
+  std::shared_ptr<Pager<Page>> pager;
+  /// Keeps the AsyncClient alive as long as its listing (the pager refers to its engine).
+  std::shared_ptr<AsyncClient> client;
+};
+
+/// Binds operation Op's walk as _core.AsyncClient._pages_<name>(loop?, *args, **kwargs) -> _core.AsyncPages_<name>,
+/// whose next(loop) returns a future of the next page (None after the last), and cancel() ends a pending one.
+template <typename Op>
+void bind_async_pages(py::module_& m, py::class_<PyAsyncClient>& cls, const py::object& complete_function) {
+  using Page = typename Op::Response;
+  using Walk = AsyncPages<Page>;
+  const std::string name(Op::name);
+  // One class per page type (both test listings answer TestPage), named after the first listing bound with it.
+  if (py::detail::get_type_info(typeid(Walk)) == nullptr) {
+  py::class_<Walk>(m, ("AsyncPages_" + name).c_str(), "Private: one async listing's walk over its pages.")
+      .def(
+          "next",
+          [complete_function](Walk& self, const py::object& loop) {
+            py::object future = loop.attr("create_future")();
+            auto done = completion_for<std::optional<Page>>(
+                future, loop, complete_function,
+                [](std::optional<Page>&& page) -> py::object { return page ? py::cast(std::move(*page)) : py::none(); });
+            std::shared_ptr<Pager<Page>> pager = self.pager;
+            // A page already in is decoded here, without the GIL; one still on its way on the engine thread.
+            py::gil_scoped_release release;
+            pager->next_page_async([pager, done = std::move(done)](std::optional<Page> page,
+                                                                    std::exception_ptr error) mutable {
+              done(error ? Result<std::optional<Page>>(std::move(error)) : Result<std::optional<Page>>(std::move(page)));
+            });
+            return future;
+          },
+          py::arg("loop"), "A future of the next page, None after the last.")
+      .def(
+          "cancel",
+          [](Walk& self) {
+            py::gil_scoped_release release;
+            self.pager->cancel_async();
+          },
+          "Drops a next() still waiting (its future is never resolved) and the request in flight.")
+      .def(
+          "limit",
+          [](Walk& self, std::size_t max_items) { self.pager->limit_prefetch(max_items); }, py::arg("max_items"),
+          "No page is requested ahead once the pages handed out hold this many items.");
+  }
+  cls.def(
+      ("_pages_" + name).c_str(),
+      [](PyAsyncClient& self, const py::args& args, const py::kwargs& kwargs) {
+        if (!self.client) throw Error(std::string(Op::name) + ": the AsyncClient is closed");
+        auto request = build_request<typename Op::Request>(Op::name, args, kwargs);
+        return Walk{std::make_shared<Pager<Page>>(self.client->template pager<Op>(std::move(request))), self.client};
+      },
+      ("The walk over the pages of " + name + " (AsyncListing reads it).").c_str());
+}
+
+template <typename Op>
+void bind_async_pages_if_listing(py::module_& m, py::class_<PyAsyncClient>& cls, const py::object& complete_function) {
+  if constexpr (requires { PageTraits<typename Op::Response>::style; }) bind_async_pages<Op>(m, cls, complete_function);
+}
+
 /// _core.AsyncClient.get_test_details_many(loop, repo, org_url_slug, test_ids, *, concurrency=8) -> a future of
 /// (results, errors), as the sync binding returns them (bind_bulk.cpp).
 void bind_async_bulk(py::class_<PyAsyncClient>& cls, const py::object& complete_function) {
@@ -173,7 +239,7 @@ void bind_async(py::module_& m) {
                       py::handle max_retries, const py::object& user_agent, py::handle connect_timeout,
                       py::handle overall_deadline, py::handle verify_tls, const py::object& ca_bundle,
                       py::handle allow_insecure_http, py::handle max_requests_per_second, const py::object& log,
-                      py::handle max_in_flight) {
+                      py::handle prefetch_pages, py::handle max_in_flight) {
             ArgCollector args;
             const std::int64_t width = args.integer(max_in_flight, "max_in_flight");
             args.throw_if_failed();
@@ -182,7 +248,7 @@ void bind_async(py::module_& m) {
             }
             ClientOptions options = build_options(token, base_url, timeout, max_retries, user_agent, connect_timeout,
                                                   overall_deadline, verify_tls, ca_bundle, allow_insecure_http,
-                                                  max_requests_per_second, log, py::bool_(false));
+                                                  max_requests_per_second, log, prefetch_pages);
             options.interrupt_check = nullptr;  // asyncio cancels by task.cancel(), not by polling
             // The token copy is ours: wiped whatever happens (AsyncClient wipes what it is given).
             struct WipeOnExit {
@@ -202,7 +268,7 @@ void bind_async(py::module_& m) {
           py::arg("overall_deadline") = defaults["overall_deadline"], py::arg("verify_tls") = defaults["verify_tls"],
           py::arg("ca_bundle") = py::none(), py::arg("allow_insecure_http") = defaults["allow_insecure_http"],
           py::arg("max_requests_per_second") = defaults["max_requests_per_second"], py::arg("log") = py::none(),
-          py::arg("max_in_flight") = 64)
+          py::arg("prefetch_pages") = defaults["prefetch_pages"], py::arg("max_in_flight") = 64)
       .def_property_readonly("base_url", [](const PyAsyncClient& self) -> std::string {
         if (!self.client) return "";
         return self.client->base_url();
@@ -215,6 +281,9 @@ void bind_async(py::module_& m) {
   TRUNK_OPERATIONS(TRUNK_BIND_ASYNC_OPERATION_)
 #undef TRUNK_BIND_ASYNC_OPERATION_
   bind_async_bulk(cls, complete_function);
+#define TRUNK_BIND_ASYNC_PAGES_(Type, ...) bind_async_pages_if_listing<op::Type>(m, cls, complete_function);
+  TRUNK_OPERATIONS(TRUNK_BIND_ASYNC_PAGES_)
+#undef TRUNK_BIND_ASYNC_PAGES_
   // An async listing checks its arguments when it is made, as the sync iterators do, though its first request
   // waits for the first `async for`.
   cls.def_static(

@@ -20,7 +20,7 @@ from typing import Any
 
 from trunk_api import _arrow, _core, _display, _pandas, _progress
 from trunk_api.client import Client, _bulk_answer
-from trunk_api.errors import PaginationError, TrunkError, ValidationError, Violation
+from trunk_api.errors import TrunkError, ValidationError, Violation
 
 __all__ = ["AsyncClient", "AsyncListing"]
 
@@ -62,13 +62,12 @@ class AsyncClient:
         bound.apply_defaults()
         settings = dict(bound.arguments)
         del settings["self"]
-        prefetch_pages = settings.pop("prefetch_pages")  # the async listings' own (AsyncListing)
         self._core = _core.AsyncClient(**settings, log=_logger.log, max_in_flight=max_in_flight)
         del settings["token"]
         self._closed = False
         # Everything needed to rebuild this client, except the token (which is never stored in Python).
         self._settings: dict[str, Any] = {**settings, "base_url": self._core.base_url,
-                                          "prefetch_pages": prefetch_pages, "max_in_flight": max_in_flight}
+                                          "max_in_flight": max_in_flight}
 
     @property
     def base_url(self) -> str:
@@ -172,12 +171,6 @@ class AsyncListing:
         # (pages fetched, items in them, items given out, total_rows of the first page), for the notebook display.
         self._fetched: tuple[int, int, int, int | None] = (0, 0, 0, None)
 
-    def _fetch(self, token: str | None) -> Any:
-        kwargs = dict(self._kwargs)
-        if token:
-            kwargs[self._cursor] = token
-        return self._client._submit(self._operation, self._args, kwargs)
-
     def _walk(self) -> AsyncGenerator[tuple[Any, list[Any]], None]:
         """The listing's one walk over its pages, made the first time it is asked for."""
         if self._walk_pages is None:
@@ -185,39 +178,30 @@ class AsyncListing:
         return self._walk_pages
 
     async def _each_page(self) -> AsyncGenerator[tuple[Any, list[Any]], None]:
-        """(page, its items) for every page wanted."""
-        left = self._max_results
-        if left == 0:
+        """(page, its items) for every page wanted. The walk itself - the next page requested ahead, the
+        repeated-token check, no page past max_results - is the core's page pipeline, the sync iterators' own."""
+        if self._max_results == 0:
             return
-        seen: set[str] = set()
-        pending = self._fetch(None)
+        if self._client._closed:
+            raise TrunkError(f"{self._operation}: the AsyncClient is closed")
+        walk = getattr(self._client._core, "_pages_" + self._operation)(*self._args, **self._kwargs)
+        if self._max_results is not None:
+            walk.limit(self._max_results)
+        loop = asyncio.get_running_loop()
         try:
-            while pending is not None:
-                page = await pending
-                pending = None
+            while True:
+                page = await walk.next(loop)
+                if page is None:
+                    return
                 items, token, total = _core.page_parts(page)
                 count = len(items)
                 pages, fetched, given, first_total = self._fetched
                 self._fetched = (pages + 1, fetched + count, given, total if first_total is None else first_total)
-                more = bool(token) and count > 0 and (left is None or count < left)
                 if self._on_page is not None:
-                    self._on_page(count, total, not more)
-                if more:
-                    if token in seen:
-                        raise PaginationError(f"{self._operation}: the server repeated the page token {token!r}")
-                    seen.add(token)
-                    if self._client._settings["prefetch_pages"]:
-                        pending = self._fetch(token)  # on its way while this page is read
+                    self._on_page(count, total, count == 0 or not token)  # as the sync iterators report it
                 yield page, items
-                if left is not None:
-                    left -= count
-                if not more:
-                    return
-                if pending is None:
-                    pending = self._fetch(token)
         finally:
-            if pending is not None:
-                pending.cancel()  # a prefetched page nobody will read: its transfer is dropped
+            walk.cancel()  # a page on its way that nobody will read: its transfer is dropped
 
     async def _pages(self) -> AsyncIterator[Any]:
         if self._unread:

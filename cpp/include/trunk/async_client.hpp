@@ -125,6 +125,13 @@ class AsyncClient {
   template <typename Op>
   AsyncCall call(const typename Op::Request& request, std::function<void(Result<typename Op::Response>)> done);
 
+  /// The pager of listing Op (Client::pager): its pages walk the same page pipeline on this client's engine;
+  /// read them without blocking with Pager::next_page_async (a page arriving is decoded on the engine thread).
+  /// Validates the request at once (ValidationError).
+  template <typename Op>
+    requires requires { PageTraits<typename Op::Response>::style; }
+  Pager<typename Op::Response> pager(typename Op::Request request);
+
   /// Ends the pending calls (CancelledError) and stops the engine thread; a later call starts it again.
   void close();
 

@@ -30,6 +30,7 @@
 
 #include <array>
 #include <cstddef>
+#include <exception>
 #include <functional>
 #include <iterator>
 #include <memory>
@@ -150,6 +151,11 @@ class PageSource {
   virtual void limit(std::size_t max_items) = 0;
   /// True once next() would return nullopt.
   virtual bool done() const = 0;
+  /// Calls `ready` once next() would not wait for the network: at once, on this thread, or later on another
+  /// (the client's engine thread). A source that fetches on demand is always ready (its next() fetches).
+  virtual void when_ready(std::function<void()> ready) { ready(); }
+  /// Drops what when_ready() registered, uncalled, and the request in flight; the walk stays where it was.
+  virtual void cancel() {}
 };
 
 /// Pages from a fetch function, on demand, on the caller's thread.
@@ -208,6 +214,28 @@ class Pager {
     if (page) ++pages_fetched_;
     return page;
   }
+
+  /// next_page() without waiting: `done` gets the page (nullopt after the last) or the error, once - at once on
+  /// this thread when the page is already in, else on the client's engine thread when it arrives, where it is
+  /// decoded (so `done` should hand the page over to the caller's loop rather than work there). The pager must
+  /// stay where it is, and no other call be made on it, until `done` has run. For event loops (the Python
+  /// bindings' async listings).
+  void next_page_async(std::function<void(std::optional<Page> page, std::exception_ptr error)> done) {
+    source_->when_ready([this, done = std::move(done)]() mutable {
+      std::optional<Page> page;
+      std::exception_ptr error;
+      try {
+        page = next_page();
+      } catch (...) {
+        error = std::current_exception();
+      }
+      done(std::move(page), std::move(error));
+    });
+  }
+
+  /// Ends a next_page_async() still waiting: its `done` is dropped uncalled (the request in flight cancelled); the
+  /// walk stays where it was. Safe from any thread while `done` has not started.
+  void cancel_async() { source_->cancel(); }
 
   /// The caller will read at most `max_items` items in all: once the pages returned hold that many, no further
   /// page is requested ahead (so a walk cut short by a limit costs no extra request).

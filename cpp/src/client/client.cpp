@@ -354,6 +354,20 @@ AsyncCall AsyncClient::call(const typename Op::Request& request,
   return client_->impl_->submit<Op>(request, std::move(done));
 }
 
+template <typename Op>
+  requires requires { PageTraits<typename Op::Response>::style; }
+Pager<typename Op::Response> AsyncClient::pager(typename Op::Request request) {
+  return client_->pager<Op>(std::move(request));
+}
+
+#define TRUNK_INSTANTIATE_ASYNC_PAGER_(Type, ...)                                                      \
+  template Pager<op::Type::Response> AsyncClient::pager<op::Type>(op::Type::Request request);
+TRUNK_INSTANTIATE_ASYNC_PAGER_(ListFailingTests)
+TRUNK_INSTANTIATE_ASYNC_PAGER_(ListUnhealthyTests)
+TRUNK_INSTANTIATE_ASYNC_PAGER_(ListQuarantinedTests)
+TRUNK_INSTANTIATE_ASYNC_PAGER_(ListPullRequests)
+#undef TRUNK_INSTANTIATE_ASYNC_PAGER_
+
 #define TRUNK_ASYNC_METHOD_(Type, name, method, path, RequestType, ResponseType, ...)                          \
   template AsyncCall AsyncClient::call<op::Type>(const RequestType&, std::function<void(Result<ResponseType>)>); \
   AsyncCall AsyncClient::name(const RequestType& request, std::function<void(Result<ResponseType>)> done) {    \

@@ -143,11 +143,12 @@ void PagePipeline::State::arrived(const std::weak_ptr<State>& weak, std::uint64_
 PagePipeline::PagePipeline(Setup setup) : state_(std::make_shared<State>(std::move(setup))) { state_->self = state_; }
 
 PagePipeline::~PagePipeline() {
+  std::function<void()> waiter;  // destroyed after the lock is released (it may hold what owns this pipeline)
   std::lock_guard lock(state_->mutex);
   state_->closed = true;
   state_->cancel_in_flight();
   state_->answers.clear();
-  state_->waiter = nullptr;
+  waiter = std::exchange(state_->waiter, nullptr);
 }
 
 std::optional<PageAnswer> PagePipeline::next() {
@@ -177,23 +178,24 @@ std::optional<PageAnswer> PagePipeline::next() {
 }
 
 void PagePipeline::when_ready(std::function<void()> ready) {
+  std::function<void()> replaced;  // destroyed after the lock is released, as every waiter
   {
     std::lock_guard lock(state_->mutex);
+    if (!state_->ready()) state_->request(true);
     if (!state_->ready()) {
-      state_->request(true);
-      if (!state_->ready()) {
-        state_->waiter = std::move(ready);
-        return;
-      }
+      replaced = std::exchange(state_->waiter, std::move(ready));
+      return;
     }
-    state_->waiter = nullptr;
+    replaced = std::exchange(state_->waiter, nullptr);
   }
   ready();
 }
 
-void PagePipeline::forget_waiter() {
+void PagePipeline::cancel() {
+  std::function<void()> dropped;  // destroyed after the lock is released
   std::lock_guard lock(state_->mutex);
-  state_->waiter = nullptr;
+  dropped = std::exchange(state_->waiter, nullptr);
+  state_->cancel_in_flight();
 }
 
 void PagePipeline::advance(std::size_t items, const std::optional<std::string>& next) {

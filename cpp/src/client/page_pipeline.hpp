@@ -86,8 +86,9 @@ class PagePipeline {
   /// Calls `ready` once next() would not wait - at once, here, or later on the engine thread - requesting the
   /// next page if nothing is on its way. One waiter at a time; a later call replaces it. For the async listings.
   void when_ready(std::function<void()> ready);
-  /// Forgets the waiter when_ready() registered (it is not called).
-  void forget_waiter();
+  /// Stops waiting: the waiter when_ready() registered is dropped uncalled, the request in flight cancelled; the
+  /// walk stays where it was (the next call requests that page again).
+  void cancel();
 
   /// The walk continues from a page decoded by the consumer whose answer was not advanced (PageAnswer::advanced
   /// false): its item count and next cursor. Throws PaginationError for a repeated cursor (the walk then ends).
@@ -128,6 +129,8 @@ class PipelinePages final : public PageSource<Page> {
   }
   void limit(std::size_t max_items) override { pipeline_.limit(max_items); }
   bool done() const override { return pipeline_.done(); }
+  void when_ready(std::function<void()> ready) override { pipeline_.when_ready(std::move(ready)); }
+  void cancel() override { pipeline_.cancel(); }
 
  private:
   PagePipeline pipeline_;
