@@ -167,23 +167,22 @@ void bind_async_bulk(py::class_<PyAsyncClient>& cls, const py::object& complete_
 }  // namespace
 
 void bind_async(py::module_& m) {
-  const py::dict defaults = client_defaults();
   py::class_<PyAsyncClient> cls(m, "AsyncClient", "Private: use trunk_api.AsyncClient.");
-  cls.def(py::init([](const py::object& token, const py::object& base_url, py::handle timeout,
-                      py::handle max_retries, const py::object& user_agent, py::handle connect_timeout,
-                      py::handle overall_deadline, py::handle verify_tls, const py::object& ca_bundle,
-                      py::handle allow_insecure_http, py::handle max_requests_per_second, const py::object& log,
-                      py::handle max_in_flight) {
-            ArgCollector args;
-            const std::int64_t width = args.integer(max_in_flight, "max_in_flight");
-            args.throw_if_failed();
+  cls.def(py::init([](const py::kwargs& kwargs) {
+            py::dict options_kwargs(kwargs);  // a copy: the keywords are taken off it as they are read
+            std::int64_t width = 64;
+            if (options_kwargs.contains("max_in_flight")) {  // the engine's, not a ClientOptions row
+              ArgCollector args;
+              width = args.integer(options_kwargs["max_in_flight"], "max_in_flight");
+              args.throw_if_failed();
+              PyDict_DelItemString(options_kwargs.ptr(), "max_in_flight");
+            }
             if (width < 1 || width > 4096) {
               throw ValidationError({Violation{"max_in_flight", std::to_string(width), "must be between 1 and 4096"}});
             }
-            ClientOptions options = build_options(token, base_url, timeout, max_retries, user_agent, connect_timeout,
-                                                  overall_deadline, verify_tls, ca_bundle, allow_insecure_http,
-                                                  max_requests_per_second, log, py::bool_(false));
+            ClientOptions options = build_options(std::move(options_kwargs), "AsyncClient");
             options.interrupt_check = nullptr;  // asyncio cancels by task.cancel(), not by polling
+            options.prefetch_pages = false;      // the async listings read ahead by themselves (AsyncListing)
             // The token copy is ours: wiped whatever happens (AsyncClient wipes what it is given).
             struct WipeOnExit {
               std::optional<std::string>& token;
@@ -196,13 +195,8 @@ void bind_async(py::module_& m) {
             } wipe_on_exit{options.token};
             return PyAsyncClient(std::make_shared<AsyncClient>(std::move(options), static_cast<std::size_t>(width)));
           }),
-          py::kw_only(), py::arg("token") = py::none(), py::arg("base_url") = py::none(),
-          py::arg("timeout") = defaults["timeout"], py::arg("max_retries") = defaults["max_retries"],
-          py::arg("user_agent") = py::none(), py::arg("connect_timeout") = defaults["connect_timeout"],
-          py::arg("overall_deadline") = defaults["overall_deadline"], py::arg("verify_tls") = defaults["verify_tls"],
-          py::arg("ca_bundle") = py::none(), py::arg("allow_insecure_http") = defaults["allow_insecure_http"],
-          py::arg("max_requests_per_second") = defaults["max_requests_per_second"], py::arg("log") = py::none(),
-          py::arg("max_in_flight") = 64)
+          "Every option of ClientOptions (option_rows('client')) as a keyword, log (a logging callable) and "
+          "max_in_flight (1..4096, default 64).")
       .def_property_readonly("base_url", [](const PyAsyncClient& self) -> std::string {
         if (!self.client) return "";
         return self.client->base_url();

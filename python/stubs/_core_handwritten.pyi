@@ -14,6 +14,9 @@ def listings() -> dict[str, tuple[type[Any], str]]: ...
 def page_parts(page: Any) -> tuple[list[Any], str, int | None]: ...
 def schema() -> dict[str, Any]: ...
 def client_defaults() -> dict[str, Any]: ...
+def option_rows(of: str) -> list[dict[str, Any]]: ...
+
+# @option-keywords: scripts/generate-stubs puts the TypedDict of Client's keyword options here
 def sandbox_defaults() -> dict[str, Any]: ...
 def openapi_document() -> str: ...
 def verify_webhook(body: bytes | bytearray | memoryview | str, headers: Any, secret: str | bytes | WebhookSecret,
@@ -45,19 +48,8 @@ class Client:
     def __init__(
         self,
         *,
-        token: str | None = None,
-        base_url: str | None = None,
-        timeout: float = ...,  # the defaults are ClientOptions' (client_defaults())
-        max_retries: int = ...,
-        user_agent: str | None = None,
-        connect_timeout: float = ...,
-        overall_deadline: float = ...,
-        verify_tls: bool = ...,
-        ca_bundle: str | None = None,
-        allow_insecure_http: bool = ...,
-        max_requests_per_second: float = ...,
+        # @client-options: scripts/generate-stubs puts every option row (option_rows("client")) here
         log: Callable[[int, str], object] | None = None,
-        prefetch_pages: bool = ...,
     ) -> None: ...
     @property
     def base_url(self) -> str: ...
@@ -71,17 +63,7 @@ class AsyncClient:
     def __init__(
         self,
         *,
-        token: str | None = None,
-        base_url: str | None = None,
-        timeout: float = ...,  # the defaults are ClientOptions' (client_defaults())
-        max_retries: int = ...,
-        user_agent: str | None = None,
-        connect_timeout: float = ...,
-        overall_deadline: float = ...,
-        verify_tls: bool = ...,
-        ca_bundle: str | None = None,
-        allow_insecure_http: bool = ...,
-        max_requests_per_second: float = ...,
+        # @client-options: scripts/generate-stubs puts every option row (option_rows("client")) here
         log: Callable[[int, str], object] | None = None,
         max_in_flight: int = 64,
     ) -> None: ...

@@ -62,13 +62,12 @@ class AsyncClient:
         bound.apply_defaults()
         settings = dict(bound.arguments)
         del settings["self"]
-        prefetch_pages = settings.pop("prefetch_pages")  # the async listings' own (AsyncListing)
+        # The core checks every option; prefetch_pages acts in the async listings (AsyncListing) rather than there.
         self._core = _core.AsyncClient(**settings, log=_logger.log, max_in_flight=max_in_flight)
         del settings["token"]
         self._closed = False
         # Everything needed to rebuild this client, except the token (which is never stored in Python).
-        self._settings: dict[str, Any] = {**settings, "base_url": self._core.base_url,
-                                          "prefetch_pages": prefetch_pages, "max_in_flight": max_in_flight}
+        self._settings: dict[str, Any] = {**settings, "base_url": self._core.base_url, "max_in_flight": max_in_flight}
 
     @property
     def base_url(self) -> str:
@@ -97,6 +96,13 @@ class AsyncClient:
         if self._closed:
             raise TrunkError(f"{name}: the AsyncClient is closed")
         return getattr(self._core, name)(asyncio.get_running_loop(), *args, **kwargs)
+
+
+# help() and inspect.signature() show every option of Client (from the core's rows) and max_in_flight.
+_own = inspect.signature(AsyncClient.__init__).parameters["max_in_flight"]
+AsyncClient.__init__.__signature__ = _CLIENT_OPTIONS.replace(  # type: ignore[attr-defined]
+    parameters=[*_CLIENT_OPTIONS.parameters.values(), _own])
+del _own
 
 
 def _keywords_for_defaults(signature: inspect.Signature, args: tuple[Any, ...],
