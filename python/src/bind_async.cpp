@@ -140,15 +140,15 @@ void bind_async_operation(py::class_<PyAsyncClient>& cls, const py::object& comp
       std::string(Op::doc).c_str());
 }
 
-/// _core.AsyncClient.get_test_details_many(loop, repo, org_url_slug, test_ids, *, concurrency=8) -> a future of
+/// _core.AsyncClient.get_test_details_many(loop, repo, org_url_slug, test_ids, *, on_progress, **BulkOptions) -> a future of
 /// (results, errors), as the sync binding returns them (bind_bulk.cpp).
 void bind_async_bulk(py::class_<PyAsyncClient>& cls, const py::object& complete_function) {
   cls.def(
       "get_test_details_many",
       [complete_function](PyAsyncClient& self, const py::object& loop, py::handle repo, py::handle org_url_slug,
-                          py::handle test_ids, py::handle concurrency, const py::object& on_progress) {
+                          py::handle test_ids, const py::object& on_progress, const py::kwargs& options) {
         if (!self.client) throw Error("get_test_details_many: the AsyncClient is closed");
-        BulkArguments call = convert_bulk_arguments(repo, org_url_slug, test_ids, concurrency);
+        BulkArguments call = convert_bulk_arguments(repo, org_url_slug, test_ids, options);
         call.options.on_progress = bulk_progress(on_progress, loop);
         py::object future = loop.attr("create_future")();
         auto done = completion_for<AsyncClient::BulkDetails>(
@@ -159,7 +159,7 @@ void bind_async_bulk(py::class_<PyAsyncClient>& cls, const py::object& complete_
         return future;
       },
       py::arg("loop"), py::arg("repo"), py::arg("org_url_slug"), py::arg("test_ids"), py::kw_only(),
-      py::arg("concurrency") = 8, py::arg("on_progress") = py::none(),
+      py::arg("on_progress") = py::none(),
       "A future of (results, errors) for many test ids, on_progress(ended, total) called on the loop as each ends; "
       "see trunk_api.AsyncClient.get_test_details_many.");
 }

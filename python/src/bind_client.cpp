@@ -167,8 +167,10 @@ void bind_client(py::module_& m) {
     py::list rows;
     if (of == "client") {
       describe_options<ClientOptions>(rows);
+    } else if (of == "bulk") {
+      describe_options<BulkOptions>(rows);
     } else {
-      throw py::value_error("option_rows: no options named " + of + " (client)");
+      throw py::value_error("option_rows: no options named " + of + " (client, bulk)");
     }
     return rows;
   }, py::arg("of"),

@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <optional>
@@ -29,8 +30,11 @@ inline constexpr bool is_duration = std::is_same_v<M, std::chrono::milliseconds>
 template <typename M>
 inline constexpr bool is_text = std::is_same_v<M, std::string> || std::is_same_v<M, std::optional<std::string>>;
 
+/// Whole numbers: int and std::size_t (a count).
 template <typename M>
-inline constexpr bool is_supported = std::is_same_v<M, bool> || std::is_same_v<M, int> || std::is_same_v<M, double> ||
+inline constexpr bool is_whole = std::is_same_v<M, int> || std::is_same_v<M, std::size_t>;
+template <typename M>
+inline constexpr bool is_supported = std::is_same_v<M, bool> || is_whole<M> || std::is_same_v<M, double> ||
                                      is_duration<M> || is_text<M>;
 
 inline std::string number_text(double value) {
@@ -78,10 +82,10 @@ void read_value(ArgCollector& args, pybind11::handle value, std::string_view nam
       out = args.text(value, name);
     }
   } else {
-    static_assert(std::is_same_v<M, int> || std::is_same_v<M, double> || is_duration<M>,
+    static_assert(is_whole<M> || std::is_same_v<M, double> || is_duration<M>,
                   "an option row of a type the Python keywords do not convert: add it here");
     double number = 0;
-    if constexpr (std::is_same_v<M, int>) {
+    if constexpr (is_whole<M>) {
       number = static_cast<double>(args.integer(value, name));
     } else {
       number = args.number(value, name);
@@ -110,7 +114,7 @@ pybind11::object python_default(const M& value) {
     return value.empty() ? pybind11::object(pybind11::none()) : pybind11::object(pybind11::str(value));
   } else if constexpr (std::is_same_v<M, bool>) {
     return pybind11::bool_(value);
-  } else if constexpr (std::is_same_v<M, int>) {
+  } else if constexpr (is_whole<M>) {
     return pybind11::int_(value);
   } else {
     return pybind11::float_(static_cast<double>(value));
@@ -120,7 +124,7 @@ pybind11::object python_default(const M& value) {
 template <typename M>
 constexpr const char* python_type() {
   if constexpr (std::is_same_v<M, bool>) return "bool";
-  else if constexpr (std::is_same_v<M, int>) return "int";
+  else if constexpr (is_whole<M>) return "int";
   else if constexpr (is_text<M>) return "str | None";
   else return "float";
 }

@@ -1390,6 +1390,10 @@ class ClientOptionKeywords(TypedDict, total=False):
     allow_insecure_http: bool
     max_requests_per_second: float
     prefetch_pages: bool
+
+class BulkOptionKeywords(TypedDict, total=False):
+    """The keyword options of the bulk calls (the rows of BulkOptions)."""
+    concurrency: int
 def sandbox_defaults() -> dict[str, Any]: ...
 def openapi_document() -> str: ...
 def verify_webhook(body: bytes | bytearray | memoryview | str, headers: Any, secret: str | bytes | WebhookSecret,
@@ -1438,7 +1442,8 @@ class Client:
     @property
     def base_url(self) -> str: ...
     def get_test_details_many(
-        self, repo: _RepoLike, org_url_slug: str, test_ids: Iterable[str], *, concurrency: int = 8,
+        self, repo: _RepoLike, org_url_slug: str, test_ids: Iterable[str], *,
+        concurrency: int = 8,
         on_progress: Callable[[int, int], object] | None = None
     ) -> tuple[list[TestCase | None], dict[int, Exception]]: ...
     def list_failing_tests(self, repo: _RepoLike, org_url_slug: str, start_time: _TimeLike, end_time: _TimeLike, *, page_size: int = 100, page_token: str = "") -> TestPage: ...
@@ -1489,7 +1494,8 @@ class AsyncClient:
     def validate(operation: str, *args: Any, **kwargs: Any) -> None: ...
     def get_test_details_many(
         self, loop: asyncio.AbstractEventLoop, repo: _RepoLike, org_url_slug: str, test_ids: Iterable[str], *,
-        concurrency: int = 8, on_progress: Callable[[int, int], object] | None = None
+        concurrency: int = 8,
+        on_progress: Callable[[int, int], object] | None = None
     ) -> asyncio.Future[tuple[list[TestCase | None], dict[int, Exception]]]: ...
     def list_failing_tests(self, loop: asyncio.AbstractEventLoop, repo: _RepoLike, org_url_slug: str, start_time: _TimeLike, end_time: _TimeLike, *, page_size: int = 100, page_token: str = "") -> asyncio.Future[TestPage]: ...
     def list_unhealthy_tests(self, loop: asyncio.AbstractEventLoop, repo: _RepoLike, org_url_slug: str, status: HealthStatus | str, *, page_size: int = 100, page_token: str = "") -> asyncio.Future[TestPage]: ...

@@ -48,7 +48,7 @@ from trunk_api.history import MAX_WINDOW, FailingTestsHistory
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
-    from trunk_api._core import ClientOptionKeywords
+    from trunk_api._core import BulkOptionKeywords, ClientOptionKeywords
 
 __all__ = ["Client", "ProgressLike", "RepoLike", "TimeLike"]
 
@@ -76,7 +76,7 @@ def _options_signature(rows: list[dict[str, Any]], positional: tuple[str, ...]) 
     return inspect.Signature(parameters, return_annotation="None")
 
 
-def _options_doc(rows: list[dict[str, Any]]) -> str:
+def _options_doc(rows: list[dict[str, Any]], indent: str = "    ") -> str:
     """One line per option for the docstring: name, default, rule, variables and doc, from the rows."""
     lines = []
     for row in rows:
@@ -84,7 +84,7 @@ def _options_doc(rows: list[dict[str, Any]]) -> str:
         rule = f" ({row['rule']})" if row["rule"] else ""
         unit = " seconds;" if row["unit"] else ""
         variables = f" None reads {', then '.join(row['variables'])}." if row["variables"] else ""
-        lines.append(f"    ``{row['name']}{default}``:{unit} {row['doc']}{rule}{variables}")
+        lines.append(f"{indent}``{row['name']}{default}``:{unit} {row['doc']}{rule}{variables}")
     return "\n".join(lines)
 
 
@@ -191,12 +191,12 @@ class Client:
         org_url_slug: str,
         test_ids: Iterable[str],
         *,
-        concurrency: int = 8,
         progress: ProgressLike = "auto",
+        **options: Unpack[BulkOptionKeywords],
     ) -> list[TestCase]:
         """The details of many tests, fetched concurrently; the list is in the order of ``test_ids``.
 
-        At most ``concurrency`` (1..256) requests are in flight, over kept-alive connections; each id gets the
+        Requests go over kept-alive connections, as many at once as the options below allow; each id gets the
         same retries as :meth:`get_test_details`, and ``max_requests_per_second`` spaces them all. Every id is
         validated first (one ValidationError naming each bad ``test_ids[i]``; nothing is sent). When some ids
         fail, :class:`BulkError` is raised after all have finished, carrying ``.results`` (TestCase or None per
@@ -205,8 +205,8 @@ class Client:
         :meth:`iter_failing_tests`).
         """
         on_progress = _progress.count_reporter(progress, "test details")
-        return _bulk_answer(self._core.get_test_details_many(repo, org_url_slug, test_ids, concurrency=concurrency,
-                                                             on_progress=on_progress))
+        return _bulk_answer(self._core.get_test_details_many(repo, org_url_slug, test_ids, on_progress=on_progress,
+                                                             **options))
 
     def iter_failing_tests(
         self,
@@ -441,6 +441,21 @@ def _bulk_answer(outcome: tuple[list[TestCase | None], dict[int, Exception]]) ->
 _CLIENT_SIGNATURE = _options_signature(_OPTION_ROWS, ("token", "base_url"))
 Client.__init__.__signature__ = _CLIENT_SIGNATURE  # type: ignore[attr-defined]
 Client.__doc__ = f"{Client.__doc__}\n    Options:\n\n{_options_doc(_OPTION_ROWS)}\n"
+
+
+def _take_option_rows(method: Any, rows: list[dict[str, Any]]) -> None:
+    """Gives a method that forwards ``**options`` the signature and docs of the rows it takes: each row a
+    keyword-only parameter (before the method's own keywords), and one line per row in its docstring."""
+    signature = inspect.signature(method)
+    own = [parameter for parameter in signature.parameters.values() if parameter.kind is not parameter.VAR_KEYWORD]
+    first_keyword = next(i for i, parameter in enumerate(own) if parameter.kind is parameter.KEYWORD_ONLY)
+    keywords = [inspect.Parameter(row["name"], inspect.Parameter.KEYWORD_ONLY, default=row["default"],
+                                  annotation=row["type"]) for row in rows]
+    method.__signature__ = signature.replace(parameters=[*own[:first_keyword], *keywords, *own[first_keyword:]])
+    method.__doc__ = f"{method.__doc__}\n        Options:\n\n{_options_doc(rows, indent='        ')}\n"
+
+
+_take_option_rows(Client.get_test_details_many, _core.option_rows("bulk"))
 
 
 def _restore_client(settings: dict[str, Any]) -> Client:

@@ -177,3 +177,41 @@ def test_command_line_flags_reach_the_client(monkeypatch: pytest.MonkeyPatch) ->
     assert seen["max_requests_per_second"] == 5.0 and seen["verify_tls"] is False
     assert seen["connect_timeout"] == 2.5 and seen["user_agent"] == "bot/1" and seen["timeout"] == 30.0
     assert set(seen) == {row["name"] for row in ROWS}
+
+
+# ---- the bulk calls' options (BulkOptions) ------------------------------------------------------------------------
+BULK_ROWS = _core.option_rows("bulk")
+
+
+@pytest.mark.parametrize("row", BULK_ROWS, ids=[row["name"] for row in BULK_ROWS])
+def test_every_derived_place_shows_the_bulk_row(row: dict[str, Any]) -> None:
+    name, default = row["name"], row["default"]
+    assert (name, default, row["rule"]) == ("concurrency", 8, "between 1 and 256")  # as before the rows
+    for method in (trunk_api.Client.get_test_details_many, trunk_api.AsyncClient.get_test_details_many):
+        parameter = inspect.signature(method).parameters[name]
+        assert parameter.default == default and parameter.annotation == row["type"] and parameter.kind is parameter.KEYWORD_ONLY
+    assert f"``{name} = {default!r}``" in pydoc.render_doc(trunk_api.Client.get_test_details_many)
+    core_stub = (ROOT / "python" / "trunk_api" / "_core.pyi").read_text()
+    assert core_stub.count(f"        {name}: {row['type']} = {default!r},\n") == 2  # _core.Client, _core.AsyncClient
+    assert f"class BulkOptionKeywords(TypedDict, total=False):\n" in core_stub
+    assert f"    {name}: {row['type']}\n" in core_stub.split("class BulkOptionKeywords", 1)[1]
+    async_stub = (ROOT / "python" / "trunk_api" / "async_client.pyi").read_text()
+    assert f"{name}: {row['type']} = {default!r}" in async_stub.split("async def get_test_details_many", 1)[1]
+
+
+@pytest.mark.parametrize("value", [0, 257])
+def test_a_bulk_option_past_its_bound_names_option_value_and_rule(box: trunk_api.Sandbox, client: trunk_api.Client,
+                                                                   value: int) -> None:
+    repo = box.repos[0]
+    with pytest.raises(ValidationError) as caught:
+        client.get_test_details_many(repo, box.org_url_slug, box.test_ids(repo)[:1], concurrency=value)
+    (violation,) = caught.value.errors
+    assert (violation.field, violation.value, violation.rule) == ("concurrency", str(value), "must be between 1 and 256")
+    assert box.requests == []
+
+
+def test_an_unknown_bulk_option_is_a_type_error(box: trunk_api.Sandbox, client: trunk_api.Client) -> None:
+    repo = box.repos[0]
+    with pytest.raises(TypeError, match="concurency"):
+        client.get_test_details_many(repo, box.org_url_slug, box.test_ids(repo)[:1], concurency=2)  # type: ignore[call-arg]
+    assert box.requests == []
