@@ -95,11 +95,12 @@ def _option_flag(group: Any, row: dict[str, Any]) -> None:
     """The flag of one Client option row (option_rows("client")): --name-with-dashes, its default, rule and
     variables in the help."""
     flag = "--" + row["name"].replace("_", "-")
-    help_text = row["doc"]
+    parts = [row["doc"].rstrip(".")]
     if row["rule"]:
-        help_text += f"; {row['rule']}"
+        parts.append(f"must be {row['rule']}")
     if row["name"] in _FLAG_NOTES:
-        help_text += f"; {_FLAG_NOTES[row['name']]}"
+        parts.append(_FLAG_NOTES[row["name"]])
+    help_text = "; ".join(parts)
     if row["variables"]:
         help_text += f" (default: ${', then $'.join(row['variables'])})"
     elif row["default"] is not None:
