@@ -77,22 +77,23 @@ def _options_signature(rows: list[dict[str, Any]], positional: tuple[str, ...]) 
 
 
 def _options_doc(rows: list[dict[str, Any]], indent: str = "    ") -> str:
-    """One line per option for the docstring: name, default, rule, variables and doc, from the rows."""
+    """One line per option for the docstring: name, default, doc, rule (with the unit) and variables, from the
+    rows."""
     lines = []
     for row in rows:
         default = "" if row["secret"] else f" = {row['default']!r}"
         rule = f" ({row['rule']})" if row["rule"] else ""
-        unit = " seconds;" if row["unit"] else ""
         variables = f" None reads {', then '.join(row['variables'])}." if row["variables"] else ""
-        lines.append(f"{indent}``{row['name']}{default}``:{unit} {row['doc']}{rule}{variables}")
+        lines.append(f"{indent}``{row['name']}{default}``: {row['doc']}{rule}{variables}")
     return "\n".join(lines)
 
 
 class Client:
     """A client of the Trunk v1 API (merge queue and flaky tests).
 
-    Every option is a keyword (``token`` and ``base_url`` may also come first, in that order); the list at the
-    end of this text is made from the C++ core's declaration of each option (its rows), as is the signature.
+    Every option is a keyword (``token`` and ``base_url`` may also come first, in that order). The options are
+    declared once, in the C++ core (one row each): the signature, the list ``help(Client)`` ends with and the
+    table of the Configuration page (docs/configuration.md) are made from those rows.
     429, 5xx and network failures are retried with exponential backoff and jitter, honouring Retry-After.
 
     One Client may be shared by many threads. The token is never shown: not in ``repr``, log records,
