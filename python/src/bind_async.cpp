@@ -206,15 +206,15 @@ void bind_async_pages_if_listing(py::module_& m, py::class_<PyAsyncClient>& cls,
   if constexpr (requires { PageTraits<typename Op::Response>::style; }) bind_async_pages<Op>(m, cls, complete_function);
 }
 
-/// _core.AsyncClient.get_test_details_many(loop, repo, org_url_slug, test_ids, *, concurrency=8) -> a future of
+/// _core.AsyncClient.get_test_details_many(loop, repo, org_url_slug, test_ids, *, on_progress, **BulkOptions) -> a future of
 /// (results, errors), as the sync binding returns them (bind_bulk.cpp).
 void bind_async_bulk(py::class_<PyAsyncClient>& cls, const py::object& complete_function) {
   cls.def(
       "get_test_details_many",
       [complete_function](PyAsyncClient& self, const py::object& loop, py::handle repo, py::handle org_url_slug,
-                          py::handle test_ids, py::handle concurrency, const py::object& on_progress) {
+                          py::handle test_ids, const py::object& on_progress, const py::kwargs& options) {
         if (!self.client) throw Error("get_test_details_many: the AsyncClient is closed");
-        BulkArguments call = convert_bulk_arguments(repo, org_url_slug, test_ids, concurrency);
+        BulkArguments call = convert_bulk_arguments(repo, org_url_slug, test_ids, options);
         call.options.on_progress = bulk_progress(on_progress, loop);
         py::object future = loop.attr("create_future")();
         auto done = completion_for<AsyncClient::BulkDetails>(
@@ -225,7 +225,7 @@ void bind_async_bulk(py::class_<PyAsyncClient>& cls, const py::object& complete_
         return future;
       },
       py::arg("loop"), py::arg("repo"), py::arg("org_url_slug"), py::arg("test_ids"), py::kw_only(),
-      py::arg("concurrency") = 8, py::arg("on_progress") = py::none(),
+      py::arg("on_progress") = py::none(),
       "A future of (results, errors) for many test ids, on_progress(ended, total) called on the loop as each ends; "
       "see trunk_api.AsyncClient.get_test_details_many.");
 }
@@ -233,22 +233,20 @@ void bind_async_bulk(py::class_<PyAsyncClient>& cls, const py::object& complete_
 }  // namespace
 
 void bind_async(py::module_& m) {
-  const py::dict defaults = client_defaults();
   py::class_<PyAsyncClient> cls(m, "AsyncClient", "Private: use trunk_api.AsyncClient.");
-  cls.def(py::init([](const py::object& token, const py::object& base_url, py::handle timeout,
-                      py::handle max_retries, const py::object& user_agent, py::handle connect_timeout,
-                      py::handle overall_deadline, py::handle verify_tls, const py::object& ca_bundle,
-                      py::handle allow_insecure_http, py::handle max_requests_per_second, const py::object& log,
-                      py::handle prefetch_pages, py::handle max_in_flight) {
-            ArgCollector args;
-            const std::int64_t width = args.integer(max_in_flight, "max_in_flight");
-            args.throw_if_failed();
+  cls.def(py::init([](const py::kwargs& kwargs) {
+            py::dict options_kwargs(kwargs);  // a copy: the keywords are taken off it as they are read
+            std::int64_t width = 64;
+            if (options_kwargs.contains("max_in_flight")) {  // the engine's, not a ClientOptions row
+              ArgCollector args;
+              width = args.integer(options_kwargs["max_in_flight"], "max_in_flight");
+              args.throw_if_failed();
+              PyDict_DelItemString(options_kwargs.ptr(), "max_in_flight");
+            }
             if (width < 1 || width > 4096) {
               throw ValidationError({Violation{"max_in_flight", std::to_string(width), "must be between 1 and 4096"}});
             }
-            ClientOptions options = build_options(token, base_url, timeout, max_retries, user_agent, connect_timeout,
-                                                  overall_deadline, verify_tls, ca_bundle, allow_insecure_http,
-                                                  max_requests_per_second, log, prefetch_pages);
+            ClientOptions options = build_options(std::move(options_kwargs), "AsyncClient");
             options.interrupt_check = nullptr;  // asyncio cancels by task.cancel(), not by polling
             // The token copy is ours: wiped whatever happens (AsyncClient wipes what it is given).
             struct WipeOnExit {
@@ -262,13 +260,8 @@ void bind_async(py::module_& m) {
             } wipe_on_exit{options.token};
             return PyAsyncClient(std::make_shared<AsyncClient>(std::move(options), static_cast<std::size_t>(width)));
           }),
-          py::kw_only(), py::arg("token") = py::none(), py::arg("base_url") = py::none(),
-          py::arg("timeout") = defaults["timeout"], py::arg("max_retries") = defaults["max_retries"],
-          py::arg("user_agent") = py::none(), py::arg("connect_timeout") = defaults["connect_timeout"],
-          py::arg("overall_deadline") = defaults["overall_deadline"], py::arg("verify_tls") = defaults["verify_tls"],
-          py::arg("ca_bundle") = py::none(), py::arg("allow_insecure_http") = defaults["allow_insecure_http"],
-          py::arg("max_requests_per_second") = defaults["max_requests_per_second"], py::arg("log") = py::none(),
-          py::arg("prefetch_pages") = defaults["prefetch_pages"], py::arg("max_in_flight") = 64)
+          "Every option of ClientOptions (option_rows('client')) as a keyword, log (a logging callable) and "
+          "max_in_flight (1..4096, default 64).")
       .def_property_readonly("base_url", [](const PyAsyncClient& self) -> std::string {
         if (!self.client) return "";
         return self.client->base_url();

@@ -12,6 +12,7 @@
 
 #include "bindings.hpp"
 #include "bulk_conversion.hpp"
+#include "option_keywords.hpp"
 #include "convert_args.hpp"
 #include "interrupt.hpp"
 #include "py_client.hpp"
@@ -49,19 +50,16 @@ std::vector<std::string> convert_test_ids(ArgCollector& args, py::handle test_id
 }  // namespace
 
 BulkArguments convert_bulk_arguments(py::handle repo_arg, py::handle org_arg, py::handle ids_arg,
-                                     py::handle concurrency_arg) {
+                                     const py::kwargs& options) {
   ArgCollector args;
   BulkArguments converted;
   converted.repo = args.repo(repo_arg);
   converted.org_url_slug = args.text(org_arg, "org_url_slug");
   converted.test_ids = convert_test_ids(args, ids_arg);
-  const std::int64_t concurrency = args.integer(concurrency_arg, "concurrency");
+  py::dict remaining(options);  // a copy: the rows' keywords are taken off it, what is left is unknown
+  read_options(args, remaining, converted.options);  // BulkOptions' rows (bulk.hpp), each checked by its rule
+  refuse_unknown_keywords(remaining, "get_test_details_many");
   args.throw_if_failed();
-  if (concurrency < 1 || concurrency > static_cast<std::int64_t>(kMaxBulkConcurrency)) {
-    throw ValidationError({Violation{"concurrency", std::to_string(concurrency),
-                                     "must be between 1 and " + std::to_string(kMaxBulkConcurrency)}});
-  }
-  converted.options.concurrency = static_cast<std::size_t>(concurrency);
   return converted;
 }
 
@@ -109,9 +107,9 @@ py::tuple bulk_outcome(std::vector<BulkResult<TestDetails>>&& outcomes) {
 void bind_bulk(py::module_& m) {
   auto client = py::reinterpret_borrow<py::object>(m.attr("Client"));
   py::cpp_function method(
-      [](PyClient& self, py::handle repo_arg, py::handle org_arg, py::handle ids_arg, py::handle concurrency_arg,
-         const py::object& on_progress) {
-        BulkArguments call = convert_bulk_arguments(repo_arg, org_arg, ids_arg, concurrency_arg);
+      [](PyClient& self, py::handle repo_arg, py::handle org_arg, py::handle ids_arg, const py::object& on_progress,
+         const py::kwargs& options) {
+        BulkArguments call = convert_bulk_arguments(repo_arg, org_arg, ids_arg, options);
         call.options.on_progress = bulk_progress(on_progress, py::none());
         std::vector<BulkResult<TestDetails>> outcomes = call_without_gil([&] {
           return self.client->get_test_details_many(call.repo, call.org_url_slug, call.test_ids, call.options);
@@ -119,10 +117,9 @@ void bind_bulk(py::module_& m) {
         return bulk_outcome(std::move(outcomes));
       },
       py::name("get_test_details_many"), py::is_method(client), py::sibling(py::getattr(client, "get_test_details_many", py::none())),
-      py::arg("repo"), py::arg("org_url_slug"), py::arg("test_ids"), py::kw_only(), py::arg("concurrency") = 8,
-      py::arg("on_progress") = py::none(),
-      "(results, errors) for many test ids fetched concurrently, on_progress(ended, total) called as each ends; see "
-      "trunk_api.Client.get_test_details_many.");
+      py::arg("repo"), py::arg("org_url_slug"), py::arg("test_ids"), py::kw_only(), py::arg("on_progress") = py::none(),
+      "(results, errors) for many test ids fetched concurrently, on_progress(ended, total) called as each ends; the "
+      "options of BulkOptions (option_rows('bulk')) as keywords; see trunk_api.Client.get_test_details_many.");
   client.attr("get_test_details_many") = method;
 }
 

@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include "bindings.hpp"
@@ -15,6 +16,7 @@
 #include "interrupt.hpp"
 #include "py_client.hpp"
 #include "listing_iterator.hpp"
+#include "option_keywords.hpp"
 #include "trunk/client.hpp"
 #include "trunk/validation.hpp"
 
@@ -72,54 +74,47 @@ void bind_operation(py::class_<PyClient>& cls, Method method) {
 
 }  // namespace
 
-ClientOptions build_options(const py::object& token, const py::object& base_url, py::handle timeout,
-                            py::handle max_retries, const py::object& user_agent, py::handle connect_timeout,
-                            py::handle overall_deadline, py::handle verify_tls, const py::object& ca_bundle,
-                            py::handle allow_insecure_http, py::handle max_requests_per_second,
-                            const py::object& log, py::handle prefetch_pages) {
+namespace {
+
+/// The token's one conversion: the secret row is never rendered (a wrong type is reported by type name only)
+/// and never copied on the way: a view of the str's own UTF-8 (the caller's object).
+std::string_view token_view(const py::handle token) {
+  if (token.is_none()) return {};
+  if (!PyUnicode_Check(token.ptr())) {
+    throw ValidationError({Violation{"token", "<value of type " +
+                                                  py::str(py::type::handle_of(token).attr("__name__")).cast<std::string>() + ">",
+                                     "must be a string"}});
+  }
+  Py_ssize_t size = 0;
+  const char* data = PyUnicode_AsUTF8AndSize(token.ptr(), &size);
+  if (data == nullptr) {
+    PyErr_Clear();
+    throw ValidationError({Violation{"token", "<redacted>", "must be valid UTF-8 text"}});
+  }
+  return {data, static_cast<std::size_t>(size)};
+}
+
+}  // namespace
+
+ClientOptions build_options(py::dict kwargs, std::string_view callable) {
   ArgCollector args;
   ClientOptions options;
-  // The token is converted without ever being rendered: a wrong type is reported by type name only.
-  const char* token_data = nullptr;
-  Py_ssize_t token_size = 0;
-  if (!token.is_none()) {
-    if (!PyUnicode_Check(token.ptr())) {
-      throw ValidationError({Violation{"token", "<value of type " +
-                                                    py::str(py::type::handle_of(token).attr("__name__")).cast<std::string>() + ">",
-                                       "must be a string"}});
-    }
-    // A view of the str's own UTF-8 (the caller's object), not a copy.
-    token_data = PyUnicode_AsUTF8AndSize(token.ptr(), &token_size);
-    if (token_data == nullptr) {
-      PyErr_Clear();
-      throw ValidationError({Violation{"token", "<redacted>", "must be valid UTF-8 text"}});
-    }
+  const py::object token = kwargs.contains("token") ? py::object(kwargs["token"]) : py::object(py::none());
+  if (kwargs.contains("token")) PyDict_DelItemString(kwargs.ptr(), "token");
+  const std::string_view token_text = token_view(token);
+  read_options(args, kwargs, options);  // every other row (option_rows.hpp), checked by its rule
+  py::object log = py::none();
+  if (kwargs.contains("log")) {  // a callable, not a row
+    log = kwargs["log"];
+    PyDict_DelItemString(kwargs.ptr(), "log");
   }
-  if (!base_url.is_none()) options.base_url = args.text(base_url, "base_url");
-  options.timeout = args.seconds(timeout, "timeout", 0, false);
-  options.connect_timeout = args.seconds(connect_timeout, "connect_timeout", 0, false);
-  options.retry.overall_deadline = args.seconds(overall_deadline, "overall_deadline", 0, true);
-  const std::int64_t retries = args.integer(max_retries, "max_retries");
-  if (args.ok() && (retries < 0 || retries > 100)) {
-    throw ValidationError({Violation{"max_retries", std::to_string(retries), "must be between 0 and 100"}});
-  }
-  options.retry.max_retries = static_cast<int>(retries);
-  if (!user_agent.is_none()) options.user_agent_suffix = args.text(user_agent, "user_agent");
-  options.verify_tls = args.boolean(verify_tls, "verify_tls");
-  if (!ca_bundle.is_none()) options.ca_bundle = args.text(ca_bundle, "ca_bundle");
-  options.allow_insecure_http = args.boolean(allow_insecure_http, "allow_insecure_http");
-  options.max_requests_per_second = args.number(max_requests_per_second, "max_requests_per_second");
-  if (args.ok() && options.max_requests_per_second < 0) {
-    throw ValidationError({Violation{"max_requests_per_second", describe(max_requests_per_second),
-                                     "must be >= 0 (0 = no limit)"}});
-  }
-  options.prefetch_pages = args.boolean(prefetch_pages, "prefetch_pages");
+  refuse_unknown_keywords(kwargs, callable);
   args.throw_if_failed();
   if (!log.is_none()) options.log = python_log_callback(log);
   options.interrupt_check = &python_interrupt_check;
   // Last, once nothing can throw any more: the one copy is built in place, and the Client wipes it after
   // moving it into its secret memory (see make_client).
-  if (token_data != nullptr) options.token.emplace(token_data, static_cast<std::size_t>(token_size));
+  if (!token.is_none()) options.token.emplace(token_text.data(), token_text.size());
   return options;
 }
 
@@ -154,46 +149,40 @@ std::shared_ptr<Client> make_client(ClientOptions&& options) {
 
 }  // namespace
 
-/// The defaults of ClientOptions as the Python keywords give them (seconds, not milliseconds): the one place
-/// they are written is ClientOptions (client_options.hpp, retry.hpp); the binding, the facade's signature and
-/// the command line read them from here.
+/// The defaults of the Client options as the Python keywords give them (seconds, not milliseconds), from the
+/// rows of ClientOptions (client_options.hpp, retry.hpp).
 py::dict client_defaults() {
-  const ClientOptions defaults{};
-  auto seconds = [](std::chrono::milliseconds value) { return static_cast<double>(value.count()) / 1000.0; };
+  py::list rows;
+  describe_options<ClientOptions>(rows);
   py::dict out;
-  out["timeout"] = seconds(defaults.timeout);
-  out["connect_timeout"] = seconds(defaults.connect_timeout);
-  out["max_retries"] = defaults.retry.max_retries;
-  out["overall_deadline"] = seconds(defaults.retry.overall_deadline);
-  out["verify_tls"] = defaults.verify_tls;
-  out["allow_insecure_http"] = defaults.allow_insecure_http;
-  out["max_requests_per_second"] = defaults.max_requests_per_second;
-  out["prefetch_pages"] = defaults.prefetch_pages;
+  for (py::handle row : rows) {
+    if (!row["secret"].cast<bool>()) out[row["name"]] = row["default"];
+  }
   return out;
 }
 
 void bind_client(py::module_& m) {
   m.def("client_defaults", &client_defaults, "The default of every Client option (times in seconds).");
-  const py::dict defaults = client_defaults();
+  m.def("option_rows", [](const std::string& of) {
+    py::list rows;
+    if (of == "client") {
+      describe_options<ClientOptions>(rows);
+    } else if (of == "bulk") {
+      describe_options<BulkOptions>(rows);
+    } else {
+      throw py::value_error("option_rows: no options named " + of + " (client, bulk)");
+    }
+    return rows;
+  }, py::arg("of"),
+        "The declared options (option_rows.hpp) as dicts: name, type, default, rule, unit, variables, doc; "
+        "the facades' signatures, the stubs, the command line and the docs' table are made from them.");
   py::class_<PyClient> cls(m, "Client", "Private: use trunk_api.Client.");
   cls
-      .def(py::init([](const py::object& token, const py::object& base_url, py::handle timeout, py::handle max_retries,
-                       const py::object& user_agent, py::handle connect_timeout, py::handle overall_deadline,
-                       py::handle verify_tls, const py::object& ca_bundle, py::handle allow_insecure_http,
-                       py::handle max_requests_per_second, const py::object& log, py::handle prefetch_pages) {
-             ClientOptions options =
-                 build_options(token, base_url, timeout, max_retries, user_agent, connect_timeout, overall_deadline,
-                               verify_tls, ca_bundle, allow_insecure_http, max_requests_per_second, log,
-                               prefetch_pages);
-             return PyClient{make_client(std::move(options))};
+      .def(py::init([](const py::kwargs& kwargs) {
+             // A copy: the keywords are taken off it as they are read, and what is left is unknown.
+             return PyClient{make_client(build_options(py::dict(kwargs), "Client"))};
            }),
-           py::kw_only(), py::arg("token") = py::none(), py::arg("base_url") = py::none(),
-           py::arg("timeout") = defaults["timeout"], py::arg("max_retries") = defaults["max_retries"],
-           py::arg("user_agent") = py::none(), py::arg("connect_timeout") = defaults["connect_timeout"],
-           py::arg("overall_deadline") = defaults["overall_deadline"], py::arg("verify_tls") = defaults["verify_tls"],
-           py::arg("ca_bundle") = py::none(), py::arg("allow_insecure_http") = defaults["allow_insecure_http"],
-           py::arg("max_requests_per_second") = defaults["max_requests_per_second"], py::arg("log") = py::none(),
-           py::arg("prefetch_pages") = defaults["prefetch_pages"])
+           "Every option of ClientOptions (option_rows('client')) as a keyword, and log (a logging callable).")
       .def_property_readonly("base_url", [](const PyClient& self) { return self.client->base_url(); });
 #define TRUNK_BIND_OPERATION_(Type, name, ...) \
   bind_operation<op::Type>(cls, [](Client& client, const op::Type::Request& request) { return client.name(request); });

@@ -23,10 +23,11 @@ struct BulkArguments {
   BulkOptions options;
 };
 
-/// Converts the Python arguments (GIL held). Throws ValidationError naming every argument of a wrong type and
-/// a concurrency out of 1..kMaxBulkConcurrency.
+/// Converts the Python arguments (GIL held), the BulkOptions from their keywords (`options`). Throws
+/// ValidationError naming every argument of a wrong type and every option out of its row's rule; TypeError for an
+/// unknown keyword.
 BulkArguments convert_bulk_arguments(pybind11::handle repo, pybind11::handle org_url_slug, pybind11::handle test_ids,
-                                     pybind11::handle concurrency);
+                                     const pybind11::kwargs& options);
 
 /// BulkOptions::on_progress calling `on_progress(ended, total)` (the facade's progress bar); nothing when it is
 /// None. Sync (`loop` None): called on the calling thread, taking the GIL. Async: posted to `loop` with

@@ -85,6 +85,8 @@ class ArgCollector {
   }
 
   bool ok() const noexcept { return violations_.empty(); }
+  /// No conversion of `field` failed (so far).
+  bool accepted(std::string_view field) const { return !failed(field); }
 
   /// Records that `value` has none of the types `field` accepts (`rule` says which).
   void reject_type(pybind11::handle value, std::string_view field, std::string rule);

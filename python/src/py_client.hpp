@@ -7,6 +7,7 @@
 
 #include <memory>
 #include <optional>
+#include <string_view>
 
 #include "trunk/client.hpp"
 #include "trunk/client_options.hpp"
@@ -18,14 +19,10 @@ struct PyClient {
   std::shared_ptr<Client> client;
 };
 
-/// The options of a Client from the keywords of _core.Client (every problem a ValidationError); the token, if
-/// given, is copied last into options.token (the caller wipes that copy).
-ClientOptions build_options(const pybind11::object& token, const pybind11::object& base_url, pybind11::handle timeout,
-                            pybind11::handle max_retries, const pybind11::object& user_agent,
-                            pybind11::handle connect_timeout, pybind11::handle overall_deadline,
-                            pybind11::handle verify_tls, const pybind11::object& ca_bundle,
-                            pybind11::handle allow_insecure_http, pybind11::handle max_requests_per_second,
-                            const pybind11::object& log, pybind11::handle prefetch_pages);
+/// The options of a Client from the keywords of _core.Client (option_rows.hpp; every problem a ValidationError,
+/// an unknown keyword a TypeError naming `callable`); the token, if given, is copied last into options.token
+/// (the caller wipes that copy). `kwargs` is consumed.
+ClientOptions build_options(pybind11::dict kwargs, std::string_view callable);
 
 /// The defaults of the Client options as Python keywords (seconds).
 pybind11::dict client_defaults();

@@ -14,6 +14,9 @@ def listings() -> dict[str, tuple[type[Any], str]]: ...
 def page_parts(page: Any) -> tuple[list[Any], str, int | None]: ...
 def schema() -> dict[str, Any]: ...
 def client_defaults() -> dict[str, Any]: ...
+def option_rows(of: str) -> list[dict[str, Any]]: ...
+
+# @option-keywords: scripts/generate-stubs puts the TypedDicts of the keyword options (Client, bulk calls) here
 def sandbox_defaults() -> dict[str, Any]: ...
 def openapi_document() -> str: ...
 def verify_webhook(body: bytes | bytearray | memoryview | str, headers: Any, secret: str | bytes | WebhookSecret,
@@ -45,24 +48,14 @@ class Client:
     def __init__(
         self,
         *,
-        token: str | None = None,
-        base_url: str | None = None,
-        timeout: float = ...,  # the defaults are ClientOptions' (client_defaults())
-        max_retries: int = ...,
-        user_agent: str | None = None,
-        connect_timeout: float = ...,
-        overall_deadline: float = ...,
-        verify_tls: bool = ...,
-        ca_bundle: str | None = None,
-        allow_insecure_http: bool = ...,
-        max_requests_per_second: float = ...,
+        # @client-options: scripts/generate-stubs puts every option row (option_rows("client")) here
         log: Callable[[int, str], object] | None = None,
-        prefetch_pages: bool = ...,
     ) -> None: ...
     @property
     def base_url(self) -> str: ...
     def get_test_details_many(
-        self, repo: _RepoLike, org_url_slug: str, test_ids: Iterable[str], *, concurrency: int = 8,
+        self, repo: _RepoLike, org_url_slug: str, test_ids: Iterable[str], *,
+        # @bulk-options: scripts/generate-stubs puts every option row (option_rows("bulk")) here
         on_progress: Callable[[int, int], object] | None = None
     ) -> tuple[list[TestCase | None], dict[int, Exception]]: ...
     # @operations: scripts/generate-stubs puts one method per declared operation here (and iter_ for listings)
@@ -71,17 +64,7 @@ class AsyncClient:
     def __init__(
         self,
         *,
-        token: str | None = None,
-        base_url: str | None = None,
-        timeout: float = ...,  # the defaults are ClientOptions' (client_defaults())
-        max_retries: int = ...,
-        user_agent: str | None = None,
-        connect_timeout: float = ...,
-        overall_deadline: float = ...,
-        verify_tls: bool = ...,
-        ca_bundle: str | None = None,
-        allow_insecure_http: bool = ...,
-        max_requests_per_second: float = ...,
+        # @client-options: scripts/generate-stubs puts every option row (option_rows("client")) here
         log: Callable[[int, str], object] | None = None,
         max_in_flight: int = 64,
     ) -> None: ...
@@ -92,7 +75,8 @@ class AsyncClient:
     def validate(operation: str, *args: Any, **kwargs: Any) -> None: ...
     def get_test_details_many(
         self, loop: asyncio.AbstractEventLoop, repo: _RepoLike, org_url_slug: str, test_ids: Iterable[str], *,
-        concurrency: int = 8, on_progress: Callable[[int, int], object] | None = None
+        # @bulk-options: scripts/generate-stubs puts every option row (option_rows("bulk")) here
+        on_progress: Callable[[int, int], object] | None = None
     ) -> asyncio.Future[tuple[list[TestCase | None], dict[int, Exception]]]: ...
     # @async-operations: scripts/generate-stubs puts one method per declared operation here (loop first)
 

@@ -26,23 +26,7 @@ class AsyncListing(Generic[_Item, _Page]):
     async def to_polars(self) -> Any: ...
 
 class AsyncClient:
-    def __init__(
-        self,
-        token: str | None = None,
-        base_url: str | None = None,
-        *,
-        timeout: float = ...,
-        max_retries: int = ...,
-        user_agent: str | None = None,
-        connect_timeout: float = ...,
-        overall_deadline: float = ...,
-        verify_tls: bool = ...,
-        ca_bundle: str | None = None,
-        allow_insecure_http: bool = ...,
-        max_requests_per_second: float = ...,
-        prefetch_pages: bool = ...,
-        max_in_flight: int = 64,
-    ) -> None: ...
+    # @init: scripts/generate-stubs puts __init__ here, from AsyncClient's signature (the option rows)
     @property
     def base_url(self) -> str: ...
     def __reduce__(self) -> tuple[Any, ...]: ...

@@ -5,7 +5,7 @@ import asyncio
 import enum
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import datetime
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypedDict
 
 __version__: str
 
@@ -1376,6 +1376,24 @@ def listings() -> dict[str, tuple[type[Any], str]]: ...
 def page_parts(page: Any) -> tuple[list[Any], str, int | None]: ...
 def schema() -> dict[str, Any]: ...
 def client_defaults() -> dict[str, Any]: ...
+def option_rows(of: str) -> list[dict[str, Any]]: ...
+
+class ClientOptionKeywords(TypedDict, total=False):
+    """The keyword options of trunk_api.Client (the rows of ClientOptions)."""
+    timeout: float
+    connect_timeout: float
+    max_retries: int
+    overall_deadline: float
+    user_agent: str | None
+    verify_tls: bool
+    ca_bundle: str | None
+    allow_insecure_http: bool
+    max_requests_per_second: float
+    prefetch_pages: bool
+
+class BulkOptionKeywords(TypedDict, total=False):
+    """The keyword options of the bulk calls (the rows of BulkOptions)."""
+    concurrency: int
 def sandbox_defaults() -> dict[str, Any]: ...
 def openapi_document() -> str: ...
 def verify_webhook(body: bytes | bytearray | memoryview | str, headers: Any, secret: str | bytes | WebhookSecret,
@@ -1407,24 +1425,25 @@ class Client:
     def __init__(
         self,
         *,
-        token: str | None = None,
         base_url: str | None = None,
-        timeout: float = ...,  # the defaults are ClientOptions' (client_defaults())
-        max_retries: int = ...,
+        token: str | None = None,
+        timeout: float = 30.0,
+        connect_timeout: float = 10.0,
+        max_retries: int = 3,
+        overall_deadline: float = 120.0,
         user_agent: str | None = None,
-        connect_timeout: float = ...,
-        overall_deadline: float = ...,
-        verify_tls: bool = ...,
+        verify_tls: bool = True,
         ca_bundle: str | None = None,
-        allow_insecure_http: bool = ...,
-        max_requests_per_second: float = ...,
+        allow_insecure_http: bool = False,
+        max_requests_per_second: float = 0.0,
+        prefetch_pages: bool = True,
         log: Callable[[int, str], object] | None = None,
-        prefetch_pages: bool = ...,
     ) -> None: ...
     @property
     def base_url(self) -> str: ...
     def get_test_details_many(
-        self, repo: _RepoLike, org_url_slug: str, test_ids: Iterable[str], *, concurrency: int = 8,
+        self, repo: _RepoLike, org_url_slug: str, test_ids: Iterable[str], *,
+        concurrency: int = 8,
         on_progress: Callable[[int, int], object] | None = None
     ) -> tuple[list[TestCase | None], dict[int, Exception]]: ...
     def list_failing_tests(self, repo: _RepoLike, org_url_slug: str, start_time: _TimeLike, end_time: _TimeLike, *, page_size: int = 100, page_token: str = "") -> TestPage: ...
@@ -1453,17 +1472,18 @@ class AsyncClient:
     def __init__(
         self,
         *,
-        token: str | None = None,
         base_url: str | None = None,
-        timeout: float = ...,  # the defaults are ClientOptions' (client_defaults())
-        max_retries: int = ...,
+        token: str | None = None,
+        timeout: float = 30.0,
+        connect_timeout: float = 10.0,
+        max_retries: int = 3,
+        overall_deadline: float = 120.0,
         user_agent: str | None = None,
-        connect_timeout: float = ...,
-        overall_deadline: float = ...,
-        verify_tls: bool = ...,
+        verify_tls: bool = True,
         ca_bundle: str | None = None,
-        allow_insecure_http: bool = ...,
-        max_requests_per_second: float = ...,
+        allow_insecure_http: bool = False,
+        max_requests_per_second: float = 0.0,
+        prefetch_pages: bool = True,
         log: Callable[[int, str], object] | None = None,
         max_in_flight: int = 64,
     ) -> None: ...
@@ -1474,7 +1494,8 @@ class AsyncClient:
     def validate(operation: str, *args: Any, **kwargs: Any) -> None: ...
     def get_test_details_many(
         self, loop: asyncio.AbstractEventLoop, repo: _RepoLike, org_url_slug: str, test_ids: Iterable[str], *,
-        concurrency: int = 8, on_progress: Callable[[int, int], object] | None = None
+        concurrency: int = 8,
+        on_progress: Callable[[int, int], object] | None = None
     ) -> asyncio.Future[tuple[list[TestCase | None], dict[int, Exception]]]: ...
     def list_failing_tests(self, loop: asyncio.AbstractEventLoop, repo: _RepoLike, org_url_slug: str, start_time: _TimeLike, end_time: _TimeLike, *, page_size: int = 100, page_token: str = "") -> asyncio.Future[TestPage]: ...
     def list_unhealthy_tests(self, loop: asyncio.AbstractEventLoop, repo: _RepoLike, org_url_slug: str, status: HealthStatus | str, *, page_size: int = 100, page_token: str = "") -> asyncio.Future[TestPage]: ...

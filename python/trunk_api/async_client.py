@@ -66,8 +66,7 @@ class AsyncClient:
         del settings["token"]
         self._closed = False
         # Everything needed to rebuild this client, except the token (which is never stored in Python).
-        self._settings: dict[str, Any] = {**settings, "base_url": self._core.base_url,
-                                          "max_in_flight": max_in_flight}
+        self._settings: dict[str, Any] = {**settings, "base_url": self._core.base_url, "max_in_flight": max_in_flight}
 
     @property
     def base_url(self) -> str:
@@ -96,6 +95,13 @@ class AsyncClient:
         if self._closed:
             raise TrunkError(f"{name}: the AsyncClient is closed")
         return getattr(self._core, name)(asyncio.get_running_loop(), *args, **kwargs)
+
+
+# help() and inspect.signature() show every option of Client (from the core's rows) and max_in_flight.
+_own = inspect.signature(AsyncClient.__init__).parameters["max_in_flight"]
+AsyncClient.__init__.__signature__ = _CLIENT_OPTIONS.replace(  # type: ignore[attr-defined]
+    parameters=[*_CLIENT_OPTIONS.parameters.values(), _own])
+del _own
 
 
 def _keywords_for_defaults(signature: inspect.Signature, args: tuple[Any, ...],

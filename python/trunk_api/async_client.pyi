@@ -28,23 +28,7 @@ class AsyncListing(Generic[_Item, _Page]):
     async def to_polars(self) -> Any: ...
 
 class AsyncClient:
-    def __init__(
-        self,
-        token: str | None = None,
-        base_url: str | None = None,
-        *,
-        timeout: float = ...,
-        max_retries: int = ...,
-        user_agent: str | None = None,
-        connect_timeout: float = ...,
-        overall_deadline: float = ...,
-        verify_tls: bool = ...,
-        ca_bundle: str | None = None,
-        allow_insecure_http: bool = ...,
-        max_requests_per_second: float = ...,
-        prefetch_pages: bool = ...,
-        max_in_flight: int = 64,
-    ) -> None: ...
+    def __init__(self, token: str | None = None, base_url: str | None = None, *, timeout: float = 30.0, connect_timeout: float = 10.0, max_retries: int = 3, overall_deadline: float = 120.0, user_agent: str | None = None, verify_tls: bool = True, ca_bundle: str | None = None, allow_insecure_http: bool = False, max_requests_per_second: float = 0.0, prefetch_pages: bool = True, max_in_flight: int = 64) -> None: ...
     @property
     def base_url(self) -> str: ...
     def __reduce__(self) -> tuple[Any, ...]: ...

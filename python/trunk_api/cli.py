@@ -87,19 +87,37 @@ def parse_duration(text: str) -> dt.timedelta:
     return dt.timedelta(**{_DURATION_UNITS[match.group(2)]: float(match.group(1))})
 
 
+#: What the command line adds to an option's declared doc: the token's flag is there for completeness only.
+_FLAG_NOTES = {"token": "discouraged, since command lines show up in ps and shell history: set the variable instead"}
+
+
+def _option_flag(group: Any, row: dict[str, Any]) -> None:
+    """The flag of one Client option row (option_rows("client")): --name-with-dashes, its default, rule and
+    variables in the help."""
+    flag = "--" + row["name"].replace("_", "-")
+    parts = [row["doc"].rstrip(".")]
+    if row["rule"]:
+        parts.append(f"must be {row['rule']}")
+    if row["name"] in _FLAG_NOTES:
+        parts.append(_FLAG_NOTES[row["name"]])
+    help_text = "; ".join(parts)
+    if row["variables"]:
+        help_text += f" (default: ${', then $'.join(row['variables'])})"
+    elif row["default"] is not None:
+        help_text += " (default %(default)s)"
+    help_text = help_text.replace("%", "%%").replace("%%(default)s", "%(default)s")
+    if row["type"] == "bool":
+        group.add_argument(flag, action=argparse.BooleanOptionalAction, default=row["default"], help=help_text)
+        return
+    kinds = {"int": (int, "N"), "float": (float, "SECONDS" if row["unit"] else "NUMBER")}
+    kind, metavar = kinds.get(row["type"], (str, row["name"].rsplit("_", 1)[-1].upper()))
+    group.add_argument(flag, type=kind, default=row["default"], metavar=metavar, help=help_text)
+
+
 def _add_connection_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("connection (environment variables are preferred)")
-    group.add_argument("--base-url", metavar="URL",
-                       help="service address, with or without a final /v1 "
-                            "(default: $TRUNK_BASE_URL, else https://api.trunk.io)")
-    group.add_argument("--token", metavar="TOKEN",
-                       help="API token; discouraged, since command lines show up in ps and shell history: "
-                            "set TRUNK_API_TOKEN (or TRUNK_API_KEY) instead")
-    defaults = _core.client_defaults()
-    group.add_argument("--timeout", type=float, default=defaults["timeout"], metavar="SECONDS",
-                       help="per-attempt timeout (default %(default)g)")
-    group.add_argument("--max-retries", type=int, default=defaults["max_retries"], metavar="N",
-                       help="retries after a 429, 5xx or network failure (default %(default)s; 0 = none)")
+    for row in _core.option_rows("client"):
+        _option_flag(group, row)
     group.add_argument("-v", "--verbose", action="count", default=0,
                        help="log retries (-v) and every attempt (-vv) on stderr; the token is redacted")
 
@@ -277,7 +295,7 @@ class _Context:
             print(f"{PROG}: warning: --token is visible to other users (ps, shell history); "
                   "prefer the TRUNK_API_TOKEN environment variable", file=self.stderr)
         try:
-            return trunk_api.Client(args.token, args.base_url, timeout=args.timeout, max_retries=args.max_retries)
+            return trunk_api.Client(**{row["name"]: getattr(args, row["name"]) for row in _core.option_rows("client")})
         except errors.ValidationError:
             raise
         except errors.MissingTokenError as error:

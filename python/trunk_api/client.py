@@ -8,10 +8,11 @@ interrupts a blocked call within about a second.
 
 from __future__ import annotations
 
+import inspect
 import logging
 from collections.abc import Iterable, Sequence
 from datetime import datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from trunk_api import _core, _progress
 from trunk_api._core import (
@@ -44,26 +45,56 @@ from trunk_api.errors import BulkError, MissingTokenError, TrunkError
 from trunk_api._arguments import RepoLike, TimeLike
 from trunk_api.history import MAX_WINDOW, FailingTestsHistory
 
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from trunk_api._core import BulkOptionKeywords, ClientOptionKeywords
+
 __all__ = ["Client", "ProgressLike", "RepoLike", "TimeLike"]
 
 
 _logger = logging.getLogger("trunk_api")
 
-#: The defaults of the options, as the C++ core declares them (ClientOptions): written once, there.
-_DEFAULTS: dict[str, Any] = _core.client_defaults()
+#: The options of a Client, as the C++ core declares them (the rows of ClientOptions, option_rows.hpp): name,
+#: type, default (seconds for durations), rule, environment variables, doc. Written once, there.
+_OPTION_ROWS: list[dict[str, Any]] = _core.option_rows("client")
+
+
+def _options_signature(rows: list[dict[str, Any]], positional: tuple[str, ...]) -> inspect.Signature:
+    """``(self, <positional>, *, <every other row>)``, each with its declared type and default, for
+    inspect.signature() and help(): the facades take the options as keywords and forward them to the core."""
+    parameters = [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
+    by_name = {row["name"]: row for row in rows}
+    for name in positional:
+        row = by_name[name]
+        parameters.append(inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=row["default"],
+                                            annotation=row["type"]))
+    for row in rows:
+        if row["name"] not in positional:
+            parameters.append(inspect.Parameter(row["name"], inspect.Parameter.KEYWORD_ONLY, default=row["default"],
+                                                annotation=row["type"]))
+    return inspect.Signature(parameters, return_annotation="None")
+
+
+def _options_doc(rows: list[dict[str, Any]], indent: str = "    ") -> str:
+    """One line per option for the docstring: name, default, doc, rule (with the unit) and variables, from the
+    rows."""
+    lines = []
+    for row in rows:
+        default = "" if row["secret"] else f" = {row['default']!r}"
+        rule = f" ({row['rule']})" if row["rule"] else ""
+        variables = f" None reads {', then '.join(row['variables'])}." if row["variables"] else ""
+        lines.append(f"{indent}``{row['name']}{default}``: {row['doc']}{rule}{variables}")
+    return "\n".join(lines)
 
 
 class Client:
     """A client of the Trunk v1 API (merge queue and flaky tests).
 
-    ``token``: None reads ``TRUNK_API_TOKEN``, then ``TRUNK_API_KEY``. ``base_url``: None reads
-    ``TRUNK_BASE_URL``, else ``https://api.trunk.io``; given with the version, as the publisher's tools
-    spell it (``https://api.trunk.io/v1``), the final ``/v1`` is dropped. ``timeout`` is per attempt, in seconds;
-    ``max_retries`` counts retries after the first attempt (429, 5xx and network failures are retried with
-    exponential backoff and jitter, honouring Retry-After). ``overall_deadline`` bounds a whole call,
-    retries included (0 = none). ``http://`` to a host other than loopback is refused unless
-    ``allow_insecure_http``. ``max_requests_per_second`` > 0 spaces requests on the client side.
-    ``prefetch_pages`` lets the iterators request the next page while the current one is being read.
+    Every option is a keyword (``token`` and ``base_url`` may also come first, in that order). The options are
+    declared once, in the C++ core (one row each): the signature, the list ``help(Client)`` ends with and the
+    table of the Configuration page (docs/configuration.md) are made from those rows.
+    429, 5xx and network failures are retried with exponential backoff and jitter, honouring Retry-After.
 
     One Client may be shared by many threads. The token is never shown: not in ``repr``, log records,
     exception messages or pickles (an unpickled Client reads the token from the environment again).
@@ -76,51 +107,18 @@ class Client:
     documentation's Security page (docs/security.md).
     """
 
-    def __init__(
-        self,
-        token: str | None = None,
-        base_url: str | None = None,
-        *,
-        timeout: float = _DEFAULTS["timeout"],
-        max_retries: int = _DEFAULTS["max_retries"],
-        user_agent: str | None = None,
-        connect_timeout: float = _DEFAULTS["connect_timeout"],
-        overall_deadline: float = _DEFAULTS["overall_deadline"],
-        verify_tls: bool = _DEFAULTS["verify_tls"],
-        ca_bundle: str | None = None,
-        allow_insecure_http: bool = _DEFAULTS["allow_insecure_http"],
-        max_requests_per_second: float = _DEFAULTS["max_requests_per_second"],
-        prefetch_pages: bool = _DEFAULTS["prefetch_pages"],
-    ) -> None:
-        self._core = _core.Client(
-            token=token,
-            base_url=base_url,
-            timeout=timeout,
-            max_retries=max_retries,
-            user_agent=user_agent,
-            connect_timeout=connect_timeout,
-            overall_deadline=overall_deadline,
-            verify_tls=verify_tls,
-            ca_bundle=ca_bundle,
-            allow_insecure_http=allow_insecure_http,
-            max_requests_per_second=max_requests_per_second,
-            log=_logger.log,
-            prefetch_pages=prefetch_pages,
-        )
+    def __init__(self, token: str | None = None, base_url: str | None = None,
+                 **options: Unpack[ClientOptionKeywords]) -> None:
+        # The options are the core's rows (a wrong one is a ValidationError naming it, an unknown one the same
+        # TypeError as a misspelt keyword): bound here only to keep what a pickle needs.
+        bound = _CLIENT_SIGNATURE.bind(self, token, base_url, **options)
+        self._core = _core.Client(**{name: value for name, value in bound.arguments.items() if name != "self"},
+                                  log=_logger.log)
+        bound.apply_defaults()
         # Everything needed to rebuild this client, except the token (which is never stored in Python).
-        self._settings: dict[str, Any] = {
-            "base_url": self._core.base_url,
-            "timeout": timeout,
-            "max_retries": max_retries,
-            "user_agent": user_agent,
-            "connect_timeout": connect_timeout,
-            "overall_deadline": overall_deadline,
-            "verify_tls": verify_tls,
-            "ca_bundle": ca_bundle,
-            "allow_insecure_http": allow_insecure_http,
-            "max_requests_per_second": max_requests_per_second,
-            "prefetch_pages": prefetch_pages,
-        }
+        self._settings: dict[str, Any] = {name: value for name, value in bound.arguments.items()
+                                          if name not in ("self", "token")}
+        self._settings["base_url"] = self._core.base_url
 
     @property
     def base_url(self) -> str:
@@ -194,12 +192,12 @@ class Client:
         org_url_slug: str,
         test_ids: Iterable[str],
         *,
-        concurrency: int = 8,
         progress: ProgressLike = "auto",
+        **options: Unpack[BulkOptionKeywords],
     ) -> list[TestCase]:
         """The details of many tests, fetched concurrently; the list is in the order of ``test_ids``.
 
-        At most ``concurrency`` (1..256) requests are in flight, over kept-alive connections; each id gets the
+        Requests go over kept-alive connections, as many at once as the options below allow; each id gets the
         same retries as :meth:`get_test_details`, and ``max_requests_per_second`` spaces them all. Every id is
         validated first (one ValidationError naming each bad ``test_ids[i]``; nothing is sent). When some ids
         fail, :class:`BulkError` is raised after all have finished, carrying ``.results`` (TestCase or None per
@@ -208,8 +206,8 @@ class Client:
         :meth:`iter_failing_tests`).
         """
         on_progress = _progress.count_reporter(progress, "test details")
-        return _bulk_answer(self._core.get_test_details_many(repo, org_url_slug, test_ids, concurrency=concurrency,
-                                                             on_progress=on_progress))
+        return _bulk_answer(self._core.get_test_details_many(repo, org_url_slug, test_ids, on_progress=on_progress,
+                                                             **options))
 
     def iter_failing_tests(
         self,
@@ -438,6 +436,27 @@ def _bulk_answer(outcome: tuple[list[TestCase | None], dict[int, Exception]]) ->
             errors,
         )
     return results  # type: ignore[return-value]
+
+
+#: Client's signature and the options part of its docstring, made from the rows (help(Client) shows both).
+_CLIENT_SIGNATURE = _options_signature(_OPTION_ROWS, ("token", "base_url"))
+Client.__init__.__signature__ = _CLIENT_SIGNATURE  # type: ignore[attr-defined]
+Client.__doc__ = f"{Client.__doc__}\n    Options:\n\n{_options_doc(_OPTION_ROWS)}\n"
+
+
+def _take_option_rows(method: Any, rows: list[dict[str, Any]]) -> None:
+    """Gives a method that forwards ``**options`` the signature and docs of the rows it takes: each row a
+    keyword-only parameter (before the method's own keywords), and one line per row in its docstring."""
+    signature = inspect.signature(method)
+    own = [parameter for parameter in signature.parameters.values() if parameter.kind is not parameter.VAR_KEYWORD]
+    first_keyword = next(i for i, parameter in enumerate(own) if parameter.kind is parameter.KEYWORD_ONLY)
+    keywords = [inspect.Parameter(row["name"], inspect.Parameter.KEYWORD_ONLY, default=row["default"],
+                                  annotation=row["type"]) for row in rows]
+    method.__signature__ = signature.replace(parameters=[*own[:first_keyword], *keywords, *own[first_keyword:]])
+    method.__doc__ = f"{method.__doc__}\n        Options:\n\n{_options_doc(rows, indent='        ')}\n"
+
+
+_take_option_rows(Client.get_test_details_many, _core.option_rows("bulk"))
 
 
 def _restore_client(settings: dict[str, Any]) -> Client:

@@ -30,7 +30,12 @@ PAGES_WITH_PYTHON = [page for page in PAGES if python_blocks((DOCS / page).read_
 
 
 def page_text(page: str) -> str:
-    return (DOCS / page).read_text(encoding="utf-8")
+    """The page as the site shows it: with the tables the option rows make (docs/hooks/option_tables.py)."""
+    spec = importlib.util.spec_from_file_location("option_tables", DOCS / "hooks" / "option_tables.py")
+    assert spec is not None and spec.loader is not None
+    hook = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hook)
+    return str(hook.on_page_markdown((DOCS / page).read_text(encoding="utf-8"), None, None, None))
 
 
 def test_the_pages_the_issue_asks_for_are_there():

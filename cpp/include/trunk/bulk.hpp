@@ -14,20 +14,28 @@
 #include <functional>
 #include <optional>
 
+#include "trunk/option_rows.hpp"
+
 namespace trunk {
 
 /// Most requests a bulk call keeps in flight at once.
 inline constexpr std::size_t kMaxBulkConcurrency = 256;
 
+// Option rows (option_rows.hpp): the Python keywords of the bulk calls, their check and stubs come from them.
+#define TRUNK_BULK_OPTIONS(X)                                                                                        \
+  X(std::size_t, concurrency, "concurrency", {8}, (options::OptionRule{.min = 1, .max = kMaxBulkConcurrency}),     \
+    options::kNoVariables, "Requests in flight at once, over kept-alive connections.")
+
 struct BulkOptions {
-  /// Requests in flight at once, 1..kMaxBulkConcurrency (ValidationError naming "concurrency" otherwise).
-  std::size_t concurrency = 8;
+  /// concurrency: 1..kMaxBulkConcurrency (ValidationError naming "concurrency" otherwise).
+  TRUNK_OPTION_MEMBERS(TRUNK_BULK_OPTIONS)
   /// Called each time an input ends (with its answer or its error, after retries): how many inputs have ended
   /// so far and how many there are, so a progress bar can follow a long call. Client calls it on the calling
   /// thread, AsyncClient on its engine thread; never after the call's result is delivered, and not for inputs
-  /// ended by cancellation. Empty: nothing is called (and nothing counted). Must not throw.
+  /// ended by cancellation. Empty: nothing is called (and nothing counted). Must not throw. A callable: not a row.
   std::function<void(std::size_t ended, std::size_t total)> on_progress{};  // {}: no -Wextra warning for BulkOptions{8}
 };
+TRUNK_DESCRIBE_OPTIONS(BulkOptions, TRUNK_BULK_OPTIONS)
 
 /// The outcome of one input of a bulk call: its value, or the trunk::Error that ended it after retries.
 template <typename T>

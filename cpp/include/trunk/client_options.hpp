@@ -1,44 +1,75 @@
 #pragma once
 // Everything a Client can be configured with (a plain struct with defaults).
 
+#include <array>
 #include <chrono>
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 
+#include "trunk/error.hpp"
 #include "trunk/log.hpp"
+#include "trunk/option_rows.hpp"
 #include "trunk/retry.hpp"
 
 namespace trunk {
 
+/// The environment variable of the base URL (the token's are kTokenVariables, error.hpp).
+inline constexpr std::array<std::string_view, 1> kBaseUrlVariables{"TRUNK_BASE_URL"};
+
+/// The type that holds the API token (the one place it is named, so the type can change alone).
+using TokenHolder = std::optional<std::string>;
+
+// Option rows (option_rows.hpp): the one declaration of each option; the Python keywords, the stubs, the
+// command-line flags and docs/configuration.md's table are derived from it.
+//
+// base_url: nullopt -> $TRUNK_BASE_URL, else "https://api.trunk.io". Operation paths ("/v1/...") are appended.
+// Given with the version, as the publisher's tools spell it ("https://api.trunk.io/v1", with or without a
+// trailing '/'), the final "/v1" is dropped first, so both spellings call the same paths (docs/configuration.md).
+//
+// token: nullopt -> $TRUNK_API_TOKEN, then $TRUNK_API_KEY (kTokenVariables); when none is set the Client
+// constructor throws trunk::MissingTokenError naming both variables. The Client copies the token into memory
+// excluded from core dumps and wipes the ClientOptions it was given (taken by value: pass std::move(options) and
+// your string is the one wiped). Copies you keep, and the environment variables, are yours to protect
+// (docs/security.md).
+//
+// timeout: per attempt, whole transfer; C++ may set 0 = no per-attempt limit (Python requires more than 0).
+// user_agent_suffix: User-Agent is "trunk-api-cpp/<version>", plus " " + suffix when the suffix is not empty.
+// allow_insecure_http: an http:// base_url whose host is not loopback (127.0.0.0/8, localhost, [::1]) is
+// refused unless this is true: the token would travel in clear.
+// max_requests_per_second: shared by all threads of the client: requests (retries included) are spaced at
+// least 1/rate apart, waiting through `sleep`.
+// prefetch_pages: the pagers of failing_tests()/unhealthy_tests() request the next page in the background while
+// the caller works on the current one (see "Prefetching" in pager.hpp).
+#define TRUNK_CLIENT_OPTIONS(X)                                                                                     \
+  X(std::optional<std::string>, base_url, "base_url", {}, options::kAnyValue, kBaseUrlVariables,                  \
+    "Service address, with or without the API version (`https://api.trunk.io/v1` is the same); "                   \
+    "default `https://api.trunk.io`.")                                                                               \
+  X(TokenHolder, token, "token", {}, options::kSecret, kTokenVariables,                                            \
+    "API token, sent as `x-api-token`. Never shown in `repr`, logs, errors or pickles.")                            \
+  X(std::chrono::milliseconds, timeout, "timeout", {30000}, options::kPositiveDuration, options::kNoVariables,     \
+    "Per attempt, whole transfer.")                                                                                  \
+  X(std::chrono::milliseconds, connect_timeout, "connect_timeout", {10000}, options::kPositiveDuration,            \
+    options::kNoVariables, "Per attempt, TCP + TLS connection.")                                                    \
+  X(RetryOptions, retry, "", {}, options::kAnyValue, options::kNoVariables, "The retry policy.")                   \
+  X(std::string, user_agent_suffix, "user_agent", {}, options::kAnyValue, options::kNoVariables,                  \
+    "Appended to `trunk-api-cpp/<version>` in the User-Agent header.")                                              \
+  X(bool, verify_tls, "verify_tls", {true}, options::kAnyValue, options::kNoVariables,                             \
+    "Verify the server's certificate.")                                                                              \
+  X(std::string, ca_bundle, "ca_bundle", {}, options::kAnyValue, options::kNoVariables,                           \
+    "Path of a PEM CA bundle; none = the system's.")                                                                \
+  X(bool, allow_insecure_http, "allow_insecure_http", {false}, options::kAnyValue, options::kNoVariables,         \
+    "Allow `http://` to a host other than loopback (the token would travel in clear).")                             \
+  X(double, max_requests_per_second, "max_requests_per_second", {0}, options::kNonNegative, options::kNoVariables, \
+    "Client-side rate limit, 0 = none (the service allows 100 requests/s per organization).")                       \
+  X(bool, prefetch_pages, "prefetch_pages", {true}, options::kAnyValue, options::kNoVariables,                     \
+    "The iterators request the next page while the current one is read (see Performance).")
+
 struct ClientOptions {
-  /// nullopt -> $TRUNK_BASE_URL, else "https://api.trunk.io". Operation paths ("/v1/...") are appended.
-  /// Given with the version, as the publisher's tools spell it ("https://api.trunk.io/v1", with or without a
-  /// trailing '/'), the final "/v1" is dropped first, so both spellings call the same paths
-  /// (docs/configuration.md).
-  std::optional<std::string> base_url;
-  /// nullopt -> $TRUNK_API_TOKEN, then $TRUNK_API_KEY (kTokenVariables); when none is set the Client
-  /// constructor throws trunk::MissingTokenError naming both variables.
-  /// The Client copies the token into memory excluded from core dumps and wipes the ClientOptions it was
-  /// given (taken by value: pass std::move(options) and your string is the one wiped). Copies you keep, and
-  /// the environment variables, are yours to protect (docs/security.md).
-  std::optional<std::string> token;
-  std::chrono::milliseconds timeout{30000};  ///< per attempt, whole transfer; 0 = no per-attempt limit
-  std::chrono::milliseconds connect_timeout{10000};
-  RetryOptions retry;
-  /// User-Agent is "trunk-api-cpp/<version>", plus " " + suffix when the suffix is not empty.
-  std::string user_agent_suffix;
-  bool verify_tls = true;
-  std::string ca_bundle;  ///< path of a PEM CA bundle; "" = the system default
-  /// An http:// base_url whose host is not loopback (127.0.0.0/8, localhost, [::1]) is refused unless
-  /// this is true: the token would travel in clear.
-  bool allow_insecure_http = false;
-  /// Client-side rate limit shared by all threads of the client: requests (retries included) are spaced
-  /// at least 1/rate apart, waiting through `sleep`. 0 = none. The service allows 100/s per organization.
-  double max_requests_per_second = 0;
-  /// The pagers of failing_tests()/unhealthy_tests() request the next page in the background while the
-  /// caller works on the current one (see "Prefetching" in pager.hpp). false = fetch only on demand.
-  bool prefetch_pages = true;
+  TRUNK_OPTION_MEMBERS(TRUNK_CLIENT_OPTIONS)
+
+  // ---- callables: set in code, not written down as options ----
   /// One debug record per attempt, one info record per retry. Token already redacted.
   LogCallback log;
   /// Polled about every 100 ms during transfers and sleeps; returning true aborts the call with
@@ -53,5 +84,6 @@ struct ClientOptions {
   /// Uniform in [0, 1), used for the full jitter of the backoff. Default: a seeded PRNG.
   std::function<double()> random;
 };
+TRUNK_DESCRIBE_OPTIONS(ClientOptions, TRUNK_CLIENT_OPTIONS)
 
 }  // namespace trunk

@@ -16,14 +16,27 @@
 
 #include <chrono>
 
+#include "trunk/option_rows.hpp"
+
 namespace trunk {
 
+// Option rows (option_rows.hpp). The waits between attempts are C++ only; Python and the command line set the
+// number of retries and the overall deadline.
+#define TRUNK_RETRY_OPTIONS(X)                                                                                      \
+  X(int, max_retries, "max_retries", {3}, (options::OptionRule{.min = 0, .max = 100}), options::kNoVariables,       \
+    "Retries after the first attempt (0 = never).")                                                                  \
+  X(std::chrono::milliseconds, initial_backoff, "", {250}, options::kAnyValue, options::kNoVariables,              \
+    "Upper bound of the first retry's wait (full jitter).")                                                          \
+  X(std::chrono::milliseconds, max_backoff, "", {8000}, options::kAnyValue, options::kNoVariables,                 \
+    "Upper bound of any backoff wait.")                                                                              \
+  X(std::chrono::milliseconds, max_retry_after, "", {60000}, options::kAnyValue, options::kNoVariables,            \
+    "Cap on a server's Retry-After.")                                                                                \
+  X(std::chrono::milliseconds, overall_deadline, "overall_deadline", {120000}, options::kDurationOrZero,           \
+    options::kNoVariables, "Bound on a whole call, retries and waits included (0 = none).")
+
 struct RetryOptions {
-  int max_retries = 3;  ///< retries after the first attempt (0 = never retry)
-  std::chrono::milliseconds initial_backoff{250};
-  std::chrono::milliseconds max_backoff{8000};
-  std::chrono::milliseconds max_retry_after{60000};   ///< cap on a server's Retry-After
-  std::chrono::milliseconds overall_deadline{120000};  ///< across all attempts and sleeps; 0 = none
+  TRUNK_OPTION_MEMBERS(TRUNK_RETRY_OPTIONS)
 };
+TRUNK_DESCRIBE_OPTIONS(RetryOptions, TRUNK_RETRY_OPTIONS)
 
 }  // namespace trunk

@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "curl_handles.hpp"
+#include "trunk/client_options.hpp"
 #include "trunk/error.hpp"
 
 namespace trunk::detail {
@@ -68,7 +69,7 @@ bool is_loopback_host(std::string_view host) {
 }
 
 std::string resolve_base_url(const std::optional<std::string>& configured, bool allow_insecure_http) {
-  std::string base = configured ? *configured : environment("TRUNK_BASE_URL").value_or(std::string(kDefaultBaseUrl));
+  std::string base = configured ? *configured : environment(kBaseUrlVariables[0].data()).value_or(std::string(kDefaultBaseUrl));
   while (!base.empty() && base.back() == '/') base.pop_back();
 
   ensure_curl_initialized();

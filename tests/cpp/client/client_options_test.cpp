@@ -2,9 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "endpoint.hpp"
 #include "test_servers.hpp"
@@ -228,6 +231,37 @@ TEST(ClientOptions, ClientIsMovableAndKeepsWorking) {
   Client third(testing::test_options("http://127.0.0.1:1"));
   third = std::move(second);
   EXPECT_EQ(third.base_url(), server.base_url());
+}
+
+/// The rows (option_rows.hpp) declare the members with the defaults users rely on, and every option Python and
+/// the command line see has one name; the retry waits are C++ only.
+TEST(ClientOptions, RowsDeclareTheMembersAndTheirDefaults) {
+  const ClientOptions defaults;
+  EXPECT_EQ(defaults.timeout, std::chrono::milliseconds(30000));
+  EXPECT_EQ(defaults.connect_timeout, std::chrono::milliseconds(10000));
+  EXPECT_EQ(defaults.retry.max_retries, 3);
+  EXPECT_EQ(defaults.retry.initial_backoff, std::chrono::milliseconds(250));
+  EXPECT_EQ(defaults.retry.max_backoff, std::chrono::milliseconds(8000));
+  EXPECT_EQ(defaults.retry.max_retry_after, std::chrono::milliseconds(60000));
+  EXPECT_EQ(defaults.retry.overall_deadline, std::chrono::milliseconds(120000));
+  EXPECT_TRUE(defaults.verify_tls && defaults.prefetch_pages && !defaults.allow_insecure_http);
+  EXPECT_EQ(defaults.max_requests_per_second, 0.0);
+  EXPECT_FALSE(defaults.base_url.has_value() || defaults.token.has_value());
+
+  std::vector<std::string> python_names;
+  int secret_rows = 0;
+  options::for_each_option<ClientOptions>([&](const auto& row) {
+    if (!row.name.empty()) python_names.emplace_back(row.name);
+    if (row.rule.secret) ++secret_rows;
+  });
+  options::for_each_option<RetryOptions>([&](const auto& row) {
+    if (!row.name.empty()) python_names.emplace_back(row.name);
+  });
+  EXPECT_EQ(secret_rows, 1);  // the token, converted in its own place
+  std::vector<std::string> sorted = python_names;
+  std::sort(sorted.begin(), sorted.end());
+  EXPECT_EQ(std::adjacent_find(sorted.begin(), sorted.end()), sorted.end()) << "two rows share a Python name";
+  EXPECT_EQ(python_names.size(), 12U);
 }
 
 }  // namespace
