@@ -22,7 +22,10 @@ Scenarios (ratios are "how many times faster/smaller ours is"; targets from issu
   8. Arrow (issue 15): 100,000 failing tests to a pyarrow.Table (to_arrow), a polars.DataFrame (to_polars) and an
      Arrow-backed pandas DataFrame (to_pandas(dtype_backend="pyarrow")), each vs requests +
      pandas.DataFrame(dicts) (>= 5x, 5x, 3x); the table's memory vs the dicts' (<= 0.3x); and to_pandas() with a
-     progress bar vs without (on / off <= 1.03).
+     progress bar vs without (on / off <= 1.03). Issue 28's yardstick: to_arrow() and to_list() against the bare
+     transfer of the same pages (http.client moving the bytes, the next token cut out of them, nothing decoded;
+     goals <= 1.2x and <= 1.4x), the async listings against the sync ones (<= 1.1x), and this process's CPU
+     seconds per 100,000 tests listed to Arrow (printed; lower is better).
   9. the merge queue simulation (issue 27): a month of a busy parallel queue on the virtual clock (5,000 pull
      requests, impacted targets, batching, bisection, flaky and broken ones) by the C++ tool trunk_bench_queue
      (built with the C++ tree: build/cpp/cpp/sandbox/, or $TRUNK_BENCH_QUEUE); wall seconds (goal < 5 s).
@@ -44,6 +47,7 @@ import gc
 import json
 import os
 import platform
+import resource
 import subprocess
 import sys
 import time
@@ -118,6 +122,15 @@ def timed(function: Callable[[], Any], repeat: int = 1) -> tuple[float, Any]:
         result = function()
         best = min(best, time.perf_counter() - start)
     return best, result
+
+
+def cpu_seconds(function: Callable[[], Any]) -> float:
+    """The CPU time (user + system, every thread of this process) `function` takes."""
+    gc.collect()
+    before = resource.getrusage(resource.RUSAGE_SELF)
+    function()
+    after = resource.getrusage(resource.RUSAGE_SELF)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def rfc3339(moment: datetime) -> str:
@@ -356,6 +369,24 @@ class Bench:
         list_time, items = timed(lambda: listing().to_list(), REPEAT)
         self.row(name, "ours to_list()", n, list_time)
         del items
+        # This process's CPU (every thread: the engine's, the decoding) per 100,000 tests listed to Arrow.
+        cpu = cpu_seconds(lambda: listing().to_arrow()) * 100_000 / n
+        self.rows.append({"scenario": name, "contender": "ours to_arrow() CPU s per 100k tests", "n": n,
+                          "seconds": None, "cpu_seconds": cpu})
+        print(f"  {name:<34} {'ours to_arrow() CPU per 100k tests':<38} n={n:<7} {cpu:9.3f} s", flush=True)
+
+        # The async listings walk the same page pipeline: as fast as the sync ones.
+        def async_listing(form: str) -> Any:
+            async def run() -> Any:
+                async with trunk_api.AsyncClient(info["token"], info["url"]) as aclient:
+                    walk = aclient.iter_failing_tests(repo, info["org_url_slug"], start, end, max_results=n)
+                    return await (walk.to_arrow() if form == "arrow" else walk.to_list())
+            return asyncio.run(run())
+
+        async_table_time, _ = timed(lambda: async_listing("arrow"), REPEAT)
+        self.row(name, "ours async to_arrow()", n, async_table_time)
+        async_list_time, _ = timed(lambda: async_listing("list"), REPEAT)
+        self.row(name, "ours async to_list()", n, async_list_time)
         polars_time, polars_frame = timed(lambda: listing().to_polars(), REPEAT)
         self.row(name, "ours to_polars()", n, polars_time)
         pandas_time, pandas_frame = timed(lambda: listing().to_pandas(dtype_backend="pyarrow"), REPEAT)
@@ -365,6 +396,8 @@ class Bench:
         self.target(name, "to_polars vs DataFrame(dicts)", theirs / polars_time, 5)
         self.target(name, "to_arrow / bare transfer", table_time / floor, 1.2, higher_is_better=False)
         self.target(name, "to_list / bare transfer", list_time / floor, 1.4, higher_is_better=False)
+        self.target(name, "async / sync to_arrow", async_table_time / table_time, 1.1, higher_is_better=False)
+        self.target(name, "async / sync to_list", async_list_time / list_time, 1.1, higher_is_better=False)
         self.target(name, "to_pandas(pyarrow) vs (dicts)", theirs / pandas_time, 3)
 
         # The table's memory (its buffers, table.nbytes) against what the dicts hold (resident memory, as in
