@@ -12,13 +12,16 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <exception>
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <utility>
 
+#include "bind_arrow.hpp"
 #include "bindings.hpp"
 #include "build_request.hpp"
 #include "bulk_conversion.hpp"
@@ -147,9 +150,12 @@ void bind_async_operation(py::class_<PyAsyncClient>& cls, const py::object& comp
 /// a page still on its way.
 template <class Page>
 struct AsyncPages {
+  using Item = typename PageTraits<Page>::Item;
   std::shared_ptr<Pager<Page>> pager;
   /// Keeps the AsyncClient alive as long as its listing (the pager refers to its engine).
   std::shared_ptr<AsyncClient> client;
+  /// The columns next_into_arrow() appends to (made at its first call).
+  std::shared_ptr<ArrowBatchBuilder<Item>> arrow;
 };
 
 /// Binds operation Op's walk as _core.AsyncClient._pages_<name>(loop?, *args, **kwargs) -> _core.AsyncPages_<name>,
@@ -179,6 +185,44 @@ void bind_async_pages(py::module_& m, py::class_<PyAsyncClient>& cls, const py::
             return future;
           },
           py::arg("loop"), "A future of the next page, None after the last.")
+      .def(
+          "next_into_arrow",
+          [complete_function](Walk& self, const py::object& loop, std::optional<std::size_t> room) {
+            // The Arrow path of to_arrow()/to_polars(): a page is appended to the columns where it is decoded
+            // (the engine thread, or here when it is already in) and let go there; only its count crosses.
+            py::object future = loop.attr("create_future")();
+            auto done = completion_for<std::optional<std::size_t>>(
+                future, loop, complete_function,
+                [](std::optional<std::size_t>&& count) -> py::object { return py::cast(count); });
+            if (!self.arrow) self.arrow = std::make_shared<ArrowBatchBuilder<typename Walk::Item>>();
+            std::shared_ptr<Pager<Page>> pager = self.pager;
+            py::gil_scoped_release release;
+            pager->next_page_async([pager, arrow = self.arrow, room, done = std::move(done)](
+                                       std::optional<Page> page, std::exception_ptr error) mutable {
+              if (error) return done(Result<std::optional<std::size_t>>(std::move(error)));
+              if (!page) return done(Result<std::optional<std::size_t>>(std::optional<std::size_t>()));
+              auto& items = PageTraits<Page>::items(*page);
+              const std::size_t count = room ? std::min(*room, items.size()) : items.size();
+              try {
+                arrow->append(std::span<const typename Walk::Item>(items.data(), count));
+              } catch (...) {
+                return done(Result<std::optional<std::size_t>>(std::current_exception()));
+              }
+              done(Result<std::optional<std::size_t>>(std::optional<std::size_t>(count)));
+            });
+            return future;
+          },
+          py::arg("loop"), py::arg("room") = py::none(),
+          "A future of how many items of the next page were appended to the Arrow columns (at most `room`), None "
+          "after the last page.")
+      .def(
+          "arrow",
+          [](Walk& self, const std::string& form) -> py::object {
+            const ArrowForm wanted = arrow_form_named(form);
+            if (!self.arrow) self.arrow = std::make_shared<ArrowBatchBuilder<typename Walk::Item>>();
+            return arrow_result(std::move(*std::exchange(self.arrow, nullptr)), wanted);
+          },
+          py::arg("form"), "The columns next_into_arrow() filled, in that form (once).")
       .def(
           "cancel",
           [](Walk& self) {

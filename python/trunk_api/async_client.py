@@ -183,16 +183,21 @@ class AsyncListing:
             self._walk_pages = self._each_page()
         return self._walk_pages
 
-    async def _each_page(self) -> AsyncGenerator[tuple[Any, list[Any]], None]:
-        """(page, its items) for every page wanted. The walk itself - the next page requested ahead, the
-        repeated-token check, no page past max_results - is the core's page pipeline, the sync iterators' own."""
-        if self._max_results == 0:
-            return
+    def _core_walk(self) -> Any:
+        """The core's walk over this listing's pages, limited to max_results."""
         if self._client._closed:
             raise TrunkError(f"{self._operation}: the AsyncClient is closed")
         walk = getattr(self._client._core, "_pages_" + self._operation)(*self._args, **self._kwargs)
         if self._max_results is not None:
             walk.limit(self._max_results)
+        return walk
+
+    async def _each_page(self) -> AsyncGenerator[tuple[Any, list[Any]], None]:
+        """(page, its items) for every page wanted. The walk itself - the next page requested ahead, the
+        repeated-token check, no page past max_results - is the core's page pipeline, the sync iterators' own."""
+        if self._max_results == 0:
+            return
+        walk = self._core_walk()
         loop = asyncio.get_running_loop()
         try:
             while True:
@@ -284,8 +289,32 @@ class AsyncListing:
 
     async def _arrow(self, form: str) -> Any:
         _arrow.require(form)  # before fetching: without the library nothing is requested
-        items = await self.to_list()
-        return _core.listing_arrow(self._item_type, items, form)
+        if self._walk_pages is not None or self._on_page is not None:
+            # Started already (or reporting progress page by page): from the items, as they come.
+            items = await self.to_list()
+            return _core.listing_arrow(self._item_type, items, form)
+        # Untouched: each page goes into the Arrow columns where it is decoded, as the sync iterators do it; no
+        # Python object is made per item. The listing is consumed: iterating it afterwards yields nothing.
+        self._walk_pages = _nothing()
+        walk = self._core_walk()
+        loop = asyncio.get_running_loop()
+        try:
+            while self._left is None or self._left > 0:
+                count = await walk.next_into_arrow(loop, self._left)
+                if count is None:
+                    break
+                pages, fetched, given, total = self._fetched
+                self._fetched = (pages + 1, fetched + count, given, total)
+                self._give(count)
+        finally:
+            walk.cancel()
+        return walk.arrow(form)
+
+
+async def _nothing() -> AsyncGenerator[tuple[Any, list[Any]], None]:
+    """The walk of a listing already consumed whole."""
+    return
+    yield  # makes this an async generator (never reached)
 
 
 def _listing(name: str) -> Any:

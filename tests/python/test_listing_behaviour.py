@@ -229,3 +229,25 @@ def test_ctrl_c_mid_way_through_a_sync_listing(sigint_as_in_a_terminal: None) ->
         # The walk stays where it was: asked again, page 2 is requested again and the listing goes on.
         assert [t.id for t in listing] == ["c", "d", "e"]
 
+
+
+@pytest.mark.parametrize("mode", WALKS)
+@pytest.mark.parametrize(("max_results", "tokens"), [(None, ["", "p2", "p3"]), (3, ["", "p2"]), (4, ["", "p2"])])
+def test_to_arrow_takes_every_page_into_the_columns_and_consumes_the_listing(mode: str, max_results: int | None,
+                                                                            tokens: list[str]) -> None:
+    pytest.importorskip("pyarrow")
+    with ScriptedServer(responder=Pages(THREE)) as server:
+        if mode == "sync":
+            listing = trunk_api.Client("t", server.url).iter_failing_tests(REPO, "acme", START, END,
+                                                                           max_results=max_results)
+            table = listing.to_arrow()
+            rest = list(listing)
+        else:
+            async def run() -> tuple[Any, list[Any]]:
+                async with trunk_api.AsyncClient("t", server.url) as client:
+                    listing = client.iter_failing_tests(REPO, "acme", START, END, max_results=max_results)
+                    return await listing.to_arrow(), [t async for t in listing]
+            table, rest = asyncio.run(run())
+        assert table.column("id").to_pylist() == ["a", "b", "c", "d", "e"][:max_results]
+        assert rest == []
+        assert settled(server) == tokens
