@@ -209,11 +209,9 @@ std::variant<trunk::QueueSettings, Refusal> QueueStore::update(const trunk::Upda
   apply_set_fields(r, q.settings);
   if (r.required_statuses) q.manual_required_statuses = *r.required_statuses;
   if (r.delete_required_statuses.value_or(false)) q.manual_required_statuses.reset();
-  try {
-    persist();
-  } catch (...) {
+  if (auto refused = persist()) {
     q = before;  // the answer must describe what is stored: a failed write changes nothing
-    throw;
+    return *refused;
   }
   if (q.settings.mode != before.settings.mode) q.sim->begin_mode_switch();
   // A change (resume, more concurrency...) may start runs at once.
@@ -232,11 +230,9 @@ std::optional<Refusal> QueueStore::create(const trunk::CreateQueueRequest& r) {
   if (r.concurrency) q.settings.concurrency = *r.concurrency;
   q.sim = new_simulation(key.first, key.second);
   queues_.emplace(key, std::move(q));
-  try {
-    persist();
-  } catch (...) {
+  if (auto refused = persist()) {
     queues_.erase(key);
-    throw;
+    return refused;
   }
   return std::nullopt;
 }
@@ -254,11 +250,9 @@ std::optional<Refusal> QueueStore::remove(const trunk::DeleteQueueRequest& r) {
   Queue removed = std::move(it->second);
   const Key key = it->first;
   queues_.erase(it);
-  try {
-    persist();
-  } catch (...) {
+  if (auto refused = persist()) {
     queues_.emplace(key, std::move(removed));
-    throw;
+    return refused;
   }
   return std::nullopt;
 }
@@ -284,7 +278,16 @@ std::string QueueStore::metrics(const std::optional<trunk::Repo>& repo) {
   return prometheus_metrics(views);
 }
 
-void QueueStore::persist() const {
+std::optional<Refusal> QueueStore::persist() const {
+  try {
+    write_state();
+  } catch (const trunk::Error& e) {
+    return Refusal{500, std::string("internal error: could not store the queues: ") + e.what()};
+  }
+  return std::nullopt;
+}
+
+void QueueStore::write_state() const {
   if (state_file_.empty()) return;
   // Each entry is the settings' wire JSON, with the queue's key and the manual list (null: from branch
   // protection) in place of what settings_of computes.
