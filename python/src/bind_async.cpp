@@ -184,16 +184,6 @@ void bind_async(py::module_& m) {
                                                   overall_deadline, verify_tls, ca_bundle, allow_insecure_http,
                                                   max_requests_per_second, log, py::bool_(false));
             options.interrupt_check = nullptr;  // asyncio cancels by task.cancel(), not by polling
-            // The token copy is ours: wiped whatever happens (AsyncClient wipes what it is given).
-            struct WipeOnExit {
-              std::optional<std::string>& token;
-              ~WipeOnExit() {
-                if (token) {
-                  ::explicit_bzero(token->data(), token->capacity());
-                  token.reset();
-                }
-              }
-            } wipe_on_exit{options.token};
             return PyAsyncClient(std::make_shared<AsyncClient>(std::move(options), static_cast<std::size_t>(width)));
           }),
           py::kw_only(), py::arg("token") = py::none(), py::arg("base_url") = py::none(),

@@ -137,18 +137,8 @@ void delete_client(Client* client) noexcept {
   }
 }
 
-/// A Client from `options`, whose token copy (ours) is wiped whatever happens: Client wipes what it is given,
-/// and this wipes what a move leaves behind in `options` (a short string keeps its bytes in the object).
+/// A Client from `options` (its token a Secret, which wipes itself whatever happens).
 std::shared_ptr<Client> make_client(ClientOptions&& options) {
-  struct WipeOnExit {
-    std::optional<std::string>& token;
-    ~WipeOnExit() {
-      if (token) {
-        ::explicit_bzero(token->data(), token->capacity());
-        token.reset();
-      }
-    }
-  } wipe_on_exit{options.token};
   return std::shared_ptr<Client>(new Client(std::move(options)), delete_client);
 }
 

@@ -19,7 +19,7 @@ struct PyClient {
 };
 
 /// The options of a Client from the keywords of _core.Client (every problem a ValidationError); the token, if
-/// given, is copied last into options.token (the caller wipes that copy).
+/// given, is copied last into options.token (a trunk::Secret, which wipes itself).
 ClientOptions build_options(const pybind11::object& token, const pybind11::object& base_url, pybind11::handle timeout,
                             pybind11::handle max_retries, const pybind11::object& user_agent,
                             pybind11::handle connect_timeout, pybind11::handle overall_deadline,

@@ -8,6 +8,7 @@
 
 #include "trunk/log.hpp"
 #include "trunk/retry.hpp"
+#include "trunk/secret.hpp"
 
 namespace trunk {
 
@@ -19,10 +20,11 @@ struct ClientOptions {
   std::optional<std::string> base_url;
   /// nullopt -> $TRUNK_API_TOKEN, then $TRUNK_API_KEY (kTokenVariables); when none is set the Client
   /// constructor throws trunk::MissingTokenError naming both variables.
-  /// The Client copies the token into memory excluded from core dumps and wipes the ClientOptions it was
-  /// given (taken by value: pass std::move(options) and your string is the one wiped). Copies you keep, and
-  /// the environment variables, are yours to protect (docs/security.md).
-  std::optional<std::string> token;
+  /// A Secret (secret.hpp): assign a string as before (`options.token = "..."`; std::move(your_string) has
+  /// it wiped), it is kept outside the ordinary heap and wiped by its own destructor. Hence ClientOptions is
+  /// move-only: pass std::move(options). Copies you keep, and the environment variables, are yours to protect
+  /// (docs/security.md).
+  std::optional<Secret> token;
   std::chrono::milliseconds timeout{30000};  ///< per attempt, whole transfer; 0 = no per-attempt limit
   std::chrono::milliseconds connect_timeout{10000};
   RetryOptions retry;
