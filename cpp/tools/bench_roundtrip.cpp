@@ -59,7 +59,7 @@ int main(int argc, char** argv) {
     trunk::ClientOptions options;
     options.base_url = "http://127.0.0.1:" + std::to_string(port);
     options.token = "bench-token";
-    trunk::Client client(options);
+    trunk::Client client(std::move(options));
     trunk::GetTestDetailsRequest request;
     request.repo = trunk::Repo{"github.com", "trunk-io", "trunk"};
     request.org_url_slug = "trunk";

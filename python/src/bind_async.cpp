@@ -292,16 +292,6 @@ void bind_async(py::module_& m) {
             }
             ClientOptions options = build_options(std::move(options_kwargs), "AsyncClient");
             options.interrupt_check = nullptr;  // asyncio cancels by task.cancel(), not by polling
-            // The token copy is ours: wiped whatever happens (AsyncClient wipes what it is given).
-            struct WipeOnExit {
-              std::optional<std::string>& token;
-              ~WipeOnExit() {
-                if (token) {
-                  ::explicit_bzero(token->data(), token->capacity());
-                  token.reset();
-                }
-              }
-            } wipe_on_exit{options.token};
             return PyAsyncClient(std::make_shared<AsyncClient>(std::move(options), static_cast<std::size_t>(width)));
           }),
           "Every option of ClientOptions (option_rows('client')) as a keyword, log (a logging callable) and "

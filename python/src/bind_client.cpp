@@ -112,8 +112,8 @@ ClientOptions build_options(py::dict kwargs, std::string_view callable) {
   args.throw_if_failed();
   if (!log.is_none()) options.log = python_log_callback(log);
   options.interrupt_check = &python_interrupt_check;
-  // Last, once nothing can throw any more: the one copy is built in place, and the Client wipes it after
-  // moving it into its secret memory (see make_client).
+  // Last, once nothing can throw any more: the one copy is built in place, in secret memory (a trunk::Secret,
+  // which wipes itself).
   if (!token.is_none()) options.token.emplace(token_text.data(), token_text.size());
   return options;
 }
@@ -132,18 +132,8 @@ void delete_client(Client* client) noexcept {
   }
 }
 
-/// A Client from `options`, whose token copy (ours) is wiped whatever happens: Client wipes what it is given,
-/// and this wipes what a move leaves behind in `options` (a short string keeps its bytes in the object).
+/// A Client from `options` (its token a Secret, which wipes itself whatever happens).
 std::shared_ptr<Client> make_client(ClientOptions&& options) {
-  struct WipeOnExit {
-    std::optional<std::string>& token;
-    ~WipeOnExit() {
-      if (token) {
-        ::explicit_bzero(token->data(), token->capacity());
-        token.reset();
-      }
-    }
-  } wipe_on_exit{options.token};
   return std::shared_ptr<Client>(new Client(std::move(options)), delete_client);
 }
 

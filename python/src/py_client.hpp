@@ -21,7 +21,7 @@ struct PyClient {
 
 /// The options of a Client from the keywords of _core.Client (option_rows.hpp; every problem a ValidationError,
 /// an unknown keyword a TypeError naming `callable`); the token, if given, is copied last into options.token
-/// (the caller wipes that copy). `kwargs` is consumed.
+/// (a trunk::Secret, which wipes itself). `kwargs` is consumed.
 ClientOptions build_options(pybind11::dict kwargs, std::string_view callable);
 
 /// The defaults of the Client options as Python keywords (seconds).

@@ -475,29 +475,29 @@ class PullRequest:
 
 class QueueSettings:
     """Merge queue settings. Enum fields give the trunk_api enum member, or the raw string for a value this library does not know."""
-    __match_args__: ClassVar[tuple[str, ...]] = ('state', 'branch', 'concurrency', 'testing_timeout_minutes', 'mode', 'can_optimistically_merge', 'pending_failure_depth', 'batch', 'batching_max_wait_time_minutes', 'batching_min_size', 'create_prs_for_testing_branches', 'comments_enabled', 'commands_enabled', 'status_check_enabled', 'bisection_concurrency', 'required_statuses', 'direct_merge_mode', 'optimization_mode', 'merge_method', 'extension_enabled', 'enqueueing_label', 'label_commands_enabled', 'state_labels_enabled', 'enqueued_pull_requests')
+    __match_args__: ClassVar[tuple[str, ...]] = ('branch', 'state', 'concurrency', 'bisection_concurrency', 'testing_timeout_minutes', 'pending_failure_depth', 'can_optimistically_merge', 'batch', 'batching_max_wait_time_minutes', 'batching_min_size', 'mode', 'comments_enabled', 'commands_enabled', 'create_prs_for_testing_branches', 'direct_merge_mode', 'optimization_mode', 'merge_method', 'status_check_enabled', 'extension_enabled', 'enqueueing_label', 'label_commands_enabled', 'state_labels_enabled', 'required_statuses', 'enqueued_pull_requests')
     __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
-    @property
-    def state(self) -> QueueState | str | None:
-        """queue state"""
     @property
     def branch(self) -> str | None:
         """target branch of the queue"""
     @property
+    def state(self) -> QueueState | str | None:
+        """queue state"""
+    @property
     def concurrency(self) -> int | None:
         """pull requests or batches tested at once"""
+    @property
+    def bisection_concurrency(self) -> int | None:
+        """tests run while bisecting a failed batch"""
     @property
     def testing_timeout_minutes(self) -> int | None:
         """minutes to wait for tests before timing out"""
     @property
-    def mode(self) -> QueueMode | str | None:
-        """single: one pull request at a time; parallel: several at once"""
+    def pending_failure_depth(self) -> int | None:
+        """pull requests below a failing one that finish testing before it is removed"""
     @property
     def can_optimistically_merge(self) -> bool | None:
         """a passing pull request also marks those ahead of it as passing"""
-    @property
-    def pending_failure_depth(self) -> int | None:
-        """pull requests below a failing one that finish testing before it is removed"""
     @property
     def batch(self) -> bool | None:
         """batch pull requests for testing"""
@@ -508,8 +508,8 @@ class QueueSettings:
     def batching_min_size(self) -> int | None:
         """pull requests needed to form a batch"""
     @property
-    def create_prs_for_testing_branches(self) -> bool | None:
-        """open pull requests for testing branches so CI runs on them"""
+    def mode(self) -> QueueMode | str | None:
+        """single: one pull request at a time; parallel: several at once"""
     @property
     def comments_enabled(self) -> bool | None:
         """post comments on pull requests"""
@@ -517,14 +517,8 @@ class QueueSettings:
     def commands_enabled(self) -> bool | None:
         """accept the merge slash-command in pull request comments"""
     @property
-    def status_check_enabled(self) -> bool | None:
-        """post a status check showing the queue status"""
-    @property
-    def bisection_concurrency(self) -> int | None:
-        """tests run while bisecting a failed batch"""
-    @property
-    def required_statuses(self) -> list[str] | None:
-        """statuses that must pass during queue testing"""
+    def create_prs_for_testing_branches(self) -> bool | None:
+        """open pull requests for testing branches so CI runs on them"""
     @property
     def direct_merge_mode(self) -> DirectMergeMode | str | None:
         """always: up-to-date pull requests merge directly"""
@@ -534,6 +528,9 @@ class QueueSettings:
     @property
     def merge_method(self) -> MergeMethod | str | None:
         """git strategy used to merge into the target branch"""
+    @property
+    def status_check_enabled(self) -> bool | None:
+        """post a status check showing the queue status"""
     @property
     def extension_enabled(self) -> bool | None:
         """show the merge queue's controls on the repository's pull requests in Trunk's browser extension"""
@@ -546,6 +543,9 @@ class QueueSettings:
     @property
     def state_labels_enabled(self) -> bool | None:
         """label each pull request with its merge queue state"""
+    @property
+    def required_statuses(self) -> list[str] | None:
+        """statuses that must pass during queue testing; a request replaces the list ([] sets it empty)"""
     @property
     def enqueued_pull_requests(self) -> list[PullRequest] | None:
         """the pull requests in the queue (getQueue only; absent in updateQueue answers)"""

@@ -157,7 +157,9 @@ def test_repr_names_class_and_fields() -> None:
     assert "repository=RepositoryRef(html_url=" in text
     assert "failure_rate_last_7d=0.25" in text and "ticket=TicketRef(html_url=" in text
     assert repr(Repo(host="h", owner="o", name="n")) == "Repo(host='h', owner='o', name='n')"
-    assert repr(QueueSettings.from_dict(QUEUE)).startswith("QueueSettings(state=<QueueState.RUNNING: 'running'>")
+    # The queue's branch, then its settings in their declared order (queue_setting_rows.hpp).
+    assert repr(QueueSettings.from_dict(QUEUE)).startswith(
+        "QueueSettings(branch='main', state=<QueueState.RUNNING: 'running'>, concurrency=2, ")
 
 
 @pytest.mark.parametrize("value", samples(), ids=lambda v: type(v).__name__)

@@ -12,6 +12,7 @@
 #include "trunk/log.hpp"
 #include "trunk/option_rows.hpp"
 #include "trunk/retry.hpp"
+#include "trunk/secret.hpp"
 
 namespace trunk {
 
@@ -19,7 +20,7 @@ namespace trunk {
 inline constexpr std::array<std::string_view, 1> kBaseUrlVariables{"TRUNK_BASE_URL"};
 
 /// The type that holds the API token (the one place it is named, so the type can change alone).
-using TokenHolder = std::optional<std::string>;
+using TokenHolder = std::optional<Secret>;
 
 // Option rows (option_rows.hpp): the one declaration of each option; the Python keywords, the stubs, the
 // command-line flags and docs/configuration.md's table are derived from it.
@@ -29,10 +30,10 @@ using TokenHolder = std::optional<std::string>;
 // trailing '/'), the final "/v1" is dropped first, so both spellings call the same paths (docs/configuration.md).
 //
 // token: nullopt -> $TRUNK_API_TOKEN, then $TRUNK_API_KEY (kTokenVariables); when none is set the Client
-// constructor throws trunk::MissingTokenError naming both variables. The Client copies the token into memory
-// excluded from core dumps and wipes the ClientOptions it was given (taken by value: pass std::move(options) and
-// your string is the one wiped). Copies you keep, and the environment variables, are yours to protect
-// (docs/security.md).
+// constructor throws trunk::MissingTokenError naming both variables. A Secret (secret.hpp): assign a string as
+// before (`options.token = "..."`; std::move(your_string) has it wiped); it is kept outside the ordinary heap and
+// wiped by its own destructor. Hence ClientOptions is move-only: pass std::move(options). Copies you keep, and the
+// environment variables, are yours to protect (docs/security.md).
 //
 // timeout: per attempt, whole transfer; C++ may set 0 = no per-attempt limit (Python requires more than 0).
 // user_agent_suffix: User-Agent is "trunk-api-cpp/<version>", plus " " + suffix when the suffix is not empty.
@@ -40,8 +41,8 @@ using TokenHolder = std::optional<std::string>;
 // refused unless this is true: the token would travel in clear.
 // max_requests_per_second: shared by all threads of the client: requests (retries included) are spaced at
 // least 1/rate apart, waiting through `sleep`.
-// prefetch_pages: the pagers of failing_tests()/unhealthy_tests() request the next page in the background while
-// the caller works on the current one (see "Prefetching" in pager.hpp).
+// prefetch_pages: a listing's page pipeline requests the next page as soon as the previous one is in, while the
+// caller works on it (see the top of pager.hpp); false = a page is requested when asked for.
 #define TRUNK_CLIENT_OPTIONS(X)                                                                                     \
   X(std::optional<std::string>, base_url, "base_url", {}, options::kAnyValue, kBaseUrlVariables,                  \
     "Service address, with or without the API version (`https://api.trunk.io/v1` is the same); "                   \

@@ -9,7 +9,7 @@
 #include "trunk/describe.hpp"
 #include "trunk/enums.hpp"
 #include "trunk/page.hpp"
-#include "trunk/queue_label_settings.hpp"
+#include "trunk/queue_setting_rows.hpp"
 #include "trunk/repo.hpp"
 #include "trunk/time.hpp"
 
@@ -76,48 +76,15 @@ TRUNK_DESCRIBE(ListQuarantinedTestsRequest, "The tests the service quarantines."
                TRUNK_LIST_QUARANTINED_TESTS_FIELDS)
 
 /// POST /v1/updateQueue. Only repo and target_branch are required; every other field is sent only when set.
+/// The settings are the rows of queue_setting_rows.hpp, shared with the answers (queue_settings.hpp).
 /// The integer settings are int64 so that out-of-range values (0, 4294967296) can be represented and
 /// rejected by validation rather than silently wrapped. required_statuses = [] is sent as [] (set to empty);
 /// delete_required_statuses = true together with required_statuses is invalid.
-#define TRUNK_UPDATE_QUEUE_FIELDS(X)                                                                             \
-  TRUNK_REPO_FIELD(X)                                                                                            \
-  TRUNK_TARGET_BRANCH_FIELD(X)                                                                                   \
-  X(std::optional<QueueState>, state, "state", {}, schema::kNone, "desired queue state")                       \
-  X(std::optional<std::int64_t>, concurrency, "concurrency", {}, schema::kSetting,                             \
-    "pull requests or batches tested at once")                                                                 \
-  X(std::optional<std::int64_t>, bisection_concurrency, "bisectionConcurrency", {}, schema::kSetting,           \
-    "tests run while bisecting a failed batch")                                                                \
-  X(std::optional<std::int64_t>, testing_timeout_minutes, "testingTimeoutMinutes", {}, schema::kSetting,        \
-    "minutes to wait for tests before timing out")                                                            \
-  X(std::optional<std::int64_t>, pending_failure_depth, "pendingFailureDepth", {}, schema::kSetting,            \
-    "pull requests below a failing one that finish testing before it is removed")                             \
-  X(std::optional<bool>, can_optimistically_merge, "canOptimisticallyMerge", {}, schema::kNone,                \
-    "a passing pull request also marks those ahead of it as passing")                                         \
-  X(std::optional<bool>, batch, "batch", {}, schema::kNone, "batch pull requests for testing")                 \
-  X(std::optional<std::int64_t>, batching_max_wait_time_minutes, "batchingMaxWaitTimeMinutes", {},              \
-    schema::kSetting, "minutes to wait to collect a batch")                                                   \
-  X(std::optional<std::int64_t>, batching_min_size, "batchingMinSize", {}, schema::kSetting,                    \
-    "pull requests needed to form a batch")                                                                   \
-  X(std::optional<QueueMode>, mode, "mode", {}, schema::kNone,                                                 \
-    "single: one pull request at a time; parallel: several at once")                                          \
-  X(std::optional<bool>, comments_enabled, "commentsEnabled", {}, schema::kNone, "post comments on pull requests") \
-  X(std::optional<bool>, commands_enabled, "commandsEnabled", {}, schema::kNone,                               \
-    "accept the merge slash-command in pull request comments")                                                \
-  X(std::optional<bool>, create_prs_for_testing_branches, "createPrsForTestingBranches", {}, schema::kNone,    \
-    "open pull requests for testing branches so CI runs on them")                                             \
-  X(std::optional<DirectMergeMode>, direct_merge_mode, "directMergeMode", {}, schema::kNone,                   \
-    "always: up-to-date pull requests merge directly")                                                        \
-  X(std::optional<OptimizationMode>, optimization_mode, "optimizationMode", {}, schema::kNone,                 \
-    "bisection and skipping of redundant tests")                                                              \
-  X(std::optional<MergeMethod>, merge_method, "mergeMethod", {}, schema::kNone,                                \
-    "git strategy used to merge into the target branch")                                                      \
-  X(std::optional<bool>, status_check_enabled, "statusCheckEnabled", {}, schema::kNone,                        \
-    "post a status check showing the queue status")                                                           \
-  TRUNK_QUEUE_LABEL_SETTINGS_FIELDS(X)                                                                         \
-  X(std::optional<std::vector<std::string>>, required_statuses, "requiredStatuses", {},                        \
-    (schema::Rules{.non_empty = true}),                                                                        \
-    "statuses that must pass during queue testing; replaces the current list ([] sets it empty)")             \
-  X(std::optional<bool>, delete_required_statuses, "deleteRequiredStatuses", {}, schema::kNone,                \
+#define TRUNK_UPDATE_QUEUE_FIELDS(X)                                                                          \
+  TRUNK_REPO_FIELD(X)                                                                                         \
+  TRUNK_TARGET_BRANCH_FIELD(X)                                                                                \
+  TRUNK_QUEUE_SETTING_ROWS(TRUNK_QUEUE_SETTING_IN_REQUEST_, X)                                                \
+  X(std::optional<bool>, delete_required_statuses, "deleteRequiredStatuses", {}, schema::kNone,             \
     "drop the manually set list; statuses then come from branch protection or the repository configuration")
 
 struct UpdateQueueRequest {

@@ -15,28 +15,28 @@ namespace {
 
 constexpr const char* kStateFormat = "trunk-sandbox-queues";
 /// 2: the file lists every queue that exists (1: only the configured ones; `main` existed implicitly).
-/// 3: the file holds the label and extension settings too (queue_label_settings.hpp); older files take
+/// 3: the file holds the label and extension settings too (queue_setting_rows.hpp); older files take
 /// their defaults.
 constexpr int kStateVersion = 3;
 
-/// Copies every field the request sets onto the setting with the same wire name (updateQueue's fields are
-/// the settings' own names): the store spells no setting, so a new one needs nothing here.
+/// Copies every setting the request sets onto the queue's settings.
 void apply_set_fields(const trunk::UpdateQueueRequest& request, trunk::QueueSettings& settings) {
-  trunk::schema::for_each_field<trunk::UpdateQueueRequest>([&](const auto& from) {
-    using From = typename std::remove_cvref_t<decltype(from)>::member_type;
-    if constexpr (trunk::schema::IsOptional<From>::value) {  // repo and targetBranch name the queue
-      const From& value = request.*(from.member);
-      if (!value) return;
-      trunk::schema::for_each_field<trunk::QueueSettings>([&](const auto& to) {
-        using To = typename std::remove_cvref_t<decltype(to)>::member_type;
-        if constexpr (std::is_assignable_v<To&, const typename From::value_type&>) {
-          if (from.wire == to.wire) settings.*(to.member) = *value;
-        } else if constexpr (requires(To& out) { out.emplace(*value); }) {
-          if (from.wire == to.wire) (settings.*(to.member)).emplace(*value);
-        }
-      });
-    }
-  });
+#define TRUNK_SANDBOX_APPLY_(X, value, member, ...) \
+  if (request.member) settings.member.emplace(*request.member);
+  TRUNK_QUEUE_SETTING_ROWS(TRUNK_SANDBOX_APPLY_, ~)
+#undef TRUNK_SANDBOX_APPLY_
+}
+
+/// A stored setting as a request would carry it: an enumeration value this library knows (a state file could
+/// hold any text), else the value itself.
+template <typename Value>
+const Value& requested(const Value& value, const std::string&, std::string_view) {
+  return value;
+}
+template <typename E>
+E requested(const trunk::OpenEnum<E>& value, const std::string& where, std::string_view wire) {
+  if (!value.known()) throw trunk::Error(where + "." + std::string(wire) + ": not a known value: " + value.wire());
+  return *value.known();
 }
 
 /// The request that would set every stored setting: the state file is checked with updateQueue's own rules
@@ -47,59 +47,26 @@ trunk::UpdateQueueRequest as_request(const trunk::QueueSettings& settings, const
   trunk::UpdateQueueRequest request;
   request.repo = {"h", "o", "n"};
   request.target_branch = "b";
-  trunk::schema::for_each_field<trunk::QueueSettings>([&](const auto& from) {
-    trunk::schema::for_each_field<trunk::UpdateQueueRequest>([&](const auto& to) {
-      if (from.wire != to.wire) return;
-      using Value = typename std::remove_cvref_t<decltype(from)>::member_type::value_type;
-      using To = typename std::remove_cvref_t<decltype(to)>::member_type;
-      const auto& value = settings.*(from.member);
-      if (!value) {
-        missing.emplace_back(from.wire);
-        return;
-      }
-      if constexpr (requires { typename Value::is_open_enum; }) {
-        if constexpr (std::is_same_v<To, std::optional<typename Value::enum_type>>) {
-          if (!value->known()) {
-            throw trunk::Error(where + "." + std::string(from.wire) + ": not a known value: " + value->wire());
-          }
-          request.*(to.member) = *value->known();
-        }
-      } else if constexpr (std::is_assignable_v<To&, const Value&>) {
-        request.*(to.member) = *value;
-      }
-    });
-  });
+#define TRUNK_SANDBOX_AS_REQUEST_(X, value, member, wire, ...)   \
+  if (settings.member) {                                          \
+    request.member = requested(*settings.member, where, wire);    \
+  } else {                                                        \
+    missing.emplace_back(wire);                                   \
+  }
+  TRUNK_QUEUE_SETTING_ROWS(TRUNK_SANDBOX_AS_REQUEST_, ~)
+#undef TRUNK_SANDBOX_AS_REQUEST_
   return request;
 }
 
 }  // namespace
 
 QueueStore::Queue QueueStore::default_queue() {
-  // The settings a queue starts with (the service's documented defaults where it has them).
+  // What a queue starts with: each setting's start value (queue_setting_rows.hpp).
   Queue queue;
-  trunk::QueueSettings& s = queue.settings;
-  s.state = trunk::QueueState::running;
-  s.mode = trunk::QueueMode::single;
-  s.concurrency = 1;
-  s.testing_timeout_minutes = kDefaultTestingTimeoutMinutes;
-  s.pending_failure_depth = 0;
-  s.can_optimistically_merge = false;
-  s.batch = false;
-  s.batching_max_wait_time_minutes = 5;
-  s.batching_min_size = 1;
-  s.comments_enabled = true;
-  s.commands_enabled = true;
-  s.create_prs_for_testing_branches = true;
-  s.status_check_enabled = true;
-  s.direct_merge_mode = trunk::DirectMergeMode::off;
-  s.optimization_mode = trunk::OptimizationMode::off;
-  s.merge_method = trunk::MergeMethod::squash;
-  // Off, and no enqueueing label, until someone turns them on (as the service answers for a queue that never
-  // set them; docs/reference/merge-queue-settings.md).
-  s.extension_enabled = false;
-  s.enqueueing_label = "";
-  s.label_commands_enabled = false;
-  s.state_labels_enabled = false;
+#define TRUNK_SANDBOX_START_(X, value, member, wire, answer_rules, request_rules, start, doc) \
+  queue.settings.member = start;
+  TRUNK_QUEUE_SETTING_ROWS(TRUNK_SANDBOX_START_, ~)
+#undef TRUNK_SANDBOX_START_
   return queue;
 }
 
@@ -209,11 +176,9 @@ std::variant<trunk::QueueSettings, Refusal> QueueStore::update(const trunk::Upda
   apply_set_fields(r, q.settings);
   if (r.required_statuses) q.manual_required_statuses = *r.required_statuses;
   if (r.delete_required_statuses.value_or(false)) q.manual_required_statuses.reset();
-  try {
-    persist();
-  } catch (...) {
+  if (auto refused = persist()) {
     q = before;  // the answer must describe what is stored: a failed write changes nothing
-    throw;
+    return *refused;
   }
   if (q.settings.mode != before.settings.mode) q.sim->begin_mode_switch();
   // A change (resume, more concurrency...) may start runs at once.
@@ -232,11 +197,9 @@ std::optional<Refusal> QueueStore::create(const trunk::CreateQueueRequest& r) {
   if (r.concurrency) q.settings.concurrency = *r.concurrency;
   q.sim = new_simulation(key.first, key.second);
   queues_.emplace(key, std::move(q));
-  try {
-    persist();
-  } catch (...) {
+  if (auto refused = persist()) {
     queues_.erase(key);
-    throw;
+    return refused;
   }
   return std::nullopt;
 }
@@ -254,11 +217,9 @@ std::optional<Refusal> QueueStore::remove(const trunk::DeleteQueueRequest& r) {
   Queue removed = std::move(it->second);
   const Key key = it->first;
   queues_.erase(it);
-  try {
-    persist();
-  } catch (...) {
+  if (auto refused = persist()) {
     queues_.emplace(key, std::move(removed));
-    throw;
+    return refused;
   }
   return std::nullopt;
 }
@@ -284,7 +245,16 @@ std::string QueueStore::metrics(const std::optional<trunk::Repo>& repo) {
   return prometheus_metrics(views);
 }
 
-void QueueStore::persist() const {
+std::optional<Refusal> QueueStore::persist() const {
+  try {
+    write_state();
+  } catch (const trunk::Error& e) {
+    return Refusal{500, std::string("internal error: could not store the queues: ") + e.what()};
+  }
+  return std::nullopt;
+}
+
+void QueueStore::write_state() const {
   if (state_file_.empty()) return;
   // Each entry is the settings' wire JSON, with the queue's key and the manual list (null: from branch
   // protection) in place of what settings_of computes.
@@ -350,11 +320,12 @@ void QueueStore::load() {
     } catch (const trunk::DecodeError& e) {
       throw trunk::Error(std::string(e.what()));
     }
-    if (version < 3) {  // written before the label and extension settings existed: their defaults
+    if (version < 3) {
+      // Written before the label and extension settings existed (those an answer may lack): their start values.
       static const trunk::QueueSettings defaults = default_queue().settings;
-#define TRUNK_SANDBOX_DEFAULT_IF_ABSENT_(type, member, ...) \
-  if (!q.settings.member) q.settings.member = defaults.member;
-      TRUNK_QUEUE_LABEL_SETTINGS_FIELDS(TRUNK_SANDBOX_DEFAULT_IF_ABSENT_)
+#define TRUNK_SANDBOX_DEFAULT_IF_ABSENT_(X, value, member, wire, answer_rules, ...) \
+  if (!(answer_rules).required && !q.settings.member) q.settings.member = defaults.member;
+      TRUNK_QUEUE_SETTING_ROWS(TRUNK_SANDBOX_DEFAULT_IF_ABSENT_, ~)
 #undef TRUNK_SANDBOX_DEFAULT_IF_ABSENT_
     }
     q.settings.required_statuses = q.manual_required_statuses.value_or(std::vector<std::string>{});

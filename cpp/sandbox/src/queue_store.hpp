@@ -116,7 +116,10 @@ class QueueStore {
   trunk::QueueSettings settings_of(const Queue& queue, const std::string& branch, bool answer = true) const;
   /// Runs the queue's simulation to the clock's now and returns its settings as they stand now.
   trunk::QueueSettings run_to_now(Queue& queue, const std::string& branch);
-  void persist() const;  // caller holds mutex_
+  /// Writes the state file (when there is one); a failed write is the 500 refusal of the change, which the
+  /// caller undoes. Caller holds mutex_.
+  std::optional<Refusal> persist() const;
+  void write_state() const;  // throws trunk::Error; caller holds mutex_
 
   std::string state_file_;
   Clock clock_;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <concepts>
 
 #include "trunk/codec.hpp"
 #include "trunk/error.hpp"
@@ -18,22 +19,6 @@ constexpr std::size_t kMaxCachedWindows = 256;
 
 /// Where the OpenAPI document of the operations is served, to anyone: it describes the API, it holds no data.
 constexpr std::string_view kOpenApiPath = "/openapi.json";
-
-Reply refusal_reply(const Refusal& refusal) { return text_reply(refusal.status, refusal.message); }
-
-/// The answer of a merge queue read: the model as JSON, or the refusal.
-template <typename T>
-Reply model_or_refusal(const std::variant<T, Refusal>& outcome) {
-  if (const auto* refusal = std::get_if<Refusal>(&outcome)) return refusal_reply(*refusal);
-  return json_reply(trunk::to_json(std::get<T>(outcome)));
-}
-
-/// The answer of a merge queue write: the empty acknowledgement, or the refusal (the queue's or the store's).
-Reply acknowledgement_or_refusal(const std::variant<std::optional<Refusal>, Refusal>& outcome) {
-  if (const auto* refusal = std::get_if<Refusal>(&outcome)) return refusal_reply(*refusal);
-  if (const auto& refused = std::get<std::optional<Refusal>>(outcome)) return refusal_reply(*refused);
-  return json_reply(trunk::to_json(trunk::Acknowledgement{}));
-}
 
 }  // namespace
 
@@ -352,173 +337,123 @@ std::optional<Service::StatusChange> Service::set_test_status(const std::string&
 }
 
 template <>
-Reply Service::answer(const trunk::ListFailingTestsRequest& request) {
-  const RepoIndex* repo = nullptr;
-  if (auto reply = find_repo(request.repo, &repo)) return *reply;
-  if (auto reply = check_org(request.org_url_slug)) return *reply;
+auto Service::answer(const trunk::ListFailingTestsRequest& request, const RepoIndex& repo) {
   const std::int64_t start = to_micros(request.start_time);
   const std::int64_t end = to_micros(request.end_time);
-  const Rows rows = failing_rows(static_cast<std::size_t>(repo - index_.data()), start, end);
+  const Rows rows = failing_rows(static_cast<std::size_t>(&repo - index_.data()), start, end);
   const std::string canonical = "failing\n" + request.repo.to_string() + "\n" + request.org_url_slug + "\n" +
                                 std::to_string(start) + "\n" + std::to_string(end) + "\n" +
                                 std::to_string(request.page_query.page_size);
-  return page_reply(*repo, *rows, canonical, request.page_query, true);
+  return page_reply(repo, *rows, canonical, request.page_query, true);
 }
 
 template <>
-Reply Service::answer(const trunk::ListUnhealthyTestsRequest& request) {
-  const RepoIndex* repo = nullptr;
-  if (auto reply = find_repo(request.repo, &repo)) return *reply;
-  if (auto reply = check_org(request.org_url_slug)) return *reply;
+auto Service::answer(const trunk::ListUnhealthyTestsRequest& request, const RepoIndex& repo) {
   const bool flaky = request.status == trunk::HealthStatus::flaky;
   const std::string canonical = "unhealthy\n" + request.repo.to_string() + "\n" + request.org_url_slug + "\n" +
                                 std::string(trunk::to_wire(request.status)) + "\n" +
                                 std::to_string(request.page_query.page_size);
   if (any_status_set_.load(std::memory_order_acquire)) {  // a status was set: the rows as they stand now
-    return page_reply(*repo, unhealthy_rows(*repo, flaky ? Health::flaky : Health::broken), canonical,
+    return page_reply(repo, unhealthy_rows(repo, flaky ? Health::flaky : Health::broken), canonical,
                       request.page_query, false);
   }
-  return page_reply(*repo, flaky ? repo->flaky : repo->broken, canonical, request.page_query, false);
+  return page_reply(repo, flaky ? repo.flaky : repo.broken, canonical, request.page_query, false);
 }
 
 template <>
-Reply Service::answer(const trunk::GetTestDetailsRequest& request) {
-  const RepoIndex* repo = nullptr;
-  if (auto reply = find_repo(request.repo, &repo)) return *reply;
-  if (auto reply = check_org(request.org_url_slug)) return *reply;
-  auto it = repo->by_id.find(lower(request.test_id));
-  if (it == repo->by_id.end()) {
+auto Service::answer(const trunk::GetTestDetailsRequest& request, const RepoIndex& repo) {
+  auto it = repo.by_id.find(lower(request.test_id));
+  if (it == repo.by_id.end()) {
     return text_reply(404, "not found: test " + request.test_id + " in repository " + request.repo.to_string());
   }
   // trunk::to_json(TestDetails).dump() is {"test":<the test's dump>}: splice the cached one.
   std::string scratch;
   Reply reply;
   reply.body = R"({"test":)";
-  reply.body += served_test_json(*repo, it->second, true, scratch);
+  reply.body += served_test_json(repo, it->second, true, scratch);
   reply.body += '}';
   return reply;
 }
 
 template <>
-Reply Service::answer(const trunk::UpdateQueueRequest& request) {
-  const RepoIndex* repo = nullptr;
-  if (auto reply = find_repo(request.repo, &repo)) return *reply;
-  try {
-    return model_or_refusal(queues_->update(request));
-  } catch (const trunk::Error& e) {
-    return text_reply(500, std::string("internal error: could not store the queue settings: ") + e.what());
-  }
+auto Service::answer(const trunk::UpdateQueueRequest& request, const RepoIndex&) {
+  return queues_->update(request);
 }
 
 template <>
-Reply Service::answer(const trunk::GetQueueRequest& request) {
-  const RepoIndex* repo = nullptr;
-  if (auto reply = find_repo(request.repo, &repo)) return *reply;
-  return model_or_refusal(queues_->get(request.repo, request.target_branch));
+auto Service::answer(const trunk::GetQueueRequest& request, const RepoIndex&) {
+  return queues_->get(request.repo, request.target_branch);
 }
 
 template <>
-Reply Service::answer(const trunk::CreateQueueRequest& request) {
-  const RepoIndex* repo = nullptr;
-  if (auto reply = find_repo(request.repo, &repo)) return *reply;
-  try {
-    return acknowledgement_or_refusal(queues_->create(request));
-  } catch (const trunk::Error& e) {
-    return text_reply(500, std::string("internal error: could not store the queues: ") + e.what());
-  }
+auto Service::answer(const trunk::CreateQueueRequest& request, const RepoIndex&) {
+  return queues_->create(request);
 }
 
 template <>
-Reply Service::answer(const trunk::DeleteQueueRequest& request) {
-  const RepoIndex* repo = nullptr;
-  if (auto reply = find_repo(request.repo, &repo)) return *reply;
-  try {
-    return acknowledgement_or_refusal(queues_->remove(request));
-  } catch (const trunk::Error& e) {
-    return text_reply(500, std::string("internal error: could not store the queues: ") + e.what());
-  }
+auto Service::answer(const trunk::DeleteQueueRequest& request, const RepoIndex&) {
+  return queues_->remove(request);
 }
 
 template <>
-Reply Service::answer(const trunk::SubmitPullRequestRequest& request) {
-  const RepoIndex* repo = nullptr;
-  if (auto reply = find_repo(request.repo, &repo)) return *reply;
-  return acknowledgement_or_refusal(queues_->with_queue(
-      request.repo, request.target_branch, [&](MergeQueue& queue, const trunk::QueueSettings& settings) {
-        return queue.submit(request, settings);
-      }));
+auto Service::answer(const trunk::SubmitPullRequestRequest& request, const RepoIndex&) {
+  return queues_->with_queue(request.repo, request.target_branch,
+                             [&](MergeQueue& queue, const trunk::QueueSettings& settings) {
+                               return queue.submit(request, settings);
+                             });
 }
 
 template <>
-Reply Service::answer(const trunk::CancelPullRequestRequest& request) {
-  const RepoIndex* repo = nullptr;
-  if (auto reply = find_repo(request.repo, &repo)) return *reply;
-  return acknowledgement_or_refusal(queues_->with_queue(
-      request.repo, request.target_branch,
-      [&](MergeQueue& queue, const trunk::QueueSettings& settings) { return queue.cancel(request.pr.number, settings); }));
+auto Service::answer(const trunk::CancelPullRequestRequest& request, const RepoIndex&) {
+  return queues_->with_queue(request.repo, request.target_branch,
+                             [&](MergeQueue& queue, const trunk::QueueSettings& settings) {
+                               return queue.cancel(request.pr.number, settings);
+                             });
 }
 
 template <>
-Reply Service::answer(const trunk::RestartTestsOnPullRequestRequest& request) {
-  const RepoIndex* repo = nullptr;
-  if (auto reply = find_repo(request.repo, &repo)) return *reply;
-  return acknowledgement_or_refusal(queues_->with_queue(
-      request.repo, request.target_branch,
-      [&](MergeQueue& queue, const trunk::QueueSettings& settings) { return queue.restart(request.pr.number, settings); }));
+auto Service::answer(const trunk::RestartTestsOnPullRequestRequest& request, const RepoIndex&) {
+  return queues_->with_queue(request.repo, request.target_branch,
+                             [&](MergeQueue& queue, const trunk::QueueSettings& settings) {
+                               return queue.restart(request.pr.number, settings);
+                             });
 }
 
 template <>
-Reply Service::answer(const trunk::SetImpactedTargetsRequest& request) {
-  const RepoIndex* repo = nullptr;
-  if (auto reply = find_repo(request.repo, &repo)) return *reply;
-  return acknowledgement_or_refusal(queues_->with_queue(
-      request.repo, request.target_branch,
-      [&](MergeQueue& queue, const trunk::QueueSettings& settings) { return queue.set_impacted_targets(request, settings); }));
+auto Service::answer(const trunk::SetImpactedTargetsRequest& request, const RepoIndex&) {
+  return queues_->with_queue(request.repo, request.target_branch,
+                             [&](MergeQueue& queue, const trunk::QueueSettings& settings) {
+                               return queue.set_impacted_targets(request, settings);
+                             });
 }
 
 template <>
-Reply Service::answer(const trunk::GetSubmittedPullRequestRequest& request) {
-  const RepoIndex* repo = nullptr;
-  if (auto reply = find_repo(request.repo, &repo)) return *reply;
-  auto outcome = queues_->with_queue(request.repo, request.target_branch,
-                                     [&](MergeQueue& queue, const trunk::QueueSettings&) {
-                                       return queue.submitted(request.pr.number);
-                                     });
-  if (const auto* refusal = std::get_if<Refusal>(&outcome)) return refusal_reply(*refusal);
-  return model_or_refusal(std::get<0>(outcome));
+auto Service::answer(const trunk::GetSubmittedPullRequestRequest& request, const RepoIndex&) {
+  return queues_->with_queue(request.repo, request.target_branch,
+                             [&](MergeQueue& queue, const trunk::QueueSettings&) {
+                               return queue.submitted(request.pr.number);
+                             });
 }
 
 template <>
-Reply Service::answer(const trunk::ListPullRequestsRequest& request) {
-  const RepoIndex* repo = nullptr;
-  if (auto reply = find_repo(request.repo, &repo)) return *reply;
-  auto outcome = queues_->with_queue(request.repo, request.target_branch,
-                                     [&](MergeQueue& queue, const trunk::QueueSettings&) { return queue.list(request); });
-  if (const auto* refusal = std::get_if<Refusal>(&outcome)) return refusal_reply(*refusal);
-  return model_or_refusal(std::get<0>(outcome));
+auto Service::answer(const trunk::ListPullRequestsRequest& request, const RepoIndex&) {
+  return queues_->with_queue(request.repo, request.target_branch,
+                             [&](MergeQueue& queue, const trunk::QueueSettings&) { return queue.list(request); });
 }
 
 template <>
-Reply Service::answer(const trunk::GetMergeQueueTestingDetailsRequest& request) {
-  const RepoIndex* repo = nullptr;
-  if (auto reply = find_repo(request.repo, &repo)) return *reply;
+auto Service::answer(const trunk::GetMergeQueueTestingDetailsRequest& request, const RepoIndex&) {
   const auto source = queues_->statuses_source(request.repo, request.target_branch);
-  auto outcome = queues_->with_queue(request.repo, request.target_branch,
-                                     [&](MergeQueue& queue, const trunk::QueueSettings& settings) {
-                                       return queue.run_details(request.test_run_id, settings, source);
-                                     });
-  if (const auto* refusal = std::get_if<Refusal>(&outcome)) return refusal_reply(*refusal);
-  return model_or_refusal(std::get<0>(outcome));
+  return queues_->with_queue(request.repo, request.target_branch,
+                             [&](MergeQueue& queue, const trunk::QueueSettings& settings) {
+                               return queue.run_details(request.test_run_id, settings, source);
+                             });
 }
 
 template <>
-Reply Service::answer(const trunk::GetMergeQueueMetricsRequest& request) {
+auto Service::answer(const trunk::GetMergeQueueMetricsRequest& request) {
   // Without repo the metrics are those of every repository (Trunk's metrics guide: "omit both the repo and
-  // repoHost parameters").
-  if (request.repo) {
-    const RepoIndex* repo = nullptr;
-    if (auto reply = find_repo(*request.repo, &repo)) return *reply;
-  }
+  // repoHost parameters"); serve<Op> has checked a named one.
   Reply reply;
   reply.content_type = kMetricsContentType;
   reply.body = queues_->metrics(request.repo);
@@ -526,11 +461,9 @@ Reply Service::answer(const trunk::GetMergeQueueMetricsRequest& request) {
 }
 
 template <>
-Reply Service::answer(const trunk::LinkTicketToTestCaseRequest& request) {
-  const RepoIndex* repo = nullptr;
-  if (auto reply = find_repo(request.repo, &repo)) return *reply;
+auto Service::answer(const trunk::LinkTicketToTestCaseRequest& request, const RepoIndex& repo) {
   const std::string id = lower(request.test_case_id);
-  if (repo->by_id.count(id) == 0) {
+  if (repo.by_id.count(id) == 0) {
     return text_reply(404, "not found: test " + request.test_case_id + " in repository " + request.repo.to_string());
   }
   // Shown from now on as the test's `ticket` (served_test_json); a later link replaces an earlier one.
@@ -541,32 +474,85 @@ Reply Service::answer(const trunk::LinkTicketToTestCaseRequest& request) {
 }
 
 template <>
-Reply Service::answer(const trunk::ListQuarantinedTestsRequest& request) {
-  const RepoIndex* repo = nullptr;
-  if (auto reply = find_repo(request.repo, &repo)) return *reply;
-  if (auto reply = check_org(request.org_url_slug)) return *reply;
+auto Service::answer(const trunk::ListQuarantinedTestsRequest& request, const RepoIndex& repo) {
   const std::string canonical = "quarantined\n" + request.repo.to_string() + "\n" + request.org_url_slug + "\n" +
                                 std::to_string(request.page_query.page_size);
-  auto window = page_window(repo->quarantined.size(), canonical, request.page_query);
+  auto window = page_window(repo.quarantined.size(), canonical, request.page_query);
   if (auto* error = std::get_if<Reply>(&window)) return std::move(*error);
   const auto& [info, begin, end] = std::get<PageWindow>(window);
   trunk::QuarantinedTestPage page;
   page.page = info;
   for (auto i = begin; i < end; ++i) {
-    const std::uint32_t t = repo->quarantined[static_cast<std::size_t>(i)];
-    page.quarantined_tests.push_back(to_quarantined_test(repo->data->tests[t], effective_facts(*repo, t)));
+    const std::uint32_t t = repo.quarantined[static_cast<std::size_t>(i)];
+    page.quarantined_tests.push_back(to_quarantined_test(repo.data->tests[t], effective_facts(repo, t)));
   }
   return json_reply(trunk::to_json(page));
 }
 
 // ---- routing: after the answers, so that serve<Op> sees every specialisation of answer -----------------------
 
+namespace {
+
+/// What a request names, read from its members: the repository its answer is about (404 when the sandbox holds
+/// no data for it), possibly absent (getMergeQueueMetrics: every repository), and the organization (404 when the
+/// token belongs to another one). link-ticket-to-test-case names no organization, so none is checked.
+template <typename Request>
+concept NamesRepo = requires(const Request& r) {
+  { r.repo } -> std::same_as<const trunk::Repo&>;
+};
+template <typename Request>
+concept MayNameRepo = requires(const Request& r) {
+  { r.repo } -> std::same_as<const std::optional<trunk::Repo>&>;
+};
+template <typename Request>
+concept NamesOrg = requires(const Request& r) {
+  { r.org_url_slug } -> std::same_as<const std::string&>;
+};
+
+// What an answer returns, made the reply: the reply itself; a model, as its JSON; an empty outcome, as the
+// acknowledgement; a refusal, as its one-line error; the queue store's variants, as whichever they hold (the
+// queue missing, or what the queue answered).
+Reply reply_of(Reply reply) { return reply; }
+Reply reply_of(const Refusal& refusal) { return text_reply(refusal.status, refusal.message); }
+Reply reply_of(const std::optional<Refusal>& refused) {
+  return refused ? reply_of(*refused) : json_reply(trunk::to_json(trunk::Acknowledgement{}));
+}
+template <typename... Outcomes>
+Reply reply_of(const std::variant<Outcomes...>& outcome);
+template <typename Model>
+Reply reply_of(const Model& model) {
+  return json_reply(trunk::to_json(model));
+}
+template <typename... Outcomes>
+Reply reply_of(const std::variant<Outcomes...>& outcome) {
+  return std::visit([](const auto& held) { return reply_of(held); }, outcome);
+}
+
+}  // namespace
+
 template <typename Op>
 Reply Service::serve(std::string_view body, std::string_view query) {
+  using Request = typename Op::Request;
   Reply error;
-  auto request = read_request<typename Op::Request>(body, query, &error);
+  auto request = read_request<Request>(body, query, &error);
   if (!request) return error;
-  return answer(*request);
+  if constexpr (NamesRepo<Request>) {
+    const RepoIndex* repo = nullptr;
+    if (auto reply = find_repo(request->repo, &repo)) return *reply;
+    if constexpr (NamesOrg<Request>) {
+      if (auto reply = check_org(request->org_url_slug)) return *reply;
+    }
+    return reply_of(answer(*request, *repo));
+  } else {
+    static_assert(!NamesOrg<Request>, "an organization is checked with the repository it holds");
+    if constexpr (MayNameRepo<Request>) {
+      const RepoIndex* repo = nullptr;
+      if (request->repo) {
+        if (auto reply = find_repo(*request->repo, &repo)) return *reply;
+      }
+    }
+    return reply_of(answer(*request));
+  }
 }
 
 namespace {

@@ -85,9 +85,14 @@ class Service {
   template <typename Op>
   Reply serve(std::string_view body, std::string_view query);
 
-  /// What the sandbox answers to a valid request: one specialisation per operation, in service.cpp.
+  /// What the sandbox answers to a valid request: one specialisation per operation, in service.cpp, holding only
+  /// the operation's behaviour. serve<Op> has found the repository the request names (the first form; 404 when
+  /// the sandbox holds no data for it) and checked its organization, and makes the reply of what the answer
+  /// returns: a Reply, a model, a queue store or queue outcome (std::variant / std::optional of a Refusal).
   template <typename Request>
-  Reply answer(const Request& request);
+  auto answer(const Request& request, const RepoIndex& repo);
+  template <typename Request>
+  auto answer(const Request& request);
 
   /// 404 reply when the repository holds no data (or nullptr and fills *index).
   std::optional<Reply> find_repo(const trunk::Repo& repo, const RepoIndex** index) const;

@@ -51,7 +51,7 @@ double default_random() {
 
 /// The request headers, the token line kept in secret memory (curl_handles.hpp). Runs before anything else of
 /// the client, so libcurl gets its wiping allocator (curl_memory.hpp) before it allocates anything for us.
-detail::SecretHeaderList make_request_headers(const std::optional<std::string>& configured_token) {
+detail::SecretHeaderList make_request_headers(const std::optional<Secret>& configured_token) {
   detail::ensure_curl_initialized();
   // No "Expect: 100-continue" round trip for larger bodies. Both variants end in the one token line.
   return detail::SecretHeaderList({{"Content-Type: application/json", "Accept: application/json", "Expect:"},
@@ -71,9 +71,9 @@ void warn_if_curl_frees_unwiped(const LogCallback& log) {
 }  // namespace
 
 struct Client::Impl {
-  /// Takes everything from `given`; its token is copied into secret memory and wiped (and so is every other
-  /// copy the move leaves), see Client::Client.
-  explicit Impl(ClientOptions& given)
+  /// Takes everything from `given`; its token is copied into the header list's secret memory, then dropped
+  /// (a Secret wipes itself).
+  explicit Impl(ClientOptions&& given)
       : headers(make_request_headers(given.token)),
         options(std::move(given)),
         base_url(detail::resolve_base_url(options.base_url, options.allow_insecure_http)),
@@ -81,7 +81,7 @@ struct Client::Impl {
                    (options.user_agent_suffix.empty() ? "" : " " + options.user_agent_suffix)),
         rate_limiter(options.max_requests_per_second),
         engine(engine_settings()) {
-    detail::wipe(options.token);  // the only copy left is in `headers`' secret memory
+    options.token.reset();  // the one copy kept is the header line's
     warn_if_curl_frees_unwiped(options.log);
   }
 
@@ -253,15 +253,7 @@ struct Client::Impl {
   detail::TransferEngine engine;
 };
 
-Client::Client(ClientOptions options) {
-  // `options` is ours (taken by value): its token, and whatever the moves leave behind (a short string's
-  // bytes stay in the moved-from object), is wiped on every exit path, errors included.
-  struct WipeOnExit {
-    std::optional<std::string>& token;
-    ~WipeOnExit() { detail::wipe(token); }
-  } wipe_on_exit{options.token};
-  impl_ = std::make_unique<Impl>(options);
-}
+Client::Client(ClientOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {}
 Client::~Client() = default;
 Client::Client(Client&&) noexcept = default;
 Client& Client::operator=(Client&&) noexcept = default;
@@ -335,7 +327,6 @@ const std::string& Client::base_url() const noexcept { return impl_->base_url; }
 
 AsyncClient::AsyncClient(ClientOptions options, std::size_t max_in_flight)
     : client_(std::make_unique<Client>(std::move(options))) {
-  detail::wipe(options.token);  // what the move left behind (a short string keeps its bytes)
   if (max_in_flight < 1) {
     throw ValidationError({Violation{"max_in_flight", std::to_string(max_in_flight), "must be >= 1"}});
   }

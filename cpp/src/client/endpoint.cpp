@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "curl_handles.hpp"
+#include "secret_access.hpp"
 #include "trunk/client_options.hpp"
 #include "trunk/error.hpp"
 
@@ -94,9 +95,9 @@ std::string resolve_base_url(const std::optional<std::string>& configured, bool 
   return base;
 }
 
-std::string_view resolve_token(const std::optional<std::string>& configured) {
+std::string_view resolve_token(const std::optional<Secret>& configured) {
   std::optional<std::string_view> token;
-  if (configured) token = *configured;
+  if (configured) token = SecretAccess::view(*configured);
   // getenv's string belongs to the process environment (the caller's): viewed, never copied.
   for (std::string_view name : kTokenVariables) {
     if (token) break;

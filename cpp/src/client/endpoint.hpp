@@ -5,6 +5,8 @@
 #include <string>
 #include <string_view>
 
+#include "trunk/secret.hpp"
+
 namespace trunk::detail {
 
 inline constexpr std::string_view kDefaultBaseUrl = "https://api.trunk.io";
@@ -18,9 +20,9 @@ std::string resolve_base_url(const std::optional<std::string>& configured, bool 
 
 /// options.token, else $TRUNK_API_TOKEN, else $TRUNK_API_KEY. Throws trunk::Error naming both variables
 /// when none is set, and when the token is empty or holds a control character (it goes into a header).
-/// Returns a view of the chosen source (`configured` or the environment's own string) without copying it:
-/// the caller copies it straight into secret memory, so no temporary copy is ever freed unwiped.
-std::string_view resolve_token(const std::optional<std::string>& configured);
+/// Returns a view of the chosen source (`configured`'s own memory or the environment's string) without copying
+/// it: the caller copies it straight into secret memory, so no temporary copy is ever freed unwiped.
+std::string_view resolve_token(const std::optional<Secret>& configured);
 
 /// 127.0.0.0/8, "localhost" (any case) and ::1 (as "[::1]" or "::1").
 bool is_loopback_host(std::string_view host);

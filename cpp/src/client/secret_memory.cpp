@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <new>
 #include <utility>
@@ -13,6 +14,8 @@
 namespace trunk::detail {
 
 namespace {
+
+std::atomic<WipeObserver> wipe_observer{nullptr};
 
 std::size_t page_size() noexcept {
   static const std::size_t size = [] {
@@ -64,6 +67,9 @@ SecretMemory& SecretMemory::operator=(SecretMemory&& other) noexcept {
 void SecretMemory::release() noexcept {
   if (base_ == nullptr) return;
   ::explicit_bzero(base_, mapped_);
+  if (const WipeObserver observer = wipe_observer.load(std::memory_order_acquire)) {
+    observer(static_cast<const char*>(base_), mapped_);
+  }
   if (locked_) ::munlock(base_, mapped_);
   ::munmap(base_, mapped_);
   base_ = nullptr;
@@ -72,15 +78,12 @@ void SecretMemory::release() noexcept {
   locked_ = false;
 }
 
+void set_wipe_observer(WipeObserver observer) noexcept { wipe_observer.store(observer, std::memory_order_release); }
+
 void wipe(std::string& text) noexcept {
   ::explicit_bzero(text.data(), text.capacity());
   text.clear();
 }
 
-void wipe(std::optional<std::string>& text) noexcept {
-  if (!text) return;
-  wipe(*text);
-  text.reset();
-}
 
 }  // namespace trunk::detail

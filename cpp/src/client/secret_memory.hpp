@@ -8,7 +8,6 @@
 // until the allocator reuses them.
 
 #include <cstddef>
-#include <optional>
 #include <string>
 
 namespace trunk::detail {
@@ -40,10 +39,13 @@ class SecretMemory {
   bool locked_ = false;
 };
 
+/// Test hook: called, when set, with every SecretMemory's whole mapping right after it is wiped and before it is
+/// unmapped, so a test can read what is left there without touching freed memory. nullptr: none (the default).
+using WipeObserver = void (*)(const char* bytes, std::size_t size);
+void set_wipe_observer(WipeObserver observer) noexcept;
+
 /// Overwrites every byte the string owns (its whole capacity, so also a short string's inline buffer and
 /// bytes past the end), then empties it. For strings that held a secret and are about to be freed.
 void wipe(std::string& text) noexcept;
-/// wipe() of the held string, then reset().
-void wipe(std::optional<std::string>& text) noexcept;
 
 }  // namespace trunk::detail

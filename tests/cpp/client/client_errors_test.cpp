@@ -41,7 +41,7 @@ TEST_P(ClientErrorStatus, MapsToItsExceptionWithStatusBodyAndOperation) {
   server.set_replies({{param.status, body, param.json_body ? "application/json" : "text/plain"}});
   ClientOptions options = testing::test_options(server.base_url());
   options.retry.max_retries = 0;  // this test is about the mapping, not retries
-  Client client(options);
+  Client client(std::move(options));
 
   try {
     client.get_test_details(testing::details_request());
@@ -121,7 +121,7 @@ TEST(ClientErrors, TokenEchoedByTheServerIsRedactedEverywhere) {
   std::vector<std::string> log_lines;
   ClientOptions options = testing::test_options(server.base_url());
   options.log = [&log_lines](LogLevel, std::string_view line) { log_lines.emplace_back(line); };
-  Client client(options);
+  Client client(std::move(options));
   try {
     client.get_test_details(testing::details_request());
     FAIL() << "expected AuthenticationError";
@@ -145,7 +145,7 @@ TEST(ClientErrors, TokenIsRedactedFromRetriedErrorsAndRetryLogs) {
   std::vector<std::string> log_lines;
   ClientOptions options = testing::test_options(server.base_url());
   options.log = [&log_lines](LogLevel, std::string_view line) { log_lines.emplace_back(line); };
-  Client client(options);
+  Client client(std::move(options));
   try {
     client.get_test_details(testing::details_request());
     FAIL() << "expected ServerError";

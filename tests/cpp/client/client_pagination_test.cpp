@@ -167,7 +167,7 @@ TEST(ClientPagination, ErrorsOfAPageFetchPropagate) {
   serve_pages(server, {{"", testing::page_json({uuid_for(1)}, "gone", 0)}});  // "gone" answers 500
   ClientOptions options = testing::test_options(server.base_url());
   options.retry.max_retries = 1;
-  Client client(options);
+  Client client(std::move(options));
   std::vector<std::string> ids;
   EXPECT_THROW(
       {

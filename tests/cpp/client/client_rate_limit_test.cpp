@@ -22,7 +22,7 @@ TEST(ClientRateLimit, SequentialCallsWaitForTheirSlot) {
   auto sleeps = std::make_shared<testing::SleepRecorder>();
   ClientOptions options = testing::test_options(server.base_url(), sleeps);
   options.max_requests_per_second = 0.5;  // one request every 2 s
-  Client client(options);
+  Client client(std::move(options));
   for (int i = 0; i < 3; ++i) client.get_test_details(testing::details_request());
 
   // The recorded sleep does not wait, so the slots pile up: about 2 s, then about 4 s. The bounds leave a

@@ -98,7 +98,7 @@ TEST(ClientRetry, RetryAfterIsCappedAtMaxRetryAfter) {
   auto sleeps = std::make_shared<SleepRecorder>();
   ClientOptions options = testing::test_options(server.base_url(), sleeps);
   options.retry.max_retry_after = milliseconds(1500);
-  Client client(options);
+  Client client(std::move(options));
   EXPECT_NO_THROW(client.get_test_details(testing::details_request()));
   EXPECT_EQ(sleeps->snapshot(), std::vector<milliseconds>{milliseconds(1500)});
 }
@@ -118,7 +118,7 @@ TEST(ClientRetry, BudgetRunsOutAndTheLastErrorIsThrown) {
   auto sleeps = std::make_shared<SleepRecorder>();
   ClientOptions options = testing::test_options(server.base_url(), sleeps);
   options.retry.max_retries = 2;
-  Client client(options);
+  Client client(std::move(options));
   try {
     client.get_test_details(testing::details_request());
     FAIL() << "expected ServerError";
@@ -134,7 +134,7 @@ TEST(ClientRetry, RateLimitBudgetRunsOutWithRetryAfterOnTheError) {
   server.set_replies({status_reply(429, {{"Retry-After", "2"}})});
   ClientOptions options = testing::test_options(server.base_url());
   options.retry.max_retries = 1;
-  Client client(options);
+  Client client(std::move(options));
   try {
     client.get_test_details(testing::details_request());
     FAIL() << "expected RateLimitError";
@@ -151,7 +151,7 @@ TEST(ClientRetry, ZeroRetriesMeansOneAttempt) {
   server.set_replies({status_reply(503), {200, testing::details_json()}});
   ClientOptions options = testing::test_options(server.base_url());
   options.retry.max_retries = 0;
-  Client client(options);
+  Client client(std::move(options));
   EXPECT_THROW(client.get_test_details(testing::details_request()), ServerError);
   EXPECT_EQ(server.request_count(), 1U);
 }
@@ -165,7 +165,7 @@ TEST(ClientRetry, BackoffGrowsExponentiallyUpToTheCap) {
   options.retry.max_retries = 6;
   options.retry.initial_backoff = milliseconds(100);
   options.retry.max_backoff = milliseconds(1000);
-  Client client(options);
+  Client client(std::move(options));
   EXPECT_THROW(client.get_test_details(testing::details_request()), ServerError);
   EXPECT_EQ(sleeps->snapshot(), (std::vector<milliseconds>{milliseconds(99), milliseconds(199), milliseconds(399),
                                                            milliseconds(799), milliseconds(999), milliseconds(999)}));
@@ -177,7 +177,7 @@ TEST(ClientRetry, NoRetryWhoseWaitWouldPassTheOverallDeadline) {
   auto sleeps = std::make_shared<SleepRecorder>();
   ClientOptions options = testing::test_options(server.base_url(), sleeps);
   options.retry.overall_deadline = milliseconds(5000);
-  Client client(options);
+  Client client(std::move(options));
   EXPECT_THROW(client.get_test_details(testing::details_request()), ServerError);
   EXPECT_EQ(server.request_count(), 1U);
   EXPECT_TRUE(sleeps->snapshot().empty());
@@ -192,7 +192,7 @@ TEST(ClientRetry, OverallDeadlineCutsAHangingAttemptShort) {
   ClientOptions options = testing::test_options(server.base_url());
   options.timeout = milliseconds(60000);
   options.retry.overall_deadline = milliseconds(300);
-  Client client(options);
+  Client client(std::move(options));
   try {
     client.get_test_details(testing::details_request());
     FAIL() << "expected TimeoutError";
@@ -211,7 +211,7 @@ TEST(ClientRetry, WithoutAnAttemptTimeoutTheOverallDeadlineStillEndsTheCall) {
   ClientOptions options = testing::test_options(server.base_url());
   options.timeout = milliseconds(0);  // no per-attempt limit
   options.retry.overall_deadline = milliseconds(300);
-  Client client(options);
+  Client client(std::move(options));
   EXPECT_THROW(client.get_test_details(testing::details_request()), TimeoutError);
   EXPECT_EQ(server.request_count(), 1U);
 }
@@ -222,7 +222,7 @@ TEST(ClientRetry, LogHasOneDebugRecordPerAttemptAndOneInfoPerRetry) {
   std::vector<std::pair<LogLevel, std::string>> records;
   ClientOptions options = testing::test_options(server.base_url());
   options.log = [&records](LogLevel level, std::string_view message) { records.emplace_back(level, message); };
-  Client client(options);
+  Client client(std::move(options));
   client.get_test_details(testing::details_request());
 
   std::vector<std::string> debug;

@@ -48,7 +48,7 @@ TEST(ClientTransport, DroppedConnectionsExhaustTheBudgetWithTransportError) {
   RawTestServer server({RawAction::drop}, testing::details_json());
   ClientOptions options = testing::test_options(server.base_url());
   options.retry.max_retries = 2;
-  Client client(options);
+  Client client(std::move(options));
   expect_plain_transport_error([&] { client.get_test_details(testing::details_request()); });
   EXPECT_EQ(server.requests_seen(), 3U);
 }
@@ -64,7 +64,7 @@ TEST(ClientTransport, HalfBodyEveryTimeFailsWithTransportError) {
   RawTestServer server({RawAction::half_body}, testing::details_json());
   ClientOptions options = testing::test_options(server.base_url());
   options.retry.max_retries = 1;
-  Client client(options);
+  Client client(std::move(options));
   expect_plain_transport_error([&] { client.get_test_details(testing::details_request()); });
   EXPECT_EQ(server.requests_seen(), 2U);
 }
@@ -74,7 +74,7 @@ TEST(ClientTransport, RefusedConnectionIsRetriedThenFails) {
   ClientOptions options =
       testing::test_options("http://127.0.0.1:" + std::to_string(testing::closed_port()), sleeps);
   options.retry.max_retries = 2;
-  Client client(options);
+  Client client(std::move(options));
   expect_plain_transport_error([&] { client.get_test_details(testing::details_request()); });
   EXPECT_EQ(sleeps->snapshot().size(), 2U);  // two retries were made
 }
@@ -88,7 +88,7 @@ TEST(ClientTransport, AttemptTimeoutIsRetriedThenThrowsTimeoutError) {
   ClientOptions options = testing::test_options(server.base_url());
   options.timeout = milliseconds(200);
   options.retry.max_retries = 1;
-  Client client(options);
+  Client client(std::move(options));
   try {
     client.get_test_details(testing::details_request());
     FAIL() << "expected TimeoutError";
@@ -107,7 +107,7 @@ TEST(ClientTransport, SlowAttemptThenFastAttemptSucceeds) {
   });
   ClientOptions options = testing::test_options(server.base_url());
   options.timeout = milliseconds(200);
-  Client client(options);
+  Client client(std::move(options));
   EXPECT_EQ(client.get_test_details(testing::details_request()).test.id, testing::kTestId);
   EXPECT_EQ(server.request_count(), 2U);
 }
@@ -121,7 +121,7 @@ TEST(ClientTransport, InterruptCheckCancelsAHangingTransfer) {
   ClientOptions options = testing::test_options(server.base_url());
   // Ask to stop once the server has the request: the call is then blocked on the network.
   options.interrupt_check = [&server] { return server.request_count() > 0; };
-  Client client(options);
+  Client client(std::move(options));
   try {
     client.get_test_details(testing::details_request());
     FAIL() << "expected CancelledError";
@@ -142,7 +142,7 @@ TEST(ClientTransport, InterruptCheckCancelsTheDefaultSleepBetweenAttempts) {
   std::atomic<int> polls_after_answer{0};
   // Let the first attempt finish, then interrupt while the client sleeps for an hour.
   options.interrupt_check = [&] { return server.request_count() > 0 && polls_after_answer.fetch_add(1) >= 2; };
-  Client client(options);
+  Client client(std::move(options));
   EXPECT_THROW(client.get_test_details(testing::details_request()), CancelledError);
   EXPECT_EQ(server.request_count(), 1U);
 }
@@ -152,7 +152,7 @@ TEST(ClientTransport, InterruptBeforeSendingSendsNothing) {
   server.set_replies({{200, testing::details_json()}});
   ClientOptions options = testing::test_options(server.base_url());
   options.interrupt_check = [] { return true; };
-  Client client(options);
+  Client client(std::move(options));
   EXPECT_THROW(client.get_test_details(testing::details_request()), CancelledError);
   EXPECT_EQ(server.request_count(), 0U);
 }
@@ -179,7 +179,7 @@ TEST(ClientTransport, TlsHandshakeFailureIsNotRetried) {
   auto sleeps = std::make_shared<SleepRecorder>();
   ClientOptions options =
       testing::test_options("https://127.0.0.1:" + std::to_string(server.port()), sleeps);
-  Client client(options);
+  Client client(std::move(options));
   expect_plain_transport_error([&] { client.get_test_details(testing::details_request()); });
   EXPECT_TRUE(sleeps->snapshot().empty());
   EXPECT_EQ(server.request_count(), 0U);
@@ -190,7 +190,7 @@ TEST(ClientTransport, MissingCaBundleIsATransportErrorNotRetried) {
   RawTestServer server({RawAction::drop}, testing::details_json());
   ClientOptions options = testing::test_options("https://127.0.0.1:" + std::to_string(server.port()), sleeps);
   options.ca_bundle = "/nonexistent/ca-bundle.pem";
-  Client client(options);
+  Client client(std::move(options));
   expect_plain_transport_error([&] { client.get_test_details(testing::details_request()); });
   EXPECT_TRUE(sleeps->snapshot().empty());
 }

@@ -87,7 +87,7 @@ TEST(NotSafeToRepeat, ATimeoutIsNotRetried) {
   options.retry.max_retries = 1;
   std::vector<std::string> records;
   options.log = [&records](LogLevel, std::string_view message) { records.emplace_back(message); };
-  Client client(options);
+  Client client(std::move(options));
   EXPECT_THROW(ClientInternals::send(client, write_request(client, Repeat::not_safe)), TimeoutError);
   EXPECT_EQ(server.request_count(), 1U);
   ASSERT_FALSE(records.empty());

@@ -185,7 +185,7 @@ TEST(AsyncClient, RateLimitSpacesTheCalls) {
   const std::vector<std::string> ids = box.test_ids(repo);
   ClientOptions options = fast_options(box);
   options.max_requests_per_second = 20;
-  AsyncClient client(options);
+  AsyncClient client(std::move(options));
   Collector<TestDetails> collector;
   const auto started = Clock::now();
   for (std::size_t i = 0; i < 12; ++i) {

@@ -42,7 +42,7 @@ Env& env() {
     client_options.base_url = e->box->url();
     client_options.token = e->box->token();
     client_options.retry.max_retries = 0;
-    e->client = std::make_unique<trunk::Client>(client_options);
+    e->client = std::make_unique<trunk::Client>(std::move(client_options));
     e->repo = e->box->repos().at(0);
     e->test_id = e->box->test_ids(e->repo).at(0);
     return e;

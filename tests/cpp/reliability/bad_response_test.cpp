@@ -66,7 +66,7 @@ trunk::Client make_client() {
   options.base_url = server().url();
   options.token = "bad-response-token";
   options.retry.max_retries = 3;  // a decode error must not be retried even with a budget
-  return trunk::Client(options);
+  return trunk::Client(std::move(options));
 }
 
 const trunk::Repo kRepo{"github.com", "acme", "widgets"};

@@ -49,7 +49,7 @@ TEST(ExactlyOnce, EveryPullRequestIsSubmittedOnceAndNoneIsLostUnderFaults) {
   client_options.retry.max_retries = 8;
   client_options.retry.initial_backoff = std::chrono::milliseconds(1);
   client_options.retry.max_backoff = std::chrono::milliseconds(2);
-  Client client(client_options);
+  Client client(std::move(client_options));
 
   const int n = pull_requests_to_submit();
   std::map<std::string, int> outcomes;  // how each submit call ended, by error kind

@@ -88,7 +88,7 @@ TEST(Redirects, A307ToAnotherServerNeverCarriesTheTokenThere) {
     trunk::ClientOptions options;
     options.base_url = origin.url();
     options.token = token;
-    trunk::Client client(options);
+    trunk::Client client(std::move(options));
     try {
       client.get_test_details(details_request());
       FAIL() << status << " was followed";
@@ -107,7 +107,7 @@ TEST(Fork, AChildUsesItsOwnConnectionAndTheParentsStaysUsable) {
   options.base_url = server.url();
   options.token = "fork-token";
   options.retry.max_retries = 0;  // a corrupted shared connection must show, not be papered over by a retry
-  trunk::Client client(options);
+  trunk::Client client(std::move(options));
   client.get_test_details(details_request());  // the parent now holds a warm, pooled connection
   ASSERT_EQ(server.ports().size(), 1U);
 

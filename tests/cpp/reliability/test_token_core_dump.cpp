@@ -221,12 +221,13 @@ void exercise_client(Client& client, const MaskedSecret& secret, ChildReport& re
       records->emplace_back(message);
       if (level == LogLevel::warning) ++*warnings;
     };
-    make_token(options.token.emplace(), secret, 32);
+    std::string token;
+    make_token(token, secret, 32);
+    options.token = std::move(token);  // the Secret wipes `token`
     report.token_size = secret.size();
     report.warnings = -1;
 
     auto client = std::make_unique<Client>(std::move(options));
-    if (options.token) ::explicit_bzero(options.token->data(), options.token->capacity());  // ours, moved-from
     const testing::ScanResult constructed = testing::scan_own_memory(secret.tail(kScannedTail));
     report.constructed_dumpable = constructed.dumpable;
     note_places(report, constructed);

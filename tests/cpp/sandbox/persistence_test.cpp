@@ -150,6 +150,15 @@ TEST(StateFile, UnwritableStateFileIsAnErrorAndChangesNothing) {
   EXPECT_NE(reply.body.find("missing-directory"), std::string::npos) << reply.body;
   body.erase("concurrency");
   EXPECT_EQ(post(*sandbox, std::string(kUpdateQueue), body).status, 500);
+
+  // Creating and deleting a queue store the queues too: refused the same way, and undone.
+  Json other = {{"repo", repo_json(sandbox->repos().at(0))}, {"targetBranch", "release"}};
+  const auto created = post(*sandbox, std::string(trunk::paths::kCreateQueue), other);
+  EXPECT_EQ(created.status, 500);
+  EXPECT_NE(created.body.find("internal error: could not store the queues"), std::string::npos) << created.body;
+  EXPECT_EQ(post(*sandbox, std::string(trunk::paths::kGetQueue), other).status, 404) << "the creation was undone";
+  EXPECT_EQ(post(*sandbox, std::string(trunk::paths::kDeleteQueue), body).status, 500);
+  EXPECT_EQ(post(*sandbox, std::string(trunk::paths::kGetQueue), body).status, 200) << "the deletion was undone";
 }
 
 TEST(StateFile, CorruptFileStopsTheStartWithAClearError) {
