@@ -20,6 +20,7 @@
 
 #include "convert_args.hpp"
 #include "trunk/option_rows.hpp"
+#include "trunk/secret.hpp"
 
 namespace trunk::python {
 
@@ -73,7 +74,11 @@ inline bool within(const options::OptionRule& rule, double value) {
 template <typename M>
 void read_value(ArgCollector& args, pybind11::handle value, std::string_view name, const options::OptionRule& rule,
                 M& out) {
-  if constexpr (std::is_same_v<M, bool>) {
+  if constexpr (std::is_same_v<M, std::optional<Secret>>) {
+    // Never reached: a secret row (the token) is converted apart, by the binding's one conversion of it.
+    static_cast<void>(args), static_cast<void>(value), static_cast<void>(name), static_cast<void>(rule),
+        static_cast<void>(out);
+  } else if constexpr (std::is_same_v<M, bool>) {
     out = args.boolean(value, name);
   } else if constexpr (is_text<M>) {
     if (value.is_none()) {
@@ -108,6 +113,9 @@ template <typename M>
 pybind11::object python_default(const M& value) {
   if constexpr (is_duration<M>) {
     return pybind11::float_(static_cast<double>(value.count()) / 1000.0);
+  } else if constexpr (std::is_same_v<M, std::optional<Secret>>) {
+    static_cast<void>(value);
+    return pybind11::none();  // a secret has no default to show
   } else if constexpr (std::is_same_v<M, std::optional<std::string>>) {
     return value ? pybind11::object(pybind11::str(*value)) : pybind11::object(pybind11::none());
   } else if constexpr (std::is_same_v<M, std::string>) {
@@ -125,7 +133,7 @@ template <typename M>
 constexpr const char* python_type() {
   if constexpr (std::is_same_v<M, bool>) return "bool";
   else if constexpr (is_whole<M>) return "int";
-  else if constexpr (is_text<M>) return "str | None";
+  else if constexpr (is_text<M> || std::is_same_v<M, std::optional<Secret>>) return "str | None";
   else return "float";
 }
 
