@@ -33,6 +33,8 @@ def test_quick_benchmark_produces_every_scenario_row(tmp_path: Path) -> None:
         ("8", "requests + pandas.DataFrame(dicts)"), ("8", "ours to_arrow()"), ("8", "ours to_polars()"),
         ("8", 'ours to_pandas(dtype_backend="pyarrow")'), ("8", "requests + json dicts (held)"),
         ("8", "ours to_pandas() progress=False"), ("8", "ours to_pandas() progress=True (tqdm)"),
+        ("8", "bare transfer of the same pages (floor)"), ("8", "ours to_list()"),
+        ("8", "ours to_arrow() CPU s per 100k tests"), ("8", "ours async to_arrow()"), ("8", "ours async to_list()"),
         ("10", "ours webhooks.verify (typed event)"), ("10", "svix Webhook.verify + json.loads"),
         ("11", "receiver, no faults"), ("11", "receiver, 10% duplicates, 30 s jitter"),
     }
@@ -45,11 +47,13 @@ def test_quick_benchmark_produces_every_scenario_row(tmp_path: Path) -> None:
     for row in result["rows"]:
         if row["scenario"].startswith("5") or row["contender"].endswith("(held)"):
             assert row["held_bytes"] is not None and row["peak_bytes"] > 0
+        elif "cpu_seconds" in row:
+            assert row["cpu_seconds"] > 0
         else:
             assert row["seconds"] > 0
     assert {t["scenario"].split()[0] for t in result["targets"]} == {"1", "2", "3", "4", "5", "8", "10", "11"} | (
         {"9"} if queue_tool.exists() else set())
-    assert len(result["targets"]) == 20 + queue_tool.exists() + (webhooks_row in contenders)
+    assert len(result["targets"]) == 24 + queue_tool.exists() + (webhooks_row in contenders)
     # Scenario 11's checks are about delivery, not speed: they hold at the quick size too.
     checks = [t for t in result["targets"] if t["scenario"].startswith("11 ") and t["what"].startswith("check: ")]
     assert [t["what"] for t in checks] == ["check: none lost", "check: none unsigned",
