@@ -240,7 +240,8 @@ void bind_async_pages(py::module_& m, py::class_<PyAsyncClient>& cls, const py::
       [](PyAsyncClient& self, const py::args& args, const py::kwargs& kwargs) {
         if (!self.client) throw Error(std::string(Op::name) + ": the AsyncClient is closed");
         auto request = build_request<typename Op::Request>(Op::name, args, kwargs);
-        return Walk{std::make_shared<Pager<Page>>(self.client->template pager<Op>(std::move(request))), self.client};
+        return Walk{std::make_shared<Pager<Page>>(self.client->template pager<Op>(std::move(request))), self.client,
+                    nullptr};
       },
       ("The walk over the pages of " + name + " (AsyncListing reads it).").c_str());
 }
