@@ -164,7 +164,7 @@ class AsyncListing:
         self._client = client
         self._name = name
         self._operation = "list_" + name.removeprefix("iter_")
-        self._item_type, self._cursor = _LISTINGS[self._operation]
+        self._item_type = _LISTINGS[self._operation][0]  # the cursor keyword is the core walk's business
         self._args = args
         self._kwargs = kwargs
         self._max_results = max_results
