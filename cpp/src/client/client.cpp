@@ -143,21 +143,35 @@ struct Client::Impl {
 
   /// decode(), with the token redacted from any DecodeError (a body may echo it). The raw body is wiped
   /// afterwards, whatever happens: if it echoed the token, no unwiped copy is freed. The body is read in place
-  /// (the transfer leaves room for the decoder's padding). `syntax_checked`: check_body already accepted it (a
-  /// listing's page pipeline), so it is not checked again.
+  /// (the transfer leaves room for the decoder's padding).
   template <typename Response>
-  Response decode_redacted(std::string&& response, bool syntax_checked = false) const {
+  Response decode_redacted(std::string&& response) const {
     struct WipeOnExit {
       std::string& text;
       ~WipeOnExit() { detail::wipe(text); }
     } wipe_on_exit{response};
-    try {
+    return redacting([&] {
       if constexpr (kTextAnswer<Response>) {
         return Response::parse(response);
       } else {
-        if (syntax_checked) return detail::decode_checked_body<Response>(response);
-        return detail::decode_body<Response>(response, {});
+        return detail::decode_body<Response>(response);
       }
+    });
+  }
+
+  /// A listing's page as its pipeline handed it over: read from the document parsed on arrival, or, when that
+  /// parse failed, decoded from the body again to say why (page_pipeline.hpp).
+  template <typename Page>
+  Page decode_page(detail::PageAnswer& answer) const {
+    if (answer.parsed()) return redacting([&] { return detail::decode_parsed<Page>(answer.root()); });
+    return decode_redacted<Page>(std::move(answer.body));
+  }
+
+  /// What `decode` returns, with the token redacted from any DecodeError it throws.
+  template <typename Decode>
+  auto redacting(Decode&& decode) const {
+    try {
+      return decode();
     } catch (const DecodeError& error) {
       const std::string message = error.what();
       if (message.find(token()) == std::string::npos) throw;
@@ -291,7 +305,7 @@ Pager<typename Op::Response> make_pager(ClientImpl* impl, typename Op::Request r
   };
   return Pager<Page>(std::make_unique<detail::PipelinePages<Page>>(
       std::move(setup), [impl](detail::PageAnswer& answer) {
-        return impl->template decode_redacted<Page>(std::move(answer.body), answer.checked);
+        return impl->template decode_page<Page>(answer);
       }));
 }
 

@@ -9,6 +9,7 @@
 #include <exception>
 #include <mutex>
 #include <utility>
+#include <vector>
 
 #include "core/decode_body.hpp"
 #include "secret_memory.hpp"
@@ -44,7 +45,9 @@ PageAnswer::~PageAnswer() { wipe(body); }
 
 /// Shared with the engine's completions, which may run after the pipeline is gone (they then only wipe).
 struct PagePipeline::State {
-  explicit State(Setup given) : setup(std::move(given)), walk(setup.style, setup.first_cursor) {}
+  explicit State(Setup given) : setup(std::move(given)), walk(setup.style, setup.first_cursor) {
+    spare_parsers.reserve(kWindow + 1);  // recycle() must not allocate
+  }
 
   Setup setup;
   std::mutex mutex;
@@ -59,6 +62,20 @@ struct PagePipeline::State {
   std::uint64_t generation = 0;  // of the request in flight; a completion of an older one is ignored
   SubmissionHandle handle;
   std::function<void()> waiter;
+  std::vector<std::unique_ptr<simdjson::dom::parser>> spare_parsers;  // of pages read, for the next ones
+
+  /// A parser for an arriving page: a spare one, or a new one (at most kWindow + 1 pages hold one at a time).
+  std::unique_ptr<simdjson::dom::parser> take_parser() {
+    {
+      std::lock_guard lock(mutex);
+      if (!spare_parsers.empty()) {
+        std::unique_ptr<simdjson::dom::parser> parser = std::move(spare_parsers.back());
+        spare_parsers.pop_back();
+        return parser;
+      }
+    }
+    return make_body_parser();
+  }
 
   /// Whether next() has something to return without waiting.
   bool ready() const { return !answers.empty() || error || ended || (walk.done() && !in_flight); }
@@ -101,16 +118,17 @@ void PagePipeline::State::arrived(const std::weak_ptr<State>& weak, std::uint64_
   PageAnswer answer(std::move(body));
   const std::shared_ptr<State> state = weak.lock();
   if (!state) return;  // the pipeline is gone; the answer is wiped
-  // The syntax check and the peek run here, without the lock: only this completion touches this body.
-  std::optional<PagePeek> peek;
+  // The parse and the peek run here, without the lock: only this completion touches this answer.
+  PagePeek peek;
   if (!failure) {
     try {
-      answer.checked = check_body(answer.body, [&](const simdjson::dom::element& root) {
-        peek = peek_page(root, state->setup.at);
-      });
-      answer.checked = true;  // accepted (check_body's false only says the document was not seen)
+      std::unique_ptr<simdjson::dom::parser> parser = state->take_parser();
+      answer.document = parse_body(answer.body, *parser);
+      answer.parser = std::move(parser);
+      wipe(answer.body);  // the document holds what the page says
+      peek = peek_page(answer.document, state->setup.at);
     } catch (...) {
-      answer.checked = false;  // malformed: the consumer's decoding reports it (with the token redacted)
+      // Not JSON: the consumer's decoding of the body reports it (with the token redacted).
     }
   }
   std::function<void()> waiter;
@@ -121,9 +139,9 @@ void PagePipeline::State::arrived(const std::weak_ptr<State>& weak, std::uint64_
     if (failure) {
       state->error = std::move(failure);
     } else {
-      if (answer.checked && peek && peek->ok) {
+      if (peek.ok) {
         try {
-          state->walk.advance(peek->items, peek->next);
+          state->walk.advance(peek.items, peek.next);
           answer.advanced = true;
         } catch (...) {
           state->error = std::current_exception();  // a repeated cursor: the error takes this page's place
@@ -217,6 +235,12 @@ void PagePipeline::fail() noexcept {
   state_->error = nullptr;
   state_->cancel_in_flight();
   state_->answers.clear();
+}
+
+void PagePipeline::recycle(PageAnswer&& answer) noexcept {
+  if (!answer.parser) return;
+  std::lock_guard lock(state_->mutex);
+  if (state_->spare_parsers.size() < kWindow + 1) state_->spare_parsers.push_back(std::move(answer.parser));
 }
 
 void PagePipeline::limit(std::size_t max_items) {

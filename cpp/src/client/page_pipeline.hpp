@@ -2,17 +2,18 @@
 // The page pipeline of a Client's listings (see the top of trunk/pager.hpp): one walk over a listing's pages on
 // the client's transfer engine, consumed by the sync pagers and the async listings alike.
 //
-// When a page's answer completes, on the engine thread, its syntax is checked (the check the decoder would start
-// with, done once: the consumer decodes with decode_checked_body), its next cursor and item count are read from
-// the checked document, the walk advances (PageWalk: the repeated-cursor check) and the next page is requested
-// at once - before anybody decodes this one - as long as fewer than kWindow answers wait unread and the caller's
-// budget wants more. The consumer takes the answers in order and decodes them on its own thread, so the models
-// are built and freed on the thread that reads them, and the network, the syntax check and the decoding overlap.
+// When a page's answer completes, on the engine thread, it is parsed - the one parse of its bytes
+// (decode_body.hpp), into a parser of the answer's own - its next cursor and item count are read from that
+// document, the walk advances (PageWalk: the repeated-cursor check) and the next page is requested at once -
+// before anybody reads this one - as long as fewer than kWindow answers wait unread and the caller's budget
+// wants more. The consumer takes the answers in order and reads the models from their documents on its own
+// thread, so the models are built and freed on the thread that uses them, and the network, the parse and the
+// reading overlap. A parser goes back to the pipeline once its page is read (kWindow + 1 of them at most).
 //
-// An answer whose cursor could not be read on arrival (its check took the slow path for a number no double
-// holds) holds the walk until the consumer has decoded it and reports the page (advance()); malformed answers
-// are left to the consumer's decoding, which says why. Not a template: what differs per listing is the request
-// for a cursor and where the answer holds the cursor (WireAt); PipelinePages<Page> below decodes.
+// An answer whose cursor could not be read on arrival (not shaped as a page) holds the walk until the consumer
+// has decoded it and reports the page (advance()); an answer that does not parse is left to the consumer's
+// decoding, which says why. Not a template: what differs per listing is the request for a cursor and where the
+// answer holds the cursor (WireAt); PipelinePages<Page> below decodes.
 
 #include <cstddef>
 #include <functional>
@@ -20,14 +21,12 @@
 #include <optional>
 #include <string>
 
+#include <simdjson.h>
+
 #include "transfer_engine.hpp"
 #include "trunk/error.hpp"
 #include "trunk/page_walk.hpp"
 #include "trunk/pager.hpp"
-
-namespace simdjson::dom {
-class element;
-}  // namespace simdjson::dom
 
 namespace trunk::detail {
 
@@ -38,11 +37,12 @@ struct PagePeek {
   bool ok = false;  ///< false: the answer is not shaped as expected (the decoder will say why)
 };
 
-/// The next cursor and the item count of a page's answer (its checked document), at the places `at` names.
+/// The next cursor and the item count of a page's answer (its parsed document), at the places `at` names.
 /// Never throws.
 PagePeek peek_page(const simdjson::dom::element& root, const WireAt& at);
 
-/// One page's answer as the pipeline hands it over; its body is wiped when it goes (it may echo the token).
+/// One page's answer as the pipeline hands it over: its document (parsed) or, when it did not parse, its body,
+/// which is wiped when it goes (it may echo the token).
 struct PageAnswer {
   PageAnswer() = default;
   explicit PageAnswer(std::string&& text) : body(std::move(text)) {}
@@ -50,8 +50,13 @@ struct PageAnswer {
   PageAnswer& operator=(PageAnswer&&) noexcept = default;
   ~PageAnswer();
 
-  std::string body;      ///< the 2xx body, with the decoder's padding as spare capacity
-  bool checked = false;  ///< its syntax was checked and accepted: decode with decode_checked_body
+  /// Read the model from root() (decode_parsed); false: decode `body`, which says why it does not parse.
+  bool parsed() const { return parser != nullptr; }
+  const simdjson::dom::element& root() const { return document; }
+
+  std::string body;  ///< the 2xx body until it is parsed (with the decoder's padding as spare capacity)
+  std::unique_ptr<simdjson::dom::parser> parser;  ///< holds the document; back to the pipeline after reading
+  simdjson::dom::element document;                ///< the root, in `parser`
   bool advanced = false;  ///< the walk has read its next cursor; false: call PagePipeline::advance once decoded
 };
 
@@ -95,6 +100,8 @@ class PagePipeline {
   void advance(std::size_t items, const std::optional<std::string>& next);
   /// The consumer could not decode a page: the walk ends (the request in flight is cancelled).
   void fail() noexcept;
+  /// The consumer has read `answer`: its parser serves a later page.
+  void recycle(PageAnswer&& answer) noexcept;
   /// The caller will read at most `max_items` items in all.
   void limit(std::size_t max_items);
   /// True once next() would return nullopt.
@@ -125,6 +132,7 @@ class PipelinePages final : public PageSource<Page> {
       throw;
     }
     if (!answer->advanced) pipeline_.advance(Traits::items(*page).size(), Traits::next(*page));
+    pipeline_.recycle(std::move(*answer));
     return page;
   }
   void limit(std::size_t max_items) override { pipeline_.limit(max_items); }

@@ -1,42 +1,49 @@
 #pragma once
-// Internal: decoding an answer's body in place, and checking its syntax apart from decoding it.
+// Internal: a body is parsed once, then read.
 //
-// The decoder checks a document's syntax with simdjson's validating parser before reading it into the model
-// (json_decoder.hpp). A listing's page pipeline (client/page_pipeline.hpp) runs that check on the engine thread
-// as soon as a page arrives, reads the next cursor from the checked document, and has the page decoded later
-// without checking it again (decode_checked_body). The body's spare capacity serves as simdjson's padding (the
-// transfer reserves it), so the body is not copied either.
+// parse_body runs simdjson's validating parser over a body (its syntax, its UTF-8, its nesting) and leaves the
+// document in a parser; decode_parsed<T> reads the model from that document (json_decoder.hpp). decode_body<T>
+// does both on the calling thread's parser. A listing's page pipeline (client/page_pipeline.hpp) parses each
+// page on the engine thread, as soon as it arrives, into a parser of the page's own (make_body_parser), reads
+// the next cursor from the document, and hands the document to the consumer, which reads the model on its
+// thread: one parse per page, and the models made and freed on the thread that uses them. The body's spare
+// capacity serves as simdjson's padding (the transfer reserves it), so the body is not copied either.
 
 #include <cstddef>
-#include <functional>
+#include <memory>
 #include <string>
+#include <string_view>
 
 namespace simdjson::dom {
 class element;
+class parser;
 }  // namespace simdjson::dom
 
 namespace trunk::detail {
 
-/// Sees the whole document as the syntax check parsed it. Not called when that check took its slow path (a
-/// number no double holds) or refused the text, so what it does must be a hint, never needed for the result.
-using OnValidated = std::function<void(const simdjson::dom::element& root)>;
-
-/// Bytes a body needs beyond its size for decode_body to read it in place (simdjson's padding).
+/// Bytes a body needs beyond its size for parse_body to read it in place (simdjson's padding).
 inline constexpr std::size_t kDecodePadding = 64;
 
-/// decode<T>(body), reading `body` in place when its spare capacity is at least kDecodePadding (else from a
-/// wiped copy); `on_validated` sees the validated document first. Instantiated with decode<T>.
-template <typename T>
-T decode_body(std::string& body, const OnValidated& on_validated);
+/// A parser for parse_body: it refuses documents nested deeper than the decoder allows. A document lives in
+/// its parser until the parser parses again.
+std::unique_ptr<simdjson::dom::parser> make_body_parser();
+/// This thread's parser (for a body parsed and read on the same thread).
+simdjson::dom::parser& thread_body_parser();
 
-/// Checks the syntax of `body` (the check decode_body starts with) and lets `on_validated` see the document;
-/// throws the DecodeError decode_body would. True when the document was seen (false: the check took its slow
-/// path, a number no double holds). A listing's page pipeline runs it on the engine thread, as soon as a page
-/// arrives, and decodes later with decode_checked_body, so the page's syntax is checked once.
-bool check_body(std::string& body, const OnValidated& on_validated);
+/// Parses `body` into `parser` and returns the document's root; throws DecodeError("", "malformed JSON: ...")
+/// for text that is not JSON nested at most 128 levels deep. Reads the body in place when its spare capacity
+/// is at least kDecodePadding, else from a wiped copy. A number no double holds (1e400 is malformed; a
+/// 30-digit integer reads as the nearest double, as JSON parsers commonly do) takes a slower path.
+simdjson::dom::element parse_body(std::string& body, simdjson::dom::parser& parser);
+/// parse_body for any text (always from a wiped, padded copy).
+simdjson::dom::element parse_text(std::string_view text, simdjson::dom::parser& parser);
 
-/// decode_body for a body check_body has accepted: the syntax is not checked again. Instantiated with decode<T>.
+/// The model T read from a document parse_body returned. Instantiated with decode<T>.
 template <typename T>
-T decode_checked_body(std::string& body);
+T decode_parsed(const simdjson::dom::element& root);
+
+/// parse_body on this thread's parser, then decode_parsed. Instantiated with decode<T>.
+template <typename T>
+T decode_body(std::string& body);
 
 }  // namespace trunk::detail

@@ -1,4 +1,5 @@
-// The non-template parts of the decoder (json_decoder.hpp): scalars, paths, errors, unknown keys.
+// The non-template parts of the decoder (json_decoder.hpp): the one parse (decode_body.hpp), scalars, paths,
+// errors, unknown keys.
 #include "json_decoder.hpp"
 
 #include <string.h>
@@ -6,6 +7,7 @@
 #include <algorithm>
 #include <charconv>
 #include <limits>
+#include <memory>
 #include <new>
 
 namespace trunk::detail {
@@ -17,23 +19,16 @@ constexpr std::size_t kMaxNestingDepth = 128;
 /// Bound of a JSON value quoted in an error message.
 constexpr std::size_t kMaxQuotedJsonBytes = 80;
 
-std::string_view trim_right(std::string_view text) {
-  while (!text.empty() && (text.back() == ' ' || text.back() == '\n' || text.back() == '\r' || text.back() == '\t')) {
-    text.remove_suffix(1);
-  }
-  return text;
-}
-
 }  // namespace
 
-std::string_view json_kind_name(od::json_type type) {
-  switch (type) {
-    case od::json_type::array: return "array";
-    case od::json_type::object: return "object";
-    case od::json_type::number: return "number";
-    case od::json_type::string: return "string";
-    case od::json_type::boolean: return "boolean";
-    case od::json_type::null: return "null";
+std::string_view json_kind_name(JsonKind kind) {
+  switch (kind) {
+    case JsonKind::array: return "array";
+    case JsonKind::object: return "object";
+    case JsonKind::number: return "number";
+    case JsonKind::string: return "string";
+    case JsonKind::boolean: return "boolean";
+    case JsonKind::null: return "null";
   }
   return "unknown";
 }
@@ -65,27 +60,46 @@ void throw_malformed(simdjson::error_code error) {
   throw DecodeError("", std::string("malformed JSON: ") + simdjson::error_message(error));
 }
 
-void throw_wrong_type(const JsonPath& path, std::string_view expected, od::json_type actual) {
+void throw_wrong_type(const JsonPath& path, std::string_view expected, JsonKind actual) {
   throw DecodeError(path.str(), "expected " + std::string(expected) + ", got " + std::string(json_kind_name(actual)));
 }
 
-std::string_view raw_json_of(od::value& value) {
-  switch (type_of(value)) {
-    case od::json_type::object: return checked(checked(value.get_object()).raw_json());
-    case od::json_type::array: return checked(checked(value.get_array()).raw_json());
-    default: return trim_right(value.raw_json_token());
+Json to_json(const dom::element& value) {
+  switch (value.type()) {
+    case dom::element_type::OBJECT: {
+      Json out = Json::object();
+      for (const dom::key_value_pair member : dom::object(value)) out[std::string(member.key)] = to_json(member.value);
+      return out;
+    }
+    case dom::element_type::ARRAY: {
+      Json out = Json::array();
+      for (const dom::element element : dom::array(value)) out.push_back(to_json(element));
+      return out;
+    }
+    case dom::element_type::INT64: {
+      const std::int64_t number = std::int64_t(value);
+      if (number >= 0) return Json(static_cast<std::uint64_t>(number));
+      return Json(number);
+    }
+    case dom::element_type::UINT64: return Json(std::uint64_t(value));
+    case dom::element_type::DOUBLE: return Json(double(value));
+    case dom::element_type::STRING: return Json(std::string(std::string_view(value)));
+    case dom::element_type::BOOL: return Json(bool(value));
+    case dom::element_type::NULL_VALUE: break;
   }
+  return Json();
 }
 
-Json parse_extra(std::string_view raw) {
-  try {
-    return Json::parse(raw.begin(), raw.end());
-  } catch (const Json::exception& error) {
-    std::string_view message = error.what();
-    if (const auto end = message.find("] "); end != std::string_view::npos) message.remove_prefix(end + 2);
-    throw DecodeError("", "malformed JSON: " + printable(message));
-  }
+namespace {
+
+/// nlohmann's message without its "[json.exception.parse_error.101] " prefix.
+std::string nlohmann_message(const Json::exception& error) {
+  std::string_view message = error.what();
+  if (const auto end = message.find("] "); end != std::string_view::npos) message.remove_prefix(end + 2);
+  return printable(message);
 }
+
+}  // namespace
 
 void report_unknown_keys(DecodeContext& context, const JsonPath& path, const Json& unknown) {
   for (const auto& [key, value] : unknown.items()) {
@@ -94,11 +108,6 @@ void report_unknown_keys(DecodeContext& context, const JsonPath& path, const Jso
                                             kMaxQuotedJsonBytes),
                                   "is not a field of this request"});
   }
-}
-
-void reject_non_object_root(std::string_view body, const JsonPath& path, od::json_type type) {
-  (void)parse_extra(body);  // a root that is not even JSON is malformed, whatever its first character says
-  throw_wrong_type(path, "object", type);
 }
 
 std::string one_of_rule(std::span<const std::string_view> allowed) {
@@ -110,25 +119,18 @@ std::string one_of_rule(std::span<const std::string_view> allowed) {
   return rule;
 }
 
-void record_unknown_key(DecodeContext& context, const JsonPath& path, od::value& value, Json& extras) {
-  const std::string_view raw = raw_json_of(value);
-  Json parsed = parse_extra(raw);  // validates the value's text as well
-  if (context.mode == DecodeMode::strict) {
-    // Kept as an object like `extra`: reported after the object's other problems, sorted by key.
-    if (extras.is_null()) extras = Json::object();
-    extras[std::string(path.key)] = std::move(parsed);
-    return;
-  }
+void record_unknown_key(DecodeContext&, const JsonPath& path, const dom::element& value, Json& extras) {
+  // An answer keeps it in `extra`; a request's are reported after the object's other problems, sorted by key.
   if (extras.is_null()) extras = Json::object();
-  extras[std::string(path.key)] = std::move(parsed);
+  extras[std::string(path.key)] = to_json(value);
 }
 
-void read_value(od::value& value, const JsonPath&, DecodeContext&, Json& out) { out = parse_extra(raw_json_of(value)); }
+void read_value(const dom::element& value, const JsonPath&, DecodeContext&, Json& out) { out = to_json(value); }
 
-void read_value(od::value& value, const JsonPath& path, DecodeContext&, std::string& out) {
-  const od::json_type type = type_of(value);
-  if (type != od::json_type::string) throw_wrong_type(path, "string", type);
-  out.assign(checked(value.get_string()));
+void read_value(const dom::element& value, const JsonPath& path, DecodeContext&, std::string& out) {
+  std::string_view text;
+  if (value.get_string().get(text) != simdjson::SUCCESS) throw_wrong_type(path, "string", kind_of(value));
+  out.assign(text);
 }
 
 namespace {
@@ -154,31 +156,22 @@ std::optional<std::int64_t> decimal_string_integer(std::string_view text, const 
 
 }  // namespace
 
-void read_value(od::value& value, const JsonPath& path, DecodeContext&, std::int64_t& out) {
-  const od::json_type type = type_of(value);
-  if (type == od::json_type::string) {
-    if (const auto number = decimal_string_integer(checked(value.get_string()), path)) {
-      out = *number;
-      return;
-    }
+void read_value(const dom::element& value, const JsonPath& path, DecodeContext&, std::int64_t& out) {
+  switch (value.type()) {
+    case dom::element_type::INT64: out = std::int64_t(value); return;
+    case dom::element_type::UINT64:  // only what int64 does not hold is stored as unsigned
+      throw DecodeError(path.str(), "integer " + std::to_string(std::uint64_t(value)) + " is out of range");
+    case dom::element_type::STRING:
+      if (const auto number = decimal_string_integer(std::string_view(value), path)) {
+        out = *number;
+        return;
+      }
+      throw_wrong_type(path, "integer", JsonKind::string);
+    case dom::element_type::DOUBLE: break;
+    default: throw_wrong_type(path, "integer", kind_of(value));
   }
-  if (type != od::json_type::number) throw_wrong_type(path, "integer", type);
-  const std::string_view token = trim_right(value.raw_json_token());
-  od::number_type kind{};
-  if (!value.get_number_type().get(kind)) {
-    if (kind == od::number_type::signed_integer) {
-      out = checked(value.get_int64());
-      return;
-    }
-    std::uint64_t big = 0;
-    if (kind == od::number_type::unsigned_integer && !value.get_uint64().get(big)) {
-      throw DecodeError(path.str(), "integer " + std::to_string(big) + " is out of range");
-    }
-  }
-  // A fraction, an exponent, or an integer beyond 64 bits: read as a double (the raw token through nlohmann,
-  // which also rejects what no double holds).
-  const Json parsed = parse_extra(token);
-  const double number = parsed.get<double>();
+  // A fraction or an exponent (or an integer beyond 64 bits, which the parse reads as the nearest double).
+  const double number = double(value);
   // JSON has one number type, and JSON Schema's "integer" (the OpenAPI document's type of these fields) is any
   // number with a zero fraction: 5.0 and 1e3 are integers, 5.5 is not, in answers and requests alike (a
   // sender whose language writes every number as a double, or a schema-driven generator, sends 5.0).
@@ -190,19 +183,15 @@ void read_value(od::value& value, const JsonPath& path, DecodeContext&, std::int
   throw DecodeError(path.str(), "expected integer, got " + printable(Json(number).dump(), kMaxQuotedJsonBytes));
 }
 
-void read_value(od::value& value, const JsonPath& path, DecodeContext&, double& out) {
-  const od::json_type type = type_of(value);
-  if (type != od::json_type::number) throw_wrong_type(path, "number", type);
-  out = checked(value.get_double());
+void read_value(const dom::element& value, const JsonPath& path, DecodeContext&, double& out) {
+  if (value.get_double().get(out) != simdjson::SUCCESS) throw_wrong_type(path, "number", kind_of(value));
 }
 
-void read_value(od::value& value, const JsonPath& path, DecodeContext&, bool& out) {
-  const od::json_type type = type_of(value);
-  if (type != od::json_type::boolean) throw_wrong_type(path, "boolean", type);
-  out = checked(value.get_bool());
+void read_value(const dom::element& value, const JsonPath& path, DecodeContext&, bool& out) {
+  if (value.get_bool().get(out) != simdjson::SUCCESS) throw_wrong_type(path, "boolean", kind_of(value));
 }
 
-void read_value(od::value& value, const JsonPath& path, DecodeContext& context, Timestamp& out) {
+void read_value(const dom::element& value, const JsonPath& path, DecodeContext& context, Timestamp& out) {
   std::string text;
   read_value(value, path, context, text);
   std::string problem;
@@ -215,7 +204,7 @@ void read_value(od::value& value, const JsonPath& path, DecodeContext& context, 
       {path.str(), detail::quoted(text), "must be an RFC 3339 date-time, e.g. 2024-05-01T12:00:00Z"});
 }
 
-void read_value(od::value& value, const JsonPath& path, DecodeContext& context, std::optional<Timestamp>& out,
+void read_value(const dom::element& value, const JsonPath& path, DecodeContext& context, std::optional<Timestamp>& out,
                 Json& extras) {
   if (context.mode == DecodeMode::strict) {
     read_value(value, path, context, out.emplace());
@@ -232,6 +221,10 @@ void read_value(od::value& value, const JsonPath& path, DecodeContext& context, 
   extras[std::string(path.key)] = std::move(text);
 }
 
+/// Throws DecodeError("", ...) when the text nests deeper than the decoder allows: a byte scan, for the one case
+/// the parse stops before it has seen the whole text (a number out of range).
+void check_nesting_depth(std::string_view text);
+
 namespace {
 
 [[noreturn]] void throw_too_deep(std::string_view where) {
@@ -239,60 +232,83 @@ namespace {
                             std::string(where));
 }
 
-/// simdjson's validating parser, set to refuse what nests deeper than the decoder allows: one pass checks the
-/// syntax and the depth. Its stage 2 counts the root as level 0 and refuses depth >= max_depth, hence the +1.
-simdjson::dom::parser& depth_limited_validator() {
-  thread_local simdjson::dom::parser validator;
-  thread_local const bool limited = [] {
-    constexpr std::size_t kInitialCapacity = std::size_t{64} << 10;  // grows as bodies need, keeping the depth
-    if (validator.allocate(kInitialCapacity, kMaxNestingDepth) != simdjson::SUCCESS) throw std::bad_alloc();
-    return true;
-  }();
-  static_cast<void>(limited);
-  return validator;
-}
+/// A text with simdjson's padding after it, wiped when it goes (the text may be an answer echoing the token).
+class WipedPaddedCopy {
+ public:
+  explicit WipedPaddedCopy(std::string_view text) : copy_(text) {}
+  ~WipedPaddedCopy() { ::explicit_bzero(copy_.data(), copy_.size()); }
+  WipedPaddedCopy(const WipedPaddedCopy&) = delete;
+  WipedPaddedCopy& operator=(const WipedPaddedCopy&) = delete;
+  simdjson::padded_string_view view() const {
+    return simdjson::padded_string_view(copy_.data(), copy_.size(), copy_.size() + simdjson::SIMDJSON_PADDING);
+  }
 
-}  // namespace
+ private:
+  simdjson::padded_string copy_;
+};
 
-std::optional<simdjson::dom::element> validate_syntax(simdjson::padded_string_view padded) {
-  simdjson::dom::element root;
-  const auto error = depth_limited_validator().parse(padded).get(root);
+/// The slow path of parse_padded: a text simdjson stopped at a number no 64-bit integer or double holds. Its
+/// depth is checked by a byte scan (simdjson stopped early), then nlohmann reads it: 1e400 is malformed, a
+/// 30-digit integer becomes the nearest double. The document is parsed again from what nlohmann writes back.
+dom::element parse_out_of_range_numbers(std::string_view text, simdjson::error_code first, dom::parser& parser);
+
+/// One parse of a padded text into `parser` (see parse_body).
+dom::element parse_padded(simdjson::padded_string_view padded, dom::parser& parser) {
+  dom::element root;
+  const auto error = parser.parse(padded).get(root);
   if (!error) return root;
   if (error == simdjson::DEPTH_ERROR) throw_too_deep("");
   if (error == simdjson::NUMBER_ERROR) {
-    // A number no 64-bit integer or double holds (1e400, 30 digits): valid JSON syntax, which the decoder
-    // reports with its path when it reads the field; anything else wrong is still malformed. simdjson stopped
-    // at the number, so the depth of what follows is checked here, before the recursive parser sees it.
-    const std::string_view body(padded.data(), padded.length());
-    check_nesting_depth(body);
-    if (Json::accept(body.begin(), body.end())) return std::nullopt;
-    try {
-      const Json parsed = Json::parse(body.begin(), body.end());
-      static_cast<void>(parsed);
-      return std::nullopt;
-    } catch (const Json::out_of_range&) {
-      return std::nullopt;  // 1e400: the field's reader says "malformed JSON" too, where it meets it
-    } catch (const Json::exception&) {
-    }
+    return parse_out_of_range_numbers(std::string_view(padded.data(), padded.length()), error, parser);
   }
   throw_malformed(error);
 }
 
-bool check_body(std::string& body, const OnValidated& on_validated) {
-  std::optional<simdjson::dom::element> validated;
-  if (body.capacity() - body.size() >= kDecodePadding) {
-    validated = validate_syntax(simdjson::padded_string_view(body.data(), body.size(), body.capacity()));
-  } else {
-    const WipedPaddedCopy padded(body);
-    validated = validate_syntax(padded.view());
-    if (validated && on_validated) on_validated(*validated);  // while the copy it points into lives
-    return validated.has_value();
+dom::element parse_out_of_range_numbers(std::string_view text, simdjson::error_code first, dom::parser& parser) {
+  check_nesting_depth(text);
+  std::string written;
+  try {
+    written = Json::parse(text.begin(), text.end()).dump();
+  } catch (const Json::out_of_range& error) {
+    throw DecodeError("", "malformed JSON: " + nlohmann_message(error));
+  } catch (const Json::exception&) {
+    throw_malformed(first);  // not JSON after all: simdjson's reason
   }
-  if (validated && on_validated) on_validated(*validated);
-  return validated.has_value();
+  const WipedPaddedCopy padded(written);
+  ::explicit_bzero(written.data(), written.size());
+  dom::element root;
+  if (const auto error = parser.parse(padded.view()).get(root)) throw_malformed(error);
+  return root;
 }
 
-WipedPaddedCopy::~WipedPaddedCopy() { ::explicit_bzero(copy_.data(), copy_.size()); }
+}  // namespace
+
+std::unique_ptr<dom::parser> make_body_parser() {
+  // One pass checks the syntax and the depth (MalformedJson.NestingLimitIs128LevelsExactly pins the limit), so
+  // hostile nesting never reaches the recursive reading. The capacity grows as bodies need, keeping the depth.
+  constexpr std::size_t kInitialCapacity = std::size_t{64} << 10;
+  auto parser = std::make_unique<dom::parser>();
+  if (parser->allocate(kInitialCapacity, kMaxNestingDepth) != simdjson::SUCCESS) throw std::bad_alloc();
+  return parser;
+}
+
+dom::parser& thread_body_parser() {
+  thread_local const std::unique_ptr<dom::parser> parser = make_body_parser();
+  return *parser;
+}
+
+dom::element parse_body(std::string& body, dom::parser& parser) {
+  static_assert(kDecodePadding >= simdjson::SIMDJSON_PADDING);
+  if (body.capacity() - body.size() >= kDecodePadding) {
+    return parse_padded(simdjson::padded_string_view(body.data(), body.size(), body.capacity()), parser);
+  }
+  return parse_text(body, parser);
+}
+
+dom::element parse_text(std::string_view text, dom::parser& parser) {
+  const WipedPaddedCopy padded(text);
+  return parse_padded(padded.view(), parser);
+}
 
 void check_nesting_depth(std::string_view text) {
   // A linear scan for brackets outside strings, for the one case validate_syntax's parser stops early on (a

@@ -1,6 +1,9 @@
 #pragma once
-// Internal: the one JSON decoder, driven by the field lists of describe.hpp, on simdjson's On-Demand API
-// (it parses straight from the bytes into the model: no DOM, no allocation per key).
+// Internal: the one JSON decoder, driven by the field lists of describe.hpp. Each body is parsed once, by
+// simdjson's validating parser (parse_body, decode_body.hpp), which checks the syntax, the UTF-8 and the nesting
+// and builds the document (its tape); the decoder then reads the model from that document. A listing's page
+// pipeline parses a page on the engine thread as it arrives and hands the document to the consumer, which
+// reads the model there (client/page_pipeline.hpp), so no byte is parsed twice.
 //
 // Two modes, chosen by the type: models that keep unknown keys (answers) are read tolerantly, messages
 // without (requests, read by the sandbox) strictly.
@@ -41,7 +44,7 @@
 
 namespace trunk::detail {
 
-namespace od = simdjson::ondemand;
+namespace dom = simdjson::dom;
 
 /// Where a value sits in the document, built on the stack as the decoder descends and turned into text
 /// ("tests[3].status.timestamp") only on the way to an error.
@@ -63,41 +66,50 @@ struct DecodeContext {
   std::vector<Violation> violations;  // strict mode
 };
 
+/// The JSON kinds, as messages name them (the document tells integers from doubles; JSON does not).
+enum class JsonKind { object, array, number, string, boolean, null };
+
+inline JsonKind kind_of(const dom::element& value) noexcept {
+  switch (value.type()) {
+    case dom::element_type::OBJECT: return JsonKind::object;
+    case dom::element_type::ARRAY: return JsonKind::array;
+    case dom::element_type::STRING: return JsonKind::string;
+    case dom::element_type::BOOL: return JsonKind::boolean;
+    case dom::element_type::NULL_VALUE: return JsonKind::null;
+    case dom::element_type::INT64:
+    case dom::element_type::UINT64:
+    case dom::element_type::DOUBLE: break;
+  }
+  return JsonKind::number;
+}
+
+std::string_view json_kind_name(JsonKind kind);
+
 [[noreturn]] void throw_malformed(simdjson::error_code error);
-[[noreturn]] void throw_wrong_type(const JsonPath& path, std::string_view expected, od::json_type actual);
-/// The raw JSON text of a value (consumed), for `extra` and for messages.
-std::string_view raw_json_of(od::value& value);
-/// Parses a raw JSON value kept for `extra`.
-Json parse_extra(std::string_view raw);
+[[noreturn]] void throw_wrong_type(const JsonPath& path, std::string_view expected, JsonKind actual);
+/// A value of the document as nlohmann's JSON (for `extra` and for values the description gives no shape),
+/// with the number kinds nlohmann's own parser gives (unsigned for a non-negative integer).
+Json to_json(const dom::element& value);
 /// "must be one of a, b, c"
 std::string one_of_rule(std::span<const std::string_view> allowed);
 
-template <typename T>
-T checked(simdjson::simdjson_result<T>&& result) {
-  T value;
-  if (auto error = std::move(result).get(value)) throw_malformed(error);
-  return value;
-}
-
-inline od::json_type type_of(od::value& value) { return checked(value.type()); }
-
 // ---- scalars -------------------------------------------------------------------------------------------------
-void read_value(od::value& value, const JsonPath& path, DecodeContext& context, std::string& out);
-void read_value(od::value& value, const JsonPath& path, DecodeContext& context, std::int64_t& out);
-void read_value(od::value& value, const JsonPath& path, DecodeContext& context, double& out);
-void read_value(od::value& value, const JsonPath& path, DecodeContext& context, bool& out);
-void read_value(od::value& value, const JsonPath& path, DecodeContext& context, Timestamp& out);
+void read_value(const dom::element& value, const JsonPath& path, DecodeContext& context, std::string& out);
+void read_value(const dom::element& value, const JsonPath& path, DecodeContext& context, std::int64_t& out);
+void read_value(const dom::element& value, const JsonPath& path, DecodeContext& context, double& out);
+void read_value(const dom::element& value, const JsonPath& path, DecodeContext& context, bool& out);
+void read_value(const dom::element& value, const JsonPath& path, DecodeContext& context, Timestamp& out);
 /// An optional time: in an answer, text that is not a time leaves it absent and is kept in `extras` under its
 /// key (decoders are tolerant: one odd time must not lose the answer, nor be silently dropped); in a request it
 /// is a violation, as for a required time.
-void read_value(od::value& value, const JsonPath& path, DecodeContext& context, std::optional<Timestamp>& out,
+void read_value(const dom::element& value, const JsonPath& path, DecodeContext& context, std::optional<Timestamp>& out,
                 Json& extras);
 /// A value the description gives no shape: kept as it came.
-void read_value(od::value& value, const JsonPath& path, DecodeContext& context, Json& out);
+void read_value(const dom::element& value, const JsonPath& path, DecodeContext& context, Json& out);
 
 /// A closed enumeration (requests): an unknown value is a violation.
 template <schema::DescribedEnum E>
-void read_value(od::value& value, const JsonPath& path, DecodeContext& context, E& out) {
+void read_value(const dom::element& value, const JsonPath& path, DecodeContext& context, E& out) {
   std::string text;
   read_value(value, path, context, text);
   if (auto known = enum_from_wire<E>(text)) {
@@ -110,24 +122,23 @@ void read_value(od::value& value, const JsonPath& path, DecodeContext& context, 
 
 /// An open enumeration (answers): any string, known values mapped.
 template <schema::DescribedEnum E>
-void read_value(od::value& value, const JsonPath& path, DecodeContext& context, std::optional<OpenEnum<E>>& out) {
+void read_value(const dom::element& value, const JsonPath& path, DecodeContext& context, std::optional<OpenEnum<E>>& out) {
   std::string text;
   read_value(value, path, context, text);
   out = OpenEnum<E>::from_wire(text);
 }
 
 template <schema::Described T>
-void read_value(od::value& value, const JsonPath& path, DecodeContext& context, T& out);
+void read_value(const dom::element& value, const JsonPath& path, DecodeContext& context, T& out);
 
 template <typename X>
-void read_value(od::value& value, const JsonPath& path, DecodeContext& context, std::vector<X>& out) {
-  const od::json_type type = type_of(value);
-  if (type != od::json_type::array) throw_wrong_type(path, "array", type);
-  od::array array = checked(value.get_array());
+void read_value(const dom::element& value, const JsonPath& path, DecodeContext& context, std::vector<X>& out) {
+  dom::array array;
+  if (value.get_array().get(array) != simdjson::SUCCESS) throw_wrong_type(path, "array", kind_of(value));
   out.clear();
+  out.reserve(array.size());
   std::size_t index = 0;
-  for (auto element_result : array) {
-    od::value element = checked(std::move(element_result));
+  for (const dom::element element : array) {
     X item{};
     read_value(element, path.element(index), context, item);
     out.push_back(std::move(item));
@@ -137,27 +148,25 @@ void read_value(od::value& value, const JsonPath& path, DecodeContext& context, 
 
 /// The JSON kind a value of type X is written as (the alternatives of a variant differ in it).
 template <typename X>
-constexpr od::json_type json_kind() {
+constexpr JsonKind json_kind() {
   if constexpr (std::is_same_v<X, std::string> || std::is_same_v<X, Timestamp> || schema::DescribedEnum<X>) {
-    return od::json_type::string;
+    return JsonKind::string;
   } else if constexpr (std::is_same_v<X, std::int64_t> || std::is_same_v<X, double>) {
-    return od::json_type::number;
+    return JsonKind::number;
   } else if constexpr (std::is_same_v<X, bool>) {
-    return od::json_type::boolean;
+    return JsonKind::boolean;
   } else if constexpr (schema::IsVector<X>::value) {
-    return od::json_type::array;
+    return JsonKind::array;
   } else {
     static_assert(schema::Described<X>, "a variant alternative the decoder cannot tell apart");
-    return od::json_type::object;
+    return JsonKind::object;
   }
 }
 
-std::string_view json_kind_name(od::json_type type);
-
 /// One of several alternatives, told apart by the JSON kind of the value (a number or a name; a list or "ALL").
 template <typename... A>
-void read_value(od::value& value, const JsonPath& path, DecodeContext& context, std::variant<A...>& out) {
-  const od::json_type type = type_of(value);
+void read_value(const dom::element& value, const JsonPath& path, DecodeContext& context, std::variant<A...>& out) {
+  const JsonKind type = kind_of(value);
   bool matched = false;
   auto try_alternative = [&]<typename X>(std::type_identity<X>) {
     if (matched || json_kind<X>() != type) return;
@@ -176,7 +185,7 @@ void read_value(od::value& value, const JsonPath& path, DecodeContext& context, 
 
 // ---- objects ---------------------------------------------------------------------------------------------
 template <schema::Described T, std::size_t I>
-void read_field(T& out, od::value& value, const JsonPath& path, DecodeContext& context, Json& extras) {
+void read_field(T& out, const dom::element& value, const JsonPath& path, DecodeContext& context, Json& extras) {
   constexpr const auto& field = std::get<I>(schema::Model<T>::fields);
   using Member = typename std::remove_cvref_t<decltype(field)>::member_type;
   if constexpr (schema::IsOptional<Member>::value) {
@@ -203,7 +212,7 @@ void clear_field(T& out) {
 
 template <schema::Described T>
 struct FieldDispatch {
-  using Reader = void (*)(T&, od::value&, const JsonPath&, DecodeContext&, Json& extras);
+  using Reader = void (*)(T&, const dom::element&, const JsonPath&, DecodeContext&, Json& extras);
   using Clearer = void (*)(T&);
   struct Entry {
     std::string_view wire;
@@ -239,35 +248,19 @@ struct FieldDispatch {
 };
 
 /// Keeps an unknown key: in `extras` for an answer; for a request, to be reported by report_unknown_keys.
-void record_unknown_key(DecodeContext& context, const JsonPath& path, od::value& value, Json& extras);
+void record_unknown_key(DecodeContext& context, const JsonPath& path, const dom::element& value, Json& extras);
 /// Strict mode: one violation per unknown key (sorted by key), after the object's other problems.
 void report_unknown_keys(DecodeContext& context, const JsonPath& path, const Json& unknown);
-/// Throws for a document whose root is not an object: malformed when it is not JSON at all, else wrong type.
-[[noreturn]] void reject_non_object_root(std::string_view body, const JsonPath& path, od::json_type type);
-
-/// A member's key, unescaped. Keys almost never hold an escape: such a key is the text between its quotes, read
-/// in place (the syntax check has already validated it), without the call into simdjson's string unescaper that
-/// unescaped_key() makes per key (5 % of decoding the 2 KB webhook event of benchmarks/run.py scenario 10, of
-/// about 30 keys). A key with a backslash is unescaped as before.
-inline std::string_view key_of(od::field& member) {
-  const char* start = member.key().raw();
-  const char* end = start;
-  while (*end != '"' && *end != '\\') ++end;
-  if (*end == '"') return {start, static_cast<std::size_t>(end - start)};
-  return checked(member.unescaped_key());
-}
-
 template <schema::Described T>
-void read_object(od::object& object, const JsonPath& path, DecodeContext& context, T& out) {
+void read_object(const dom::object& object, const JsonPath& path, DecodeContext& context, T& out) {
   using Dispatch = FieldDispatch<T>;
   std::bitset<64> seen;  // a value was read (a required field is present)
   std::bitset<64> met;   // the key appeared, null or not
   std::size_t hint = 0;
   Json extras;  // null until the first unknown key: most objects have none
-  for (auto member_result : object) {
-    od::field member = checked(std::move(member_result));
-    const std::string_view key = key_of(member);
-    od::value value = member.value();
+  for (const dom::key_value_pair member : object) {
+    const std::string_view key = member.key;  // unescaped by the parse
+    const dom::element& value = member.value;
     const std::size_t index = Dispatch::find(key, hint);
     if (index == Dispatch::size) {
       record_unknown_key(context, path.member(key), value, extras);
@@ -290,7 +283,7 @@ void read_object(od::object& object, const JsonPath& path, DecodeContext& contex
     // any other wrong type ("expected integer, got null"), unless the field is declared nullable (the
     // published description allows it): the request decoding is the sandbox's, the one place where what a
     // request may hold is decided (see the top of this file).
-    if ((context.mode == DecodeMode::tolerant || Dispatch::entries[index].nullable) && checked(value.is_null())) {
+    if ((context.mode == DecodeMode::tolerant || Dispatch::entries[index].nullable) && value.is_null()) {
       continue;
     }
     seen.set(index);
@@ -309,103 +302,40 @@ void read_object(od::object& object, const JsonPath& path, DecodeContext& contex
 }
 
 template <schema::Described T>
-void read_value(od::value& value, const JsonPath& path, DecodeContext& context, T& out) {
-  const od::json_type type = type_of(value);
-  if (type != od::json_type::object) throw_wrong_type(path, "object", type);
-  od::object object = checked(value.get_object());
+void read_value(const dom::element& value, const JsonPath& path, DecodeContext& context, T& out) {
+  dom::object object;
+  if (value.get_object().get(object) != simdjson::SUCCESS) throw_wrong_type(path, "object", kind_of(value));
   read_object(object, path, context, out);
 }
 
-/// Throws DecodeError("", ...) when the text nests deeper than the decoder allows (a byte scan; validate_syntax
-/// checks the depth in its parse and calls this only where that parse stops early).
-void check_nesting_depth(std::string_view text);
-
-/// Throws DecodeError("", "malformed JSON: ...") unless the whole text is JSON nested at most 128 levels deep.
-/// On-Demand checks only what it reads, and skipping an unknown key's value does not check the structure after
-/// it (fuzz finding: {"a":"b":1} read as an object), so the document's syntax is checked first by simdjson's
-/// validating parser, which also refuses deeper nesting (hostile input must not reach the recursive code).
-/// Returns the document as that parser read it (valid until its thread parses again), or nullopt when the
-/// parser stopped at a number no double holds and a slower check accepted the text.
-std::optional<simdjson::dom::element> validate_syntax(simdjson::padded_string_view padded);
-
-/// The document as T (see the top of this file), read in place from text with simdjson's padding after it,
-/// whose syntax validate_syntax has already checked (and accepted): the caller that needed to look at the
-/// validated document first (a webhook event's `type` chooses T) does not pay for a second validating parse.
+/// The document as T (see the top of this file), read from the document parse_body built: `root` must be an
+/// object; `root_path` prefixes every path in a message (from_json's caller names where the value sits).
 template <schema::Described T>
-T decode_validated(simdjson::padded_string_view padded, std::string_view root_path = "") {
-  const std::string_view body(padded.data(), padded.length());
+T decode_element(const dom::element& root, std::string_view root_path = "") {
   const JsonPath root_at{nullptr, root_path, 0, false};
-  thread_local od::parser parser;
-  od::document document;
-  if (auto error = parser.iterate(padded).get(document)) throw_malformed(error);
   DecodeContext context{schema::HasExtras<T> ? DecodeMode::tolerant : DecodeMode::strict, {}};
-  const od::json_type type = checked(document.type());
-  if (type != od::json_type::object) reject_non_object_root(body, root_at, type);
-  od::object root = checked(document.get_object());
   T out{};
-  read_object(root, root_at, context, out);
-  // Whatever follows the root object must be nothing at all.
-  const char* rest = nullptr;
-  if (!document.current_location().get(rest)) {
-    throw DecodeError("", "malformed JSON: unexpected content after the document");
-  }
+  read_value(root, root_at, context, out);
   if (!context.violations.empty()) throw ValidationError(std::move(context.violations));
   return out;
 }
 
-/// The document as T, read in place from text with simdjson's padding after it: validate_syntax, then
-/// decode_validated. `on_validated`, when given, sees the validated document before it is decoded
-/// (decode_body.hpp).
-template <schema::Described T>
-T decode_padded(simdjson::padded_string_view padded, std::string_view root_path = "",
-                const OnValidated& on_validated = {}) {
-  const std::optional<simdjson::dom::element> validated = validate_syntax(padded);
-  if (validated && on_validated) on_validated(*validated);
-  return decode_validated<T>(padded, root_path);
-}
-
-/// A copy of a text with simdjson's padding, wiped when it goes (the text may be an answer echoing the token).
-class WipedPaddedCopy {
- public:
-  explicit WipedPaddedCopy(std::string_view text) : copy_(text) {}
-  ~WipedPaddedCopy();
-  WipedPaddedCopy(const WipedPaddedCopy&) = delete;
-  WipedPaddedCopy& operator=(const WipedPaddedCopy&) = delete;
-  simdjson::padded_string_view view() const {
-    return simdjson::padded_string_view(copy_.data(), copy_.size(), copy_.size() + simdjson::SIMDJSON_PADDING);
-  }
-
- private:
-  simdjson::padded_string copy_;
-};
-
-/// The document as T, from any text (decoded from a padded copy).
-template <schema::Described T>
-T decode_document(std::string_view body, std::string_view root_path = "") {
-  const WipedPaddedCopy padded(body);
-  return decode_padded<T>(padded.view(), root_path);
-}
-
-/// decode_body.hpp: the body's own spare capacity as the padding when there is enough, else a padded copy.
-template <schema::Described T>
-T decode_body(std::string& body, const OnValidated& on_validated) {
-  static_assert(kDecodePadding >= simdjson::SIMDJSON_PADDING);
-  if (body.capacity() - body.size() >= kDecodePadding) {
-    return decode_padded<T>(simdjson::padded_string_view(body.data(), body.size(), body.capacity()), "",
-                            on_validated);
-  }
-  const WipedPaddedCopy padded(body);
-  return decode_padded<T>(padded.view(), "", on_validated);
-}
-
 /// decode_body.hpp.
 template <schema::Described T>
-T decode_checked_body(std::string& body) {
-  if (body.capacity() - body.size() >= kDecodePadding) {
-    return decode_validated<T>(simdjson::padded_string_view(body.data(), body.size(), body.capacity()));
-  }
-  const WipedPaddedCopy padded(body);
-  return decode_validated<T>(padded.view());
+T decode_parsed(const dom::element& root) {
+  return decode_element<T>(root);
+}
+
+/// decode_body.hpp: parsed on this thread's parser, then read.
+template <schema::Described T>
+T decode_body(std::string& body) {
+  return decode_element<T>(parse_body(body, thread_body_parser()));
+}
+
+/// The document as T, from any text (parsed from a padded copy), `root_path` as for decode_element.
+template <schema::Described T>
+T decode_document(std::string_view body, std::string_view root_path = "") {
+  return decode_element<T>(parse_text(body, thread_body_parser()), root_path);
 }
 
 }  // namespace trunk::detail

@@ -41,28 +41,14 @@ Discriminators discriminators(const simdjson::dom::element& document) {
   return found;
 }
 
-/// The same, for a body the fast parser stopped on (a number no double holds): read the slow, exact way.
-Discriminators discriminators_read_slowly(std::string_view body) {
-  const UnknownEvent event = decode<UnknownEvent>(body);
-  std::optional<std::string> action;
-  if (event.extra.is_object() && event.extra.contains("action") && event.extra["action"].is_string()) {
-    action = event.extra["action"].get<std::string>();
-  }
-  std::optional<std::string> type;
-  if (event.type && event.type->is_string()) type = event.type->get<std::string>();
-  return {type, action};
-}
-
 }  // namespace
 
 WebhookEvent construct_webhook_event(std::string_view body) {
-  const simdjson::padded_string padded(body);
-  // One validating parse: it checks the syntax, and its document gives the discriminators; the chosen model is
-  // then read from the same text without validating it again (decode_validated).
-  const std::optional<simdjson::dom::element> document = detail::validate_syntax(padded);
-  const Discriminators found = document ? discriminators(*document) : discriminators_read_slowly(body);
+  // One parse: its document gives the discriminators, and the chosen model is read from the same document.
+  const simdjson::dom::element document = detail::parse_text(body, detail::thread_body_parser());
+  const Discriminators found = discriminators(document);
   const auto read_as = [&]<typename Model>(std::type_identity<Model>) -> WebhookEvent {
-    return detail::decode_validated<Model>(padded);
+    return detail::decode_parsed<Model>(document);
   };
   if (found.type) {
     if (const auto type = enum_from_wire<WebhookEventType>(*found.type)) {

@@ -1,5 +1,5 @@
-// decode_body (core/decode_body.hpp): an answer read in place when the body has room for simdjson's padding, from a
-// copy otherwise, with the same result; the validated document shown to the caller first, and only when there is one.
+// parse_body and decode_body (core/decode_body.hpp): an answer parsed in place when the body has room for
+// simdjson's padding, from a copy otherwise, with the same result; one document per parser.
 
 #include <gtest/gtest.h>
 #include <simdjson.h>
@@ -30,7 +30,7 @@ std::string with_spare_capacity(const std::string& text, std::optional<std::size
   return body;
 }
 
-/// The next_page_token the validated document holds, as a pager's hook reads it.
+/// The next_page_token the parsed document holds, as a page pipeline reads it.
 std::string token_in(const simdjson::dom::element& root) {
   std::string_view token;
   EXPECT_EQ(root["page"]["next_page_token"].get_string().get(token), simdjson::SUCCESS);
@@ -50,42 +50,51 @@ TEST(DecodeBody, InPlaceAndFromACopyTheSameAsDecode) {
     } else {
       ASSERT_LT(body.capacity() - body.size(), detail::kDecodePadding);
     }
-    int calls = 0;
-    std::string seen;
-    const TestPage page = detail::decode_body<TestPage>(body, [&](const simdjson::dom::element& root) {
-      ++calls;
-      seen = token_in(root);
-    });
-    EXPECT_EQ(page, expected);
-    EXPECT_EQ(calls, 1);
-    EXPECT_EQ(seen, expected.page.next_page_token.value_or("?"));
-    EXPECT_EQ(body, text) << "decoding must leave the body as it was (it is wiped afterwards)";
+    EXPECT_EQ(detail::decode_body<TestPage>(body), expected);
+    const auto parser = detail::make_body_parser();
+    const simdjson::dom::element root = detail::parse_body(body, *parser);
+    EXPECT_EQ(token_in(root), expected.page.next_page_token.value_or("?"));
+    EXPECT_EQ(detail::decode_parsed<TestPage>(root), expected);
+    EXPECT_EQ(body, text) << "parsing must leave the body as it was (it is wiped afterwards)";
   }
 }
 
-TEST(DecodeBody, NoHookIsFine) {
-  std::string body = fixture_text("failing_tests_page.json");
-  EXPECT_EQ(detail::decode_body<TestPage>(body, {}), decode<TestPage>(body));
-}
-
-TEST(DecodeBody, TheHookSeesNothingThatIsNotValidJson) {
-  for (const char* text : {R"({"page":{},"tests":[)", R"({"a":"b":1})", "", R"({"page":{}} x)"}) {
-    std::string body = text;
-    int calls = 0;
-    EXPECT_THROW(detail::decode_body<TestPage>(body, [&](const simdjson::dom::element&) { ++calls; }), DecodeError)
-        << text;
-    EXPECT_EQ(calls, 0) << text;
-  }
-}
-
-TEST(DecodeBody, ANumberNoDoubleHoldsDecodesWithoutTheHook) {
-  // simdjson's validating parser stops at such a number and a slower check accepts the text: there is no
-  // validated document to show, and the answer still decodes (the number sits in an unknown key, kept as it is).
-  std::string body = R"({"page":{"next_page_token":"p2"},"tests":[],"big":123456789012345678901234567890})";
-  int calls = 0;
-  const TestPage page = detail::decode_body<TestPage>(body, [&](const simdjson::dom::element&) { ++calls; });
-  EXPECT_EQ(calls, 0);
+TEST(DecodeBody, ADocumentLivesInItsOwnParser) {
+  // The page pipeline parses a page on the engine thread and has it read later: other parses, on that thread
+  // or this one, must not touch it.
+  std::string first = R"({"page":{"next_page_token":"p2"},"tests":[{"name":"one"}]})";
+  std::string second = R"({"page":{"next_page_token":"p3"},"tests":[{"name":"two"},{"name":"three"}]})";
+  const auto parser = detail::make_body_parser();
+  const simdjson::dom::element root = detail::parse_body(first, *parser);
+  const TestPage other = detail::decode_body<TestPage>(second);  // this thread's own parser
+  const auto parser2 = detail::make_body_parser();
+  static_cast<void>(detail::parse_body(second, *parser2));
+  const TestPage page = detail::decode_parsed<TestPage>(root);
   EXPECT_EQ(page.page.next_page_token, "p2");
+  ASSERT_EQ(page.tests.size(), 1u);
+  EXPECT_EQ(page.tests[0].name, "one");
+  EXPECT_EQ(other.tests.size(), 2u);
+}
+
+TEST(DecodeBody, WhatIsNotJsonDoesNotParse) {
+  const auto parser = detail::make_body_parser();
+  for (const char* text : {R"({"page":{},"tests":[)", R"({"a":"b":1})", "", R"({"page":{}} x)", R"({"a":1e400})"}) {
+    std::string body = text;
+    EXPECT_THROW(detail::parse_body(body, *parser), DecodeError) << text;
+    EXPECT_THROW(detail::decode_body<TestPage>(body), DecodeError) << text;
+  }
+}
+
+TEST(DecodeBody, ANumberNoDoubleHoldsIsParsedTheSlowWay) {
+  // simdjson's parser stops at an integer of 30 digits; the slow path reads it as the nearest double (as
+  // nlohmann and Python's float do), and the document is whole: the cursor is there to read.
+  std::string body = R"({"page":{"next_page_token":"p2"},"tests":[],"big":123456789012345678901234567890})";
+  const auto parser = detail::make_body_parser();
+  const simdjson::dom::element root = detail::parse_body(body, *parser);
+  EXPECT_EQ(token_in(root), "p2");
+  const TestPage page = detail::decode_parsed<TestPage>(root);
+  EXPECT_EQ(page.page.next_page_token, "p2");
+  EXPECT_DOUBLE_EQ(page.extra["big"].get<double>(), 1.2345678901234568e29);
 }
 
 }  // namespace
