@@ -179,12 +179,12 @@ class ListingIterator {
     yielded_ += count;
     given_.store(yielded_, std::memory_order_relaxed);
   }
-  /// Fetches pages until one holds an unread item; false at the end. Caller holds mutex_.
+  /// Fetches pages until one holds an unread item; false at the end. Caller holds mutex_. Each page is read
+  /// into the previous one, reusing its memory (strings, lists): a drain into columns then allocates nothing per
+  /// item once the first page is in.
   bool fill_current() {
     while (position_ >= items().size()) {
-      std::optional<Page> page = fetch();
-      if (!page) return false;
-      current_ = std::move(*page);
+      if (!fetch_into(current_)) return false;
       position_ = 0;
     }
     return true;
@@ -192,18 +192,29 @@ class ListingIterator {
 
   /// The pager's next page, reported to on_page_ (caller holds mutex_, not the GIL).
   std::optional<Page> fetch() {
-    std::optional<Page> page = pager_.next_page();
-    if (page) {
-      pages_fetched_.fetch_add(1, std::memory_order_relaxed);
-      items_fetched_.fetch_add(static_cast<std::int64_t>(Traits::items(*page).size()), std::memory_order_relaxed);
-      if constexpr (requires { page->page.total_rows; }) {
-        if (page->page.total_rows && total_rows_.load(std::memory_order_relaxed) < 0) {
-          total_rows_.store(*page->page.total_rows, std::memory_order_relaxed);
-        }
-      }
-      if (on_page_) report(*page);
-    }
+    std::optional<Page> page(std::in_place);
+    if (!fetch_into(*page)) return std::nullopt;
     return page;
+  }
+
+  /// fetch() into `page`; false after the last page (`page` untouched). A page that fails to decode leaves
+  /// `page` empty, never half read.
+  bool fetch_into(Page& page) {
+    try {
+      if (!pager_.next_page_into(page)) return false;
+    } catch (...) {
+      page = Page{};
+      throw;
+    }
+    pages_fetched_.fetch_add(1, std::memory_order_relaxed);
+    items_fetched_.fetch_add(static_cast<std::int64_t>(Traits::items(page).size()), std::memory_order_relaxed);
+    if constexpr (requires { page.page.total_rows; }) {
+      if (page.page.total_rows && total_rows_.load(std::memory_order_relaxed) < 0) {
+        total_rows_.store(*page.page.total_rows, std::memory_order_relaxed);
+      }
+    }
+    if (on_page_) report(page);
+    return true;
   }
 
   void report(Page& page) {

@@ -146,6 +146,14 @@ class PageSource {
   virtual ~PageSource() = default;
   /// The next page; nullopt after the last. Throws what ended the walk (see the top of this file).
   virtual std::optional<Page> next() = 0;
+  /// next() into `page`, which may hold a page read before (a source that decodes reuses its memory); false
+  /// after the last.
+  virtual bool next_into(Page& page) {
+    std::optional<Page> next_page = next();
+    if (!next_page) return false;
+    page = std::move(*next_page);
+    return true;
+  }
   /// The caller will read at most `max_items` items in all: no page is fetched ahead once the pages handed out
   /// hold that many.
   virtual void limit(std::size_t max_items) = 0;
@@ -213,6 +221,14 @@ class Pager {
     std::optional<Page> page = source_->next();
     if (page) ++pages_fetched_;
     return page;
+  }
+
+  /// next_page() into `page`: false after the last. `page` may hold the previous page, whose memory (strings,
+  /// lists) the next one then reuses - for a caller that only reads each page, as a sink into columns does.
+  bool next_page_into(Page& page) {
+    if (!source_->next_into(page)) return false;
+    ++pages_fetched_;
+    return true;
   }
 
   /// next_page() without waiting: `done` gets the page (nullopt after the last) or the error, once - at once on

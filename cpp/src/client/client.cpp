@@ -159,12 +159,16 @@ struct Client::Impl {
     });
   }
 
-  /// A listing's page as its pipeline handed it over: read from the document parsed on arrival, or, when that
-  /// parse failed, decoded from the body again to say why (page_pipeline.hpp).
+  /// A listing's page as its pipeline handed it over, read into `page` (fresh or the previous page): from the
+  /// document parsed on arrival, or, when that parse failed, from the body again, which says why
+  /// (page_pipeline.hpp).
   template <typename Page>
-  Page decode_page(detail::PageAnswer& answer) const {
-    if (answer.parsed()) return redacting([&] { return detail::decode_parsed<Page>(answer.root()); });
-    return decode_redacted<Page>(std::move(answer.body));
+  void decode_page(detail::PageAnswer& answer, Page& page) const {
+    if (answer.parsed()) {
+      redacting([&] { detail::decode_parsed_into<Page>(answer.root(), page); });
+    } else {
+      page = decode_redacted<Page>(std::move(answer.body));
+    }
   }
 
   /// What `decode` returns, with the token redacted from any DecodeError it throws.
@@ -304,8 +308,8 @@ Pager<typename Op::Response> make_pager(ClientImpl* impl, typename Op::Request r
     return impl->template build<Op>(request);
   };
   return Pager<Page>(std::make_unique<detail::PipelinePages<Page>>(
-      std::move(setup), [impl](detail::PageAnswer& answer) {
-        return impl->template decode_page<Page>(answer);
+      std::move(setup), [impl](detail::PageAnswer& answer, Page& page) {
+        impl->template decode_page<Page>(answer, page);
       }));
 }
 

@@ -125,7 +125,6 @@ void PagePipeline::State::arrived(const std::weak_ptr<State>& weak, std::uint64_
       std::unique_ptr<simdjson::dom::parser> parser = state->take_parser();
       answer.document = parse_body(answer.body, *parser);
       answer.parser = std::move(parser);
-      wipe(answer.body);  // the document holds what the page says
       peek = peek_page(answer.document, state->setup.at);
     } catch (...) {
       // Not JSON: the consumer's decoding of the body reports it (with the token redacted).

@@ -54,7 +54,9 @@ struct PageAnswer {
   bool parsed() const { return parser != nullptr; }
   const simdjson::dom::element& root() const { return document; }
 
-  std::string body;  ///< the 2xx body until it is parsed (with the decoder's padding as spare capacity)
+  /// The 2xx body (with the decoder's padding as spare capacity). Wiped when the answer goes, on the consumer's
+  /// thread: not on the engine thread, where the next page waits for this one's cursor.
+  std::string body;
   std::unique_ptr<simdjson::dom::parser> parser;  ///< holds the document; back to the pipeline after reading
   simdjson::dom::element document;                ///< the root, in `parser`
   bool advanced = false;  ///< the walk has read its next cursor; false: call PagePipeline::advance once decoded
@@ -112,28 +114,33 @@ class PagePipeline {
   std::shared_ptr<State> state_;
 };
 
-/// A Pager's source over a PagePipeline: `decode` turns an answer into the page (on the consumer's thread).
+/// A Pager's source over a PagePipeline: `decode` reads an answer into a page (on the consumer's thread), fresh
+/// or one read before (next_into).
 template <class Page>
 class PipelinePages final : public PageSource<Page> {
  public:
   using Traits = PageTraits<Page>;
-  using Decode = std::function<Page(PageAnswer&)>;
+  using Decode = std::function<void(PageAnswer&, Page&)>;
 
   PipelinePages(PagePipeline::Setup setup, Decode decode) : pipeline_(std::move(setup)), decode_(std::move(decode)) {}
 
   std::optional<Page> next() override {
+    std::optional<Page> page(std::in_place);
+    if (!next_into(*page)) return std::nullopt;
+    return page;
+  }
+  bool next_into(Page& page) override {
     std::optional<PageAnswer> answer = pipeline_.next();
-    if (!answer) return std::nullopt;
-    std::optional<Page> page;
+    if (!answer) return false;
     try {
-      page.emplace(decode_(*answer));
+      decode_(*answer, page);
     } catch (...) {
       pipeline_.fail();
       throw;
     }
-    if (!answer->advanced) pipeline_.advance(Traits::items(*page).size(), Traits::next(*page));
+    if (!answer->advanced) pipeline_.advance(Traits::items(page).size(), Traits::next(page));
     pipeline_.recycle(std::move(*answer));
-    return page;
+    return true;
   }
   void limit(std::size_t max_items) override { pipeline_.limit(max_items); }
   bool done() const override { return pipeline_.done(); }

@@ -42,6 +42,12 @@ simdjson::dom::element parse_text(std::string_view text, simdjson::dom::parser& 
 template <typename T>
 T decode_parsed(const simdjson::dom::element& root);
 
+/// decode_parsed into `out`, a model read before (or fresh): the same result, reusing the memory its strings and
+/// lists hold (a listing read into Arrow columns decodes each page into the previous page's model). Should it
+/// throw, `out` is left part read. Instantiated with decode<T>.
+template <typename T>
+void decode_parsed_into(const simdjson::dom::element& root, T& out);
+
 /// parse_body on this thread's parser, then decode_parsed. Instantiated with decode<T>.
 template <typename T>
 T decode_body(std::string& body);

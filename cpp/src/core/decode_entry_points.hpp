@@ -28,4 +28,5 @@ T from_json(const Json& json, std::string_view path) {
   template trunk::Type trunk::decode<trunk::Type>(std::string_view body);                             \
   template trunk::Type trunk::from_json<trunk::Type>(const trunk::Json& json, std::string_view path); \
   template trunk::Type trunk::detail::decode_body<trunk::Type>(std::string & body);                   \
-  template trunk::Type trunk::detail::decode_parsed<trunk::Type>(const simdjson::dom::element& root);
+  template trunk::Type trunk::detail::decode_parsed<trunk::Type>(const simdjson::dom::element& root); \
+  template void trunk::detail::decode_parsed_into<trunk::Type>(const simdjson::dom::element& root, trunk::Type& out);

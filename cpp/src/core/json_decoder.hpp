@@ -135,15 +135,16 @@ template <typename X>
 void read_value(const dom::element& value, const JsonPath& path, DecodeContext& context, std::vector<X>& out) {
   dom::array array;
   if (value.get_array().get(array) != simdjson::SUCCESS) throw_wrong_type(path, "array", kind_of(value));
-  out.clear();
+  // Read into the elements already there (decode_parsed_into: a page read into the previous page's model
+  // reuses its strings' memory), then the list is cut to the document's length.
   out.reserve(array.size());
   std::size_t index = 0;
   for (const dom::element element : array) {
-    X item{};
-    read_value(element, path.element(index), context, item);
-    out.push_back(std::move(item));
+    if (index == out.size()) out.emplace_back();
+    read_value(element, path.element(index), context, out[index]);
     ++index;
   }
+  out.resize(index);
 }
 
 /// The JSON kind a value of type X is written as (the alternatives of a variant differ in it).
@@ -195,19 +196,29 @@ void read_field(T& out, const dom::element& value, const JsonPath& path, DecodeC
     } else if constexpr (std::is_same_v<Inner, Timestamp>) {
       read_value(value, path, context, out.*(field.member), extras);
     } else {
-      read_value(value, path, context, (out.*(field.member)).emplace());
+      Member& slot = out.*(field.member);
+      if (!slot) slot.emplace();
+      read_value(value, path, context, *slot);  // into what is there: see read_object
     }
   } else {
     read_value(value, path, context, out.*(field.member));
   }
 }
 
-/// Back to the field's default: a key met a second time is read as if the first had not been there.
+/// The model as T{} makes it: what a field that is not in the document holds.
+template <schema::Described T>
+const T& model_defaults() {
+  static const T defaults{};
+  return defaults;
+}
+
+/// Back to the field's default (a request's page_size is 100, not 0): a key met a second time is read as if the
+/// first had not been there, and a field the document does not hold (or holds as null, in an answer) is absent
+/// even where the model was read into before.
 template <schema::Described T, std::size_t I>
 void clear_field(T& out) {
   constexpr const auto& field = std::get<I>(schema::Model<T>::fields);
-  using Member = typename std::remove_cvref_t<decltype(field)>::member_type;
-  out.*(field.member) = Member{};
+  out.*(field.member) = model_defaults<T>().*(field.member);
 }
 
 template <schema::Described T>
@@ -284,10 +295,18 @@ void read_object(const dom::object& object, const JsonPath& path, DecodeContext&
     // published description allows it): the request decoding is the sandbox's, the one place where what a
     // request may hold is decided (see the top of this file).
     if ((context.mode == DecodeMode::tolerant || Dispatch::entries[index].nullable) && value.is_null()) {
+      Dispatch::entries[index].clear(out);
       continue;
     }
     seen.set(index);
     Dispatch::entries[index].read(out, value, path.member(key), context, extras);
+  }
+  // `out` may hold a model read before (decode_parsed_into): what this object does not say goes back to the
+  // default, so the result is the same as reading into a fresh model.
+  if (met.count() != Dispatch::size) {
+    for (std::size_t i = 0; i < Dispatch::size; ++i) {
+      if (!met.test(i)) Dispatch::entries[i].clear(out);
+    }
   }
   if (context.mode == DecodeMode::strict) {
     for (std::size_t i = 0; i < Dispatch::size; ++i) {
@@ -308,15 +327,22 @@ void read_value(const dom::element& value, const JsonPath& path, DecodeContext& 
   read_object(object, path, context, out);
 }
 
-/// The document as T (see the top of this file), read from the document parse_body built: `root` must be an
-/// object; `root_path` prefixes every path in a message (from_json's caller names where the value sits).
+/// The document as T (see the top of this file), read from the document parse_body built into `out`, a model
+/// of T read before or fresh, with the same result (read_object): `root` must be an object; `root_path`
+/// prefixes every path in a message (from_json's caller names where the value sits).
 template <schema::Described T>
-T decode_element(const dom::element& root, std::string_view root_path = "") {
+void decode_element_into(const dom::element& root, T& out, std::string_view root_path = "") {
   const JsonPath root_at{nullptr, root_path, 0, false};
   DecodeContext context{schema::HasExtras<T> ? DecodeMode::tolerant : DecodeMode::strict, {}};
-  T out{};
   read_value(root, root_at, context, out);
   if (!context.violations.empty()) throw ValidationError(std::move(context.violations));
+}
+
+/// decode_element_into a fresh model.
+template <schema::Described T>
+T decode_element(const dom::element& root, std::string_view root_path = "") {
+  T out{};
+  decode_element_into(root, out, root_path);
   return out;
 }
 
@@ -324,6 +350,12 @@ T decode_element(const dom::element& root, std::string_view root_path = "") {
 template <schema::Described T>
 T decode_parsed(const dom::element& root) {
   return decode_element<T>(root);
+}
+
+/// decode_body.hpp.
+template <schema::Described T>
+void decode_parsed_into(const dom::element& root, T& out) {
+  decode_element_into(root, out);
 }
 
 /// decode_body.hpp: parsed on this thread's parser, then read.

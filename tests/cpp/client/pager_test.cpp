@@ -127,6 +127,22 @@ TEST(CursorPager, PageByPageOnDemand) {
   EXPECT_EQ(pager.pages_fetched(), 3U);
 }
 
+TEST(CursorPager, PagesReadIntoOnePageOnDemand) {
+  // next_page_into over a fetch function: each fetched page replaces the one given, and after the last page
+  // the one given is left as it was.
+  HttpTestServer server;
+  serve(server, three_pages());
+  Client client(testing::test_options(server.base_url()));
+  auto pager = pull_requests(client);
+  NumberPage page;
+  std::vector<std::vector<int>> pages;
+  while (pager.next_page_into(page)) pages.push_back(page.numbers);
+  EXPECT_EQ(pages, (std::vector<std::vector<int>>{{1, 2}, {3}, {4, 5}}));
+  EXPECT_EQ(page.numbers, (std::vector<int>{4, 5}));
+  EXPECT_EQ(pager.pages_fetched(), 3U);
+  EXPECT_EQ(server.request_count(), 3U);
+}
+
 TEST(CursorPager, AnEmptyPageInTheMiddleDoesNotEndTheWalk) {
   HttpTestServer server;
   serve(server, {{"", {{1}, kCursor2}}, {kCursor2, {{}, kCursor3}}, {kCursor3, {{3}, std::nullopt}}});

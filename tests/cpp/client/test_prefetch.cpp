@@ -110,6 +110,28 @@ TEST(Prefetch, ALimitStopsPrefetchingOnceThePagesHoldEnoughTests) {
   EXPECT_EQ(server.request_count(), 2U);
 }
 
+TEST(Prefetch, PagesReadIntoOnePageAreThePagesReadFresh) {
+  // next_page_into reads each page into the previous one (reusing its memory): the same pages as next_page,
+  // the last page shorter than the one before, and `page` untouched after the last.
+  HttpTestServer server;
+  serve_pages(server, three_pages());
+  Client client(testing::test_options(server.base_url()));
+  auto fresh = client.failing_tests(failing_request());
+  auto reused = client.failing_tests(failing_request());
+  TestPage page;
+  for (int i = 0; i < 3; ++i) {
+    const auto expected = fresh.next_page();
+    ASSERT_TRUE(expected.has_value());
+    ASSERT_TRUE(reused.next_page_into(page));
+    EXPECT_EQ(page, *expected) << "page " << i + 1;
+  }
+  EXPECT_FALSE(fresh.next_page().has_value());
+  const TestPage last = page;
+  EXPECT_FALSE(reused.next_page_into(page));
+  EXPECT_EQ(page, last);
+  EXPECT_EQ(reused.pages_fetched(), 3U);
+}
+
 TEST(Prefetch, IterationYieldsEveryTestInOrder) {
   HttpTestServer server;
   serve_pages(server, three_pages());

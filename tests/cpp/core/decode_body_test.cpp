@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/decode_body.hpp"
 #include "fixtures.hpp"
@@ -95,6 +96,33 @@ TEST(DecodeBody, ANumberNoDoubleHoldsIsParsedTheSlowWay) {
   const TestPage page = detail::decode_parsed<TestPage>(root);
   EXPECT_EQ(page.page.next_page_token, "p2");
   EXPECT_DOUBLE_EQ(page.extra["big"].get<double>(), 1.2345678901234568e29);
+}
+
+TEST(DecodeBody, ReadingIntoAModelReadBeforeGivesWhatAFreshReadGives) {
+  // A listing read into Arrow columns decodes each page into the previous page's model (decode_parsed_into):
+  // whatever the previous page held - more or fewer items, fields the next one lacks or gives as null, unknown
+  // keys, a time kept as text, a duplicate key - the result must be the fresh read's.
+  const std::vector<std::string> documents = {
+      fixture_text("failing_tests_page.json"),
+      R"({"page":{"next_page_token":"p2","total_rows":9},"tests":[{"id":"x","name":"a name longer than sixteen",
+          "status":{"value":"FLAKY","timestamp":"2024-01-01T00:00:00Z","why":[1]},"codeowners":["@a","@b","@c"],
+          "most_common_failures":[{"summary":"s","occurrence_count":2},{"summary":"t"}],"odd":1,
+          "quarantined":true,"failure_rate_last_7d":0.5}]})",
+      R"({"tests":[{"id":null,"name":"n","status":null,"codeowners":null,"ticket":{"html_url":"u"}},{"id":"y"}],
+          "page":null})",
+      R"({})",
+      R"({"tests":[{"status":{"timestamp":"yesterday","value":"SOMETHING_NEW"}},{},{},{}]})",
+      R"({"tests":[{"name":"first","name":"second","codeowners":["@z"]}],"tests":[{"id":"last wins"}]})",
+      R"({"tests":[{"most_common_failures":[]}],"page":{"next_page_token":""}})",
+  };
+  const auto parser = detail::make_body_parser();
+  for (const std::string& before : documents) {
+    for (const std::string& text : documents) {
+      TestPage reused = decode<TestPage>(before);
+      detail::decode_parsed_into(detail::parse_text(text, *parser), reused);
+      EXPECT_EQ(reused, decode<TestPage>(text)) << "read into the model of\n" << before << "\nthe page\n" << text;
+    }
+  }
 }
 
 }  // namespace
