@@ -166,13 +166,13 @@ void bind_pager(py::module_& m) {
           if (typed.page.total_rows) total = py::int_(*typed.page.total_rows);
         }
         // The items as Python objects are made once per page, as the page's own attribute would make them.
-        parts = py::make_tuple(py::cast(PageTraits<Response>::items(typed)),
-                               py::cast(PageTraits<Response>::next(typed).value_or("")), total);
+        parts = py::make_tuple(py::cast(PageTraits<Response>::items(typed)), is_last_page(typed), total);
       }
     });
     if (!parts) throw py::type_error("page_parts: not a listing's page");
     return *parts;
-  }, py::arg("page"), "(items, next cursor or \"\" on the last page, total_rows or None) of a listing's page.");
+  }, py::arg("page"), "(items, whether it is the listing's last page, total_rows or None) of a listing's page, as the sync "
+     "iterators report it to a progress bar.");
 }
 
 }  // namespace trunk::python

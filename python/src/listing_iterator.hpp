@@ -221,8 +221,7 @@ class ListingIterator {
     std::optional<std::int64_t> total;
     if constexpr (requires { page.page.total_rows; }) total = page.page.total_rows;
     const auto count = static_cast<std::int64_t>(Traits::items(page).size());
-    const std::optional<std::string> next = Traits::next(page);
-    const bool last = count == 0 || !next || next->empty();
+    const bool last = is_last_page(page);
     pybind11::gil_scoped_acquire gil;
     try {
       (*on_page_)(count, total ? pybind11::object(pybind11::int_(*total)) : pybind11::none(), last);

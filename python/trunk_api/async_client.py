@@ -204,12 +204,12 @@ class AsyncListing:
                 page = await walk.next(loop)
                 if page is None:
                     return
-                items, token, total = _core.page_parts(page)
+                items, last, total = _core.page_parts(page)
                 count = len(items)
                 pages, fetched, given, first_total = self._fetched
                 self._fetched = (pages + 1, fetched + count, given, total if first_total is None else first_total)
                 if self._on_page is not None:
-                    self._on_page(count, total, count == 0 or not token)  # as the sync iterators report it
+                    self._on_page(count, total, last)  # the core's rule, as the sync iterators report it
                 yield page, items
         finally:
             walk.cancel()  # a page on its way that nobody will read: its transfer is dropped

@@ -3,6 +3,8 @@ page; off (nothing called at all) when False, and with "auto" outside a notebook
 
 from __future__ import annotations
 
+import asyncio
+import json
 import sys
 import types
 from collections.abc import Iterator
@@ -14,6 +16,7 @@ import trunk_api
 from trunk_api import _progress
 
 from conftest import NOW, WEEK_START
+from scripted_server import Received, Reply, ScriptedServer
 
 
 class FakeBar:
@@ -35,6 +38,7 @@ class FakeBar:
 
     def close(self) -> None:
         self.closed = True
+        self.closed_after = list(self.updates)
 
 
 @pytest.fixture
@@ -147,6 +151,31 @@ async def test_async_listings_take_progress_too(fake_tqdm, box: trunk_api.Sandbo
                                                 progress=True).to_list()
     [bar] = fake_tqdm.made
     assert bar.n == bar.total == len(tests) and bar.closed
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_the_bar_closes_at_the_page_that_names_no_next_one_not_at_an_empty_page(fake_tqdm, mode: str) -> None:
+    # The core's rule of the last page (PageWalk), the same for the sync and the async listings: an empty page in
+    # the middle is not the end (no total_rows here, so nothing else closes the bar).
+    pages = {"": (["a"], "p2"), "p2": ([], "p3"), "p3": (["c"], "")}
+
+    def serve(request: Received) -> Reply:
+        ids, token = pages[json.loads(request.body)["page_query"].get("page_token", "")]
+        return Reply(200, {"tests": [{"id": i} for i in ids], "page": {"next_page_token": token}})
+
+    repo = trunk_api.Repo("github.com", "acme", "api")
+    with ScriptedServer(responder=serve) as server:
+        if mode == "sync":
+            client = trunk_api.Client("t", server.url, max_retries=0)
+            tests = client.iter_failing_tests(repo, "acme", WEEK_START, NOW, progress=True).to_list()
+        else:
+            async def run() -> list[trunk_api.TestCase]:
+                async with trunk_api.AsyncClient("t", server.url, max_retries=0) as client:
+                    return await client.iter_failing_tests(repo, "acme", WEEK_START, NOW, progress=True).to_list()
+            tests = asyncio.run(run())
+    [bar] = fake_tqdm.made
+    assert [t.id for t in tests] == ["a", "c"]
+    assert bar.updates == [1, 0, 1] and bar.closed and bar.closed_after == [1, 0, 1]
 
 
 def test_with_the_real_tqdm(box: trunk_api.Sandbox, repo: trunk_api.Repo, capsys: pytest.CaptureFixture[str]) -> None:

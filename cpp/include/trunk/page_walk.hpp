@@ -22,6 +22,10 @@ enum class PagingStyle {
   cursor,  ///< the next page's cursor; absent on the last page
 };
 
+/// Whether a page that names `next` (nullopt: none) is the last of a walk in `style`: no cursor, or "" in the
+/// token style. An empty page that names a next one is not the last.
+bool names_no_next_page(PagingStyle style, const std::optional<std::string>& next) noexcept;
+
 class PageWalk {
  public:
   PageWalk(PagingStyle style, std::string first_cursor);

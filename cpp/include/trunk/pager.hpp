@@ -133,6 +133,12 @@ struct PageTraits<PullRequestPage> {
   }
 };
 
+/// Whether `page` is the last of its listing (PageWalk's rule): what a progress report says when it closes.
+template <class Page>
+bool is_last_page(const Page& page) {
+  return names_no_next_page(PageTraits<Page>::style, PageTraits<Page>::next(page));
+}
+
 /// What a pager tells its fetch function besides the cursor.
 struct FetchContext {
   /// How many more items the caller may read, this page's included (Pager::limit_prefetch); nullopt: no limit.

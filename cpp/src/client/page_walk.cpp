@@ -12,10 +12,14 @@ PageWalk::PageWalk(PagingStyle style, std::string first_cursor) : style_(style),
   if (!next_cursor_.empty() || style_ == PagingStyle::cursor) seen_.insert(next_cursor_);
 }
 
+bool names_no_next_page(PagingStyle style, const std::optional<std::string>& next) noexcept {
+  return !next || (style == PagingStyle::token && next->empty());
+}
+
 void PageWalk::advance(std::size_t items, const std::optional<std::string>& next) {
   ++pages_;
   items_ += items;
-  if (!next || (style_ == PagingStyle::token && next->empty())) {
+  if (names_no_next_page(style_, next)) {
     done_ = true;
     return;
   }
