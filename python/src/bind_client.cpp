@@ -159,8 +159,8 @@ void bind_client(py::module_& m) {
       describe_options<ClientOptions>(rows);
     } else if (of == "bulk") {
       describe_options<BulkOptions>(rows);
-    } else {
-      throw py::value_error("option_rows: no options named " + of + " (client, bulk)");
+    } else if (!describe_sandbox_options(of, rows)) {
+      throw py::value_error("option_rows: no options named " + of + " (client, bulk, sandbox, faults)");
     }
     return rows;
   }, py::arg("of"),
