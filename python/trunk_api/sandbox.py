@@ -101,7 +101,7 @@ class Sandbox:
     Every option is a keyword, declared once in the C++ core (one row each, SandboxOptions and FaultOptions):
     the signature, the list ``help(Sandbox)`` ends with, the command lines' flags and the table of the Sandbox
     page (docs/sandbox.md) are made from those rows. ``seed`` and ``tests`` decide the generated data (same seed,
-    same ``now``: same data). The fault settings (``latency_ms``, ``error_rate``, ...) can also be changed while
+    same ``now``: same data). The fault settings (``error_rate``, ``drop_rate``, ...) can also be changed while
     it runs: as properties (``sandbox.error_rate = 0.2``) or several at once with :meth:`set_faults`; None keeps
     a setting as it is.
 
@@ -291,6 +291,7 @@ def _fault_property(row: dict[str, Any]) -> property:
 
 for _row in _FAULT_ROWS:
     setattr(Sandbox, _row["name"], _fault_property(_row))
+del _row
 
 #: Sandbox's signature and the options part of its docstring, made from the rows (help(Sandbox) shows both).
 Sandbox.__init__.__signature__ = _options_signature(_OPTION_ROWS, ())  # type: ignore[attr-defined]

@@ -38,7 +38,7 @@ struct OptionRule {
   double max = std::numeric_limits<double>::infinity();
   /// A secret (the token): never rendered, converted in its own place, never a command-line default.
   bool secret = false;
-  /// A duration given in whole milliseconds (the sandbox's `latency_ms`), not in seconds.
+  /// A duration given in whole milliseconds (the sandbox's `_ms` settings), not in seconds.
   bool milliseconds = false;
   /// The default is worked out where it runs (the sandbox's threads: the machine's cores): shown as None, and
   /// None keeps it.
