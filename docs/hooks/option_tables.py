@@ -20,17 +20,23 @@ def default_text(row: dict[str, Any]) -> str:
         return "none (required)"
     if row["default"] is None:
         return "none"
-    unit = " s" if row["unit"] == "seconds" else ""
+    if isinstance(row["default"], str):
+        return f"`{row['default']}`"
+    unit = {"seconds": " s", "milliseconds": " ms"}.get(row["unit"], "")
     return f"`{row['default']!r}`{unit}"
 
 
 def render(rows: list[dict[str, Any]]) -> str:
-    lines = ["| Option | Command line | Environment variable | Default | Meaning |", "|---|---|---|---|---|"]
+    """The table of `rows`; the environment variables' column only when some option reads one."""
+    with_variables = any(row["variables"] for row in rows)
+    head = ["Option", "Command line", *(["Environment variable"] if with_variables else []), "Default", "Meaning"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for row in rows:
-        variables = ", then ".join(f"`{name}`" for name in row["variables"])
-        flag = "`--" + row["name"].replace("_", "-") + "`"
+        variables = [", then ".join(f"`{name}`" for name in row["variables"])] if with_variables else []
+        flag = f"`{row['flag']}`"
         meaning = row["doc"] + (f" Must be {row['rule']}." if row["rule"] else "")
-        lines.append(f"| `{row['name']}` | {flag} | {variables} | {default_text(row)} | {meaning} |")
+        meaning = meaning.replace("|", "\\|")  # a table cell
+        lines.append("| " + " | ".join([f"`{row['name']}`", flag, *variables, default_text(row), meaning]) + " |")
     return "\n".join(lines) + "\n"
 
 

@@ -159,12 +159,13 @@ void bind_client(py::module_& m) {
       describe_options<ClientOptions>(rows);
     } else if (of == "bulk") {
       describe_options<BulkOptions>(rows);
-    } else {
-      throw py::value_error("option_rows: no options named " + of + " (client, bulk)");
+    } else if (!describe_sandbox_options(of, rows)) {
+      throw py::value_error("option_rows: no options named " + of + " (client, bulk, sandbox, faults)");
     }
     return rows;
   }, py::arg("of"),
-        "The declared options (option_rows.hpp) as dicts: name, type, default, rule, unit, variables, doc; "
+        "The declared options (option_rows.hpp) of client, bulk, sandbox or faults as dicts: name, cpp_member, type, "
+        "default, rule, unit, flag, choices, secret, variables, doc; "
         "the facades' signatures, the stubs, the command line and the docs' table are made from them.");
   py::class_<PyClient> cls(m, "Client", "Private: use trunk_api.Client.");
   cls

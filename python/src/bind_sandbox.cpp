@@ -4,7 +4,6 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
-#include <limits>
 #include <memory>
 #include <string>
 #include <utility>
@@ -12,6 +11,7 @@
 #include "bindings.hpp"
 #include "convert_args.hpp"
 #include "convert_time.hpp"
+#include "option_keywords.hpp"
 #include "trunk/sandbox/sandbox.hpp"
 #include "trunk/webhook_signature.hpp"
 
@@ -25,111 +25,15 @@ using trunk::sandbox::FaultOptions;
 using trunk::sandbox::Sandbox;
 using trunk::sandbox::SandboxOptions;
 
-std::int64_t non_negative(ArgCollector& args, py::handle value, const char* field, std::int64_t maximum) {
-  const std::int64_t number = args.integer(value, field);
-  if (args.ok() && (number < 0 || number > maximum)) {
-    throw ValidationError({Violation{field, std::to_string(number), "must be between 0 and " + std::to_string(maximum)}});
-  }
-  return number;
-}
-
-double fraction(ArgCollector& args, py::handle value, const char* field) {
-  const double number = args.number(value, field);
-  if (args.ok() && (number < 0 || number > 1)) {
-    throw ValidationError({Violation{field, describe(value), "must be a fraction between 0 and 1"}});
-  }
-  return number;
-}
-
-double non_negative_real(ArgCollector& args, py::handle value, const char* field) {
-  const double number = args.number(value, field);
-  if (args.ok() && number < 0) throw ValidationError({Violation{field, describe(value), "must be >= 0"}});
-  return number;
-}
-
-// Newer sandbox headers add fault kinds and a per-request fault label; detected at compile time so these
-// bindings build against either version of the header.
-template <typename F>
-constexpr bool kHasRateLimitedRate = requires(F& faults) {
-  faults.rate_limited_rate;
-  faults.rate_limited_retry_after_seconds;
-};
+// Newer sandbox headers add a per-request fault label; detected at compile time so these bindings build against
+// either version of the header.
 template <typename R>
 constexpr bool kHasFaultLabel = requires(const R& request) { request.fault; };
-
-template <typename F>
-bool apply_rate_limited(F& target, ArgCollector& args, const std::string& key, py::handle value) {
-  if constexpr (kHasRateLimitedRate<F>) {
-    if (key == "rate_limited_rate") {
-      target.rate_limited_rate = fraction(args, value, "rate_limited_rate");
-      return true;
-    }
-    if (key == "rate_limited_retry_after_seconds") {
-      target.rate_limited_retry_after_seconds =
-          static_cast<int>(non_negative(args, value, "rate_limited_retry_after_seconds", 86'400));
-      return true;
-    }
-  }
-  return false;
-}
-
-template <typename F>
-void rate_limited_to_python(const F& faults, py::dict& result) {
-  if constexpr (kHasRateLimitedRate<F>) {
-    result["rate_limited_rate"] = faults.rate_limited_rate;
-    result["rate_limited_retry_after_seconds"] = faults.rate_limited_retry_after_seconds;
-  }
-}
 
 template <typename R>
 std::string fault_label(const R& request) {
   if constexpr (kHasFaultLabel<R>) return request.fault;
   return "";
-}
-
-/// Applies the fault keywords present in `faults` (None = leave as is) onto `target`.
-void apply_faults(FaultOptions& target, const py::dict& faults) {
-  ArgCollector args;
-  constexpr std::int64_t kMaxMillis = 3'600'000;
-  for (auto item : faults) {
-    const std::string key = py::str(item.first).cast<std::string>();
-    const py::handle value = item.second;
-    if (value.is_none()) continue;
-    if (key == "latency_ms") target.latency = std::chrono::milliseconds(non_negative(args, value, "latency_ms", kMaxMillis));
-    else if (key == "jitter_ms") target.jitter = std::chrono::milliseconds(non_negative(args, value, "jitter_ms", kMaxMillis));
-    else if (key == "error_rate") target.error_rate = fraction(args, value, "error_rate");
-    else if (key == "rate_limit") target.rate_limit_rps = non_negative_real(args, value, "rate_limit");
-    else if (key == "drop_rate") target.drop_rate = fraction(args, value, "drop_rate");
-    else if (key == "truncate_rate") target.truncate_rate = fraction(args, value, "truncate_rate");
-    else if (key == "drop_after_rate") target.drop_after_rate = fraction(args, value, "drop_after_rate");
-    else if (key == "webhook_duplicate_rate") target.webhook_duplicate_rate = fraction(args, value, "webhook_duplicate_rate");
-    else if (key == "webhook_delay_ms")
-      target.webhook_delay = std::chrono::milliseconds(non_negative(args, value, "webhook_delay_ms", kMaxMillis * 24));
-    else if (key == "webhook_jitter_ms")
-      target.webhook_jitter = std::chrono::milliseconds(non_negative(args, value, "webhook_jitter_ms", kMaxMillis * 24));
-    else if (key == "fault_seed")
-      target.seed = static_cast<std::uint64_t>(non_negative(args, value, "fault_seed", std::numeric_limits<std::int64_t>::max()));
-    else if (!apply_rate_limited(target, args, key, value))
-      throw py::type_error("unexpected fault setting '" + key + "'");
-  }
-  args.throw_if_failed();
-}
-
-py::dict faults_to_python(const FaultOptions& faults) {
-  py::dict result;
-  result["latency_ms"] = faults.latency.count();
-  result["jitter_ms"] = faults.jitter.count();
-  result["error_rate"] = faults.error_rate;
-  result["rate_limit"] = faults.rate_limit_rps;
-  result["drop_rate"] = faults.drop_rate;
-  result["truncate_rate"] = faults.truncate_rate;
-  result["drop_after_rate"] = faults.drop_after_rate;
-  result["fault_seed"] = faults.seed;
-  result["webhook_duplicate_rate"] = faults.webhook_duplicate_rate;
-  result["webhook_delay_ms"] = faults.webhook_delay.count();
-  result["webhook_jitter_ms"] = faults.webhook_jitter.count();
-  rate_limited_to_python(faults, result);
-  return result;
 }
 
 py::str lenient_text(const std::string& text) {
@@ -138,36 +42,15 @@ py::str lenient_text(const std::string& text) {
   return py::reinterpret_steal<py::str>(decoded);
 }
 
-std::unique_ptr<Sandbox> make_sandbox(py::handle seed, py::handle tests, py::handle token, py::handle org_url_slug,
-                                      py::handle now, py::handle state_file,
-                                      py::handle data_file, py::handle threads, py::handle host, py::handle port,
-                                      py::handle record_requests, py::handle clock, py::handle flaky_failure_rate,
-                                      py::handle broken_pull_request_rate, const py::dict& faults) {
+/// A Sandbox from the keywords of SandboxOptions' rows (sandbox.hpp; None = the default), every problem a
+/// ValidationError naming the keyword, an unknown keyword the TypeError of a misspelt one.
+std::unique_ptr<Sandbox> make_sandbox(const py::kwargs& keywords) {
   ArgCollector args;
   SandboxOptions options;
-  options.seed = static_cast<std::uint64_t>(non_negative(args, seed, "seed", std::numeric_limits<std::int64_t>::max()));
-  options.tests = static_cast<int>(non_negative(args, tests, "tests", 10'000'000));
-  if (!token.is_none()) options.token = args.text(token, "token");
-  options.org_url_slug = args.text(org_url_slug, "org_url_slug");
-  if (!now.is_none()) options.now = args.timestamp(now, "now");
-  if (!state_file.is_none()) options.state_file = py::str(state_file).cast<std::string>();  // str or PathLike
-  if (!data_file.is_none()) options.data_file = py::str(data_file).cast<std::string>();
-  if (!threads.is_none()) options.threads = static_cast<int>(non_negative(args, threads, "threads", 256));
-  options.host = args.text(host, "host");
-  options.port = static_cast<int>(non_negative(args, port, "port", 65535));
-  options.record_requests = args.boolean(record_requests, "record_requests");
-  const std::string clock_name = args.text(clock, "clock");
-  if (clock_name == "virtual") {
-    options.clock = sandbox::ClockMode::virtual_time;
-  } else if (clock_name != "real" && args.ok()) {
-    throw ValidationError({Violation{"clock", describe(clock), "must be \"real\" or \"virtual\""}});
-  }
-  if (!flaky_failure_rate.is_none()) options.flaky_failure_rate = fraction(args, flaky_failure_rate, "flaky_failure_rate");
-  if (!broken_pull_request_rate.is_none()) {
-    options.broken_pull_request_rate = fraction(args, broken_pull_request_rate, "broken_pull_request_rate");
-  }
+  py::dict remaining(keywords);  // a copy: the keywords are taken off it as they are read
+  read_options(args, remaining, options, /*none_keeps=*/true);
+  refuse_unknown_keywords(remaining, "Sandbox");
   args.throw_if_failed();
-  apply_faults(options.faults, faults);
   return std::make_unique<Sandbox>(std::move(options));
 }
 
@@ -182,42 +65,33 @@ py::tuple delivery_to_python(const trunk::sandbox::WebhookDelivery& d) {
 
 }  // namespace
 
-/// The defaults of SandboxOptions as the Python keywords give them: written once, in SandboxOptions
-/// (sandbox.hpp); the binding, the facade's signature and the command line read them from here.
+/// The defaults of SandboxOptions as the Python keywords give them, from its rows (sandbox.hpp); None for the
+/// ones worked out where it runs (threads).
 py::dict sandbox_defaults() {
-  const SandboxOptions defaults{};
+  py::list rows;
+  describe_options<SandboxOptions>(rows);
   py::dict out;
-  out["seed"] = defaults.seed;
-  out["tests"] = defaults.tests;
-  out["org_url_slug"] = defaults.org_url_slug;
-  out["host"] = defaults.host;
-  out["port"] = defaults.port;
-  out["record_requests"] = defaults.record_requests;
-  out["fault_seed"] = defaults.faults.seed;
-  out["clock"] = defaults.clock == sandbox::ClockMode::virtual_time ? "virtual" : "real";
+  for (py::handle row : rows) out[row["name"]] = row["default"];
   return out;
 }
 
+bool describe_sandbox_options(const std::string& of, py::list& rows) {
+  if (of == "sandbox") {
+    describe_options<SandboxOptions>(rows);
+  } else if (of == "faults") {
+    describe_options<FaultOptions>(rows);
+  } else {
+    return false;
+  }
+  return true;
+}
+
 void bind_sandbox(py::module_& m) {
-  m.def("sandbox_defaults", &sandbox_defaults, "The default of every Sandbox option (durations in seconds).");
-  const py::dict defaults = sandbox_defaults();
+  m.def("sandbox_defaults", &sandbox_defaults,
+        "The default of every Sandbox option (the rows of SandboxOptions; durations in milliseconds).");
   py::class_<Sandbox>(m, "Sandbox", "Private: use trunk_api.Sandbox.")
-      .def(py::init([](py::handle seed, py::handle tests, py::handle token, py::handle org_url_slug, py::handle now,
-                       py::handle state_file, py::handle data_file,
-                       py::handle threads, py::handle host, py::handle port, py::handle record_requests,
-                       py::handle clock, py::handle flaky_failure_rate, py::handle broken_pull_request_rate,
-                       const py::kwargs& faults) {
-             return make_sandbox(seed, tests, token, org_url_slug, now, state_file, data_file,
-                                 threads, host, port, record_requests, clock, flaky_failure_rate,
-                                 broken_pull_request_rate, faults);
-           }),
-           py::kw_only(), py::arg("seed") = defaults["seed"], py::arg("tests") = defaults["tests"],
-           py::arg("token") = py::none(), py::arg("org_url_slug") = defaults["org_url_slug"],
-           py::arg("now") = py::none(),
-           py::arg("state_file") = py::none(), py::arg("data_file") = py::none(), py::arg("threads") = py::none(),
-           py::arg("host") = defaults["host"], py::arg("port") = defaults["port"],
-           py::arg("record_requests") = defaults["record_requests"], py::arg("clock") = defaults["clock"],
-           py::arg("flaky_failure_rate") = py::none(), py::arg("broken_pull_request_rate") = py::none())
+      .def(py::init(&make_sandbox),
+           "Every option of SandboxOptions (option_rows('sandbox'), the faults' included) as a keyword.")
       .def("start", &Sandbox::start, py::call_guard<py::gil_scoped_release>())
       .def("stop", &Sandbox::stop, py::call_guard<py::gil_scoped_release>())
       .def_property_readonly("running", &Sandbox::running)
@@ -241,10 +115,19 @@ void bind_sandbox(py::module_& m) {
         args.throw_if_failed();
         return self.test_ids(parsed);
       }, py::arg("repo"))
-      .def("faults", [](const Sandbox& self) { return faults_to_python(self.faults()); })
-      .def("set_faults", [](Sandbox& self, const py::kwargs& faults) {
+      .def("faults", [](const Sandbox& self) {
+        py::dict out;
+        options_to_python(out, self.faults());
+        return out;
+      })
+      .def("set_faults", [](Sandbox& self, const py::kwargs& keywords) {
+        // The rows of FaultOptions; None leaves a setting as it is.
+        ArgCollector args;
         FaultOptions updated = self.faults();
-        apply_faults(updated, faults);
+        py::dict remaining(keywords);
+        read_options(args, remaining, updated, /*none_keeps=*/true);
+        refuse_unknown_keywords(remaining, "set_faults");
+        args.throw_if_failed();
         self.set_faults(updated);
       })
       .def("requests", [](const Sandbox& self) {

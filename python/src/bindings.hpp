@@ -4,6 +4,7 @@
 #include <pybind11/pybind11.h>
 
 #include <exception>
+#include <string>
 
 namespace trunk::python {
 
@@ -22,6 +23,9 @@ void bind_pager(pybind11::module_& m);
 void bind_columns(pybind11::module_& m);
 void bind_arrow(pybind11::module_& m);
 void bind_sandbox(pybind11::module_& m);
+/// Appends the rows of the sandbox's options to `rows` for option_rows(of): "sandbox" (SandboxOptions, its
+/// faults' included) or "faults" (FaultOptions); false for another name.
+bool describe_sandbox_options(const std::string& of, pybind11::list& rows);
 void bind_schema(pybind11::module_& m);  // the declarations as data (stubs, CLI)
 void bind_openapi(pybind11::module_& m);
 

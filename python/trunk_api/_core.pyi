@@ -3,6 +3,7 @@
 # and run scripts/generate-stubs. Public names are re-exported by trunk_api.
 import asyncio
 import enum
+import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import datetime
 from typing import Any, ClassVar, TypedDict
@@ -1394,6 +1395,52 @@ class ClientOptionKeywords(TypedDict, total=False):
 class BulkOptionKeywords(TypedDict, total=False):
     """The keyword options of the bulk calls (the rows of BulkOptions)."""
     concurrency: int
+
+class SandboxOptionKeywords(TypedDict, total=False):
+    """The keyword options of trunk_api.Sandbox (the rows of SandboxOptions)."""
+    host: str | None
+    port: int | None
+    seed: int | None
+    tests: int | None
+    token: str | None
+    org_url_slug: str | None
+    now: datetime | str | None
+    state_file: str | os.PathLike[str] | None
+    data_file: str | os.PathLike[str] | None
+    threads: int | None
+    latency_ms: int | None
+    jitter_ms: int | None
+    error_rate: float | None
+    rate_limit: float | None
+    drop_rate: float | None
+    truncate_rate: float | None
+    drop_after_rate: float | None
+    rate_limited_rate: float | None
+    rate_limited_retry_after_seconds: int | None
+    fault_seed: int | None
+    webhook_duplicate_rate: float | None
+    webhook_delay_ms: int | None
+    webhook_jitter_ms: int | None
+    record_requests: bool | None
+    clock: str | None
+    flaky_failure_rate: float | None
+    broken_pull_request_rate: float | None
+
+class FaultOptionKeywords(TypedDict, total=False):
+    """The keyword options of Sandbox.set_faults (the rows of FaultOptions)."""
+    latency_ms: int | None
+    jitter_ms: int | None
+    error_rate: float | None
+    rate_limit: float | None
+    drop_rate: float | None
+    truncate_rate: float | None
+    drop_after_rate: float | None
+    rate_limited_rate: float | None
+    rate_limited_retry_after_seconds: int | None
+    fault_seed: int | None
+    webhook_duplicate_rate: float | None
+    webhook_delay_ms: int | None
+    webhook_jitter_ms: int | None
 def sandbox_defaults() -> dict[str, Any]: ...
 def openapi_document() -> str: ...
 def verify_webhook(body: bytes | bytearray | memoryview | str, headers: Any, secret: str | bytes | WebhookSecret,
@@ -1519,21 +1566,33 @@ class Sandbox:
     def __init__(
         self,
         *,
-        seed: int = ...,  # the defaults are SandboxOptions' (sandbox_defaults())
-        tests: int = ...,
+        host: str | None = '127.0.0.1',
+        port: int | None = 0,
+        seed: int | None = 42,
+        tests: int | None = 2000,
         token: str | None = None,
-        org_url_slug: str = ...,
-        now: _TimeLike | None = None,
-        state_file: str | None = None,
-        data_file: str | None = None,
+        org_url_slug: str | None = 'trunk-sandbox',
+        now: datetime | str | None = None,
+        state_file: str | os.PathLike[str] | None = None,
+        data_file: str | os.PathLike[str] | None = None,
         threads: int | None = None,
-        host: str = ...,
-        port: int = ...,
-        record_requests: bool = ...,
-        clock: str = ...,
+        latency_ms: int | None = 0,
+        jitter_ms: int | None = 0,
+        error_rate: float | None = 0.0,
+        rate_limit: float | None = 0.0,
+        drop_rate: float | None = 0.0,
+        truncate_rate: float | None = 0.0,
+        drop_after_rate: float | None = 0.0,
+        rate_limited_rate: float | None = 0.0,
+        rate_limited_retry_after_seconds: int | None = 1,
+        fault_seed: int | None = 1,
+        webhook_duplicate_rate: float | None = 0.0,
+        webhook_delay_ms: int | None = 0,
+        webhook_jitter_ms: int | None = 0,
+        record_requests: bool | None = True,
+        clock: str | None = 'real',
         flaky_failure_rate: float | None = None,
         broken_pull_request_rate: float | None = None,
-        **faults: float | None,
     ) -> None: ...
     def start(self) -> None: ...
     def stop(self) -> None: ...
@@ -1556,7 +1615,23 @@ class Sandbox:
     def repos(self) -> list[Repo]: ...
     def test_ids(self, repo: _RepoLike) -> list[str]: ...
     def faults(self) -> dict[str, float]: ...
-    def set_faults(self, **faults: float) -> None: ...
+    def set_faults(
+        self,
+        *,
+        latency_ms: int | None = None,
+        jitter_ms: int | None = None,
+        error_rate: float | None = None,
+        rate_limit: float | None = None,
+        drop_rate: float | None = None,
+        truncate_rate: float | None = None,
+        drop_after_rate: float | None = None,
+        rate_limited_rate: float | None = None,
+        rate_limited_retry_after_seconds: int | None = None,
+        fault_seed: int | None = None,
+        webhook_duplicate_rate: float | None = None,
+        webhook_delay_ms: int | None = None,
+        webhook_jitter_ms: int | None = None,
+    ) -> None: ...
     def requests(self) -> list[tuple[str, str, list[tuple[str, str]], bytes, int, str]]: ...
     def clear_requests(self) -> None: ...
     def add_webhook(

@@ -91,12 +91,11 @@ def parse_duration(text: str) -> dt.timedelta:
 _FLAG_NOTES = {"token": "discouraged, since command lines show up in ps and shell history: set the variable instead"}
 
 
-def _option_flag(group: Any, row: dict[str, Any]) -> None:
-    """The flag of one Client option row (option_rows("client")): --name-with-dashes, its default, rule and
-    variables in the help."""
-    flag = "--" + row["name"].replace("_", "-")
+def _option_flag(group: Any, row: dict[str, Any], dest: str | None = None) -> None:
+    """The flag of one option row (_core.option_rows(...)): the row's flag (--name-with-dashes unless the row
+    keeps another spelling), its default, rule and variables in the help, its choices."""
     parts = [row["doc"].rstrip(".")]
-    if row["rule"]:
+    if row["rule"] and not row["choices"]:
         parts.append(f"must be {row['rule']}")
     if row["name"] in _FLAG_NOTES:
         parts.append(_FLAG_NOTES[row["name"]])
@@ -106,12 +105,19 @@ def _option_flag(group: Any, row: dict[str, Any]) -> None:
     elif row["default"] is not None:
         help_text += " (default %(default)s)"
     help_text = help_text.replace("%", "%%").replace("%%(default)s", "%(default)s")
+    where = {"dest": dest or row["name"], "default": row["default"], "help": help_text}
     if row["type"] == "bool":
-        group.add_argument(flag, action=argparse.BooleanOptionalAction, default=row["default"], help=help_text)
+        group.add_argument(row["flag"], action=argparse.BooleanOptionalAction, **where)
         return
-    kinds = {"int": (int, "N"), "float": (float, "SECONDS" if row["unit"] else "NUMBER")}
-    kind, metavar = kinds.get(row["type"], (str, row["name"].rsplit("_", 1)[-1].upper()))
-    group.add_argument(flag, type=kind, default=row["default"], metavar=metavar, help=help_text)
+    if row["choices"]:
+        group.add_argument(row["flag"], choices=row["choices"], **where)
+        return
+    base = row["type"].removesuffix(" | None")
+    units = {"seconds": "SECONDS", "milliseconds": "MS"}
+    kinds = {"int": (int, units.get(row["unit"], "N")), "float": (float, units.get(row["unit"], "NUMBER"))}
+    kind, metavar = kinds.get(base, (str, "RFC3339" if base.startswith("datetime") else
+                                     row["name"].rsplit("_", 1)[-1].upper()))
+    group.add_argument(row["flag"], type=kind, metavar=metavar, **where)
 
 
 def _add_connection_options(parser: argparse.ArgumentParser) -> None:

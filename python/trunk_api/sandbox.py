@@ -14,37 +14,29 @@ changed while it runs.
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import json
 import os
 from datetime import datetime, timedelta
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from trunk_api import _core
 from trunk_api._core import Repo, WebhookSecret
 from trunk_api.async_client import AsyncClient
-from trunk_api.client import Client, RepoLike, TimeLike
+from trunk_api.client import Client, RepoLike, _options_doc, _options_signature
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from trunk_api._core import FaultOptionKeywords, SandboxOptionKeywords
 
 __all__ = ["RecordedRequest", "Sandbox", "WebhookDelivery", "WebhookEndpoint"]
 
-_FAULT_NAMES = (
-    "latency_ms",
-    "jitter_ms",
-    "error_rate",
-    "rate_limit",
-    "drop_rate",
-    "truncate_rate",
-    "drop_after_rate",
-    "rate_limited_rate",
-    "rate_limited_retry_after_seconds",
-    "fault_seed",
-    "webhook_duplicate_rate",
-    "webhook_delay_ms",
-    "webhook_jitter_ms",
-)
-
-
-#: The defaults of the options, as the C++ core declares them (SandboxOptions): written once, there.
+#: The options of a Sandbox and the fault settings among them, as the C++ core declares them (the rows of
+#: SandboxOptions and FaultOptions, sandbox.hpp): name, type, default, rule, doc. Written once, there.
+_OPTION_ROWS: list[dict[str, Any]] = _core.option_rows("sandbox")
+_FAULT_ROWS: list[dict[str, Any]] = _core.option_rows("faults")
 _DEFAULTS: dict[str, Any] = _core.sandbox_defaults()
 
 
@@ -106,18 +98,12 @@ def _parse_body(raw: bytes) -> Any:
 class Sandbox:
     """The sandbox service, started in this process (context manager, or ``start()``/``stop()``).
 
-    ``seed`` and ``tests`` decide the generated data (same seed, same ``now``: same data). ``now`` is the end of
-    the generated 30-day history (None = the wall clock at start). ``state_file`` keeps queue settings across runs.
-    ``threads`` is the server's thread count (None = the C++ default); connections hold no thread while idle or waiting.
-    Faults: ``latency_ms`` (+ uniform ``jitter_ms``), ``error_rate`` (fraction answered 503), ``rate_limit``
-    (requests/s per organization, over it 429 with Retry-After), ``drop_rate`` (connections closed without an
-    answer), ``truncate_rate`` (bodies cut short), ``rate_limited_rate`` (fraction answered 429 with
-    ``Retry-After: rate_limited_retry_after_seconds`` whatever the load, where the sandbox supports it);
-    ``drop_after_rate`` (requests processed, then the connection closed without an answer: the change
-    happened, the client cannot know); ``fault_seed`` makes the fault dice reproducible.
-    Webhook faults (see :meth:`add_webhook`): ``webhook_duplicate_rate`` (fraction of messages delivered twice,
-    same svix-id), ``webhook_delay_ms`` (+ uniform ``webhook_jitter_ms``, on the sandbox clock: pull requests'
-    messages overtake each other, one pull request's keep their order).
+    Every option is a keyword, declared once in the C++ core (one row each, SandboxOptions and FaultOptions):
+    the signature, the list ``help(Sandbox)`` ends with, the command lines' flags and the table of the Sandbox
+    page (docs/sandbox.md) are made from those rows. ``seed`` and ``tests`` decide the generated data (same seed,
+    same ``now``: same data). The fault settings (``error_rate``, ``drop_rate``, ...) can also be changed while
+    it runs: as properties (``sandbox.error_rate = 0.2``) or several at once with :meth:`set_faults`; None keeps
+    a setting as it is.
 
     Merge queues move on the sandbox clock (:attr:`clock_now`): ``clock="real"`` follows the wall clock,
     ``clock="virtual"`` stands still until :meth:`advance` moves it, so an hour of queue runs in milliseconds
@@ -126,66 +112,13 @@ class Sandbox:
     ``flaky_failure_rate`` / ``broken_pull_request_rate`` set them.
     """
 
-    def __init__(
-        self,
-        *,
-        seed: int = _DEFAULTS["seed"],
-        tests: int = _DEFAULTS["tests"],
-        latency_ms: int = 0,
-        jitter_ms: int = 0,
-        error_rate: float = 0.0,
-        rate_limit: float = 0.0,
-        drop_rate: float = 0.0,
-        truncate_rate: float = 0.0,
-        drop_after_rate: float = 0.0,
-        rate_limited_rate: float | None = None,
-        rate_limited_retry_after_seconds: int | None = None,
-        fault_seed: int = _DEFAULTS["fault_seed"],
-        webhook_duplicate_rate: float = 0.0,
-        webhook_delay_ms: int = 0,
-        webhook_jitter_ms: int = 0,
-        now: TimeLike | None = None,
-        state_file: str | os.PathLike[str] | None = None,
-        data_file: str | os.PathLike[str] | None = None,
-        token: str | None = None,
-        org_url_slug: str = _DEFAULTS["org_url_slug"],
-        threads: int | None = None,
-        port: int = _DEFAULTS["port"],
-        record_requests: bool = _DEFAULTS["record_requests"],
-        clock: str = _DEFAULTS["clock"],
-        flaky_failure_rate: float | None = None,
-        broken_pull_request_rate: float | None = None,
-    ) -> None:
-        self._core = _core.Sandbox(
-            seed=seed,
-            tests=tests,
-            token=token,
-            org_url_slug=org_url_slug,
-            now=now,
-            state_file=None if state_file is None else os.fspath(state_file),
-            data_file=None if data_file is None else os.fspath(data_file),
-            threads=threads,
-            port=port,
-            record_requests=record_requests,
-            latency_ms=latency_ms,
-            jitter_ms=jitter_ms,
-            error_rate=error_rate,
-            rate_limit=rate_limit,
-            drop_rate=drop_rate,
-            truncate_rate=truncate_rate,
-            drop_after_rate=drop_after_rate,
-            rate_limited_rate=rate_limited_rate,
-            rate_limited_retry_after_seconds=rate_limited_retry_after_seconds,
-            fault_seed=fault_seed,
-            webhook_duplicate_rate=webhook_duplicate_rate,
-            webhook_delay_ms=webhook_delay_ms,
-            webhook_jitter_ms=webhook_jitter_ms,
-            clock=clock,
-            flaky_failure_rate=flaky_failure_rate,
-            broken_pull_request_rate=broken_pull_request_rate,
-        )
-        self._tests = tests
-        self._seed = seed
+    def __init__(self, **options: Unpack[SandboxOptionKeywords]) -> None:
+        # The options are the core's rows (a wrong one is a ValidationError naming it, an unknown one the same
+        # TypeError as a misspelt keyword).
+        self._core = _core.Sandbox(**options)
+        given: dict[str, Any] = dict(options)
+        self._tests = _DEFAULTS["tests"] if given.get("tests") is None else given["tests"]
+        self._seed = _DEFAULTS["seed"] if given.get("seed") is None else given["seed"]
 
     # ---- life cycle ---------------------------------------------------------------------------------------
     def start(self) -> Sandbox:
@@ -335,24 +268,36 @@ class Sandbox:
         """The current fault settings."""
         return dict(self._core.faults())
 
-    def set_faults(self, **faults: float) -> None:
+    def set_faults(self, **faults: Unpack[FaultOptionKeywords]) -> None:
         """Changes some fault settings while running; the others stay (e.g. ``set_faults(error_rate=0.2)``)."""
-        unknown = sorted(set(faults) - set(_FAULT_NAMES))
-        if unknown:
-            raise TypeError(f"unknown fault setting(s): {', '.join(unknown)}; known: {', '.join(_FAULT_NAMES)}")
         self._core.set_faults(**faults)
 
-    def _fault(self, name: str) -> Any:
-        return self._core.faults()[name]
+    if TYPE_CHECKING:  # the fault properties below are made from the rows, which a type checker cannot follow
+        def __getattr__(self, name: str) -> Any:
+            raise AttributeError(name)
 
-    latency_ms = property(lambda self: self._fault("latency_ms"), lambda self, v: self.set_faults(latency_ms=v))
-    jitter_ms = property(lambda self: self._fault("jitter_ms"), lambda self, v: self.set_faults(jitter_ms=v))
-    error_rate = property(lambda self: self._fault("error_rate"), lambda self, v: self.set_faults(error_rate=v))
-    rate_limit = property(lambda self: self._fault("rate_limit"), lambda self, v: self.set_faults(rate_limit=v))
-    drop_rate = property(lambda self: self._fault("drop_rate"), lambda self, v: self.set_faults(drop_rate=v))
-    truncate_rate = property(
-        lambda self: self._fault("truncate_rate"), lambda self, v: self.set_faults(truncate_rate=v)
-    )
-    drop_after_rate = property(
-        lambda self: self._fault("drop_after_rate"), lambda self, v: self.set_faults(drop_after_rate=v)
-    )
+        def __setattr__(self, name: str, value: Any) -> None:
+            object.__setattr__(self, name, value)
+
+
+def _fault_property(row: dict[str, Any]) -> property:
+    """A fault setting as a property: reads the current value, sets it alone (as set_faults does)."""
+    name = row["name"]
+    rule = f" ({row['rule']})" if row["rule"] else ""
+    return property(lambda self: self._core.faults()[name],
+                    lambda self, value: self._core.set_faults(**{name: value}),
+                    doc=f"{row['doc']}{rule} Default {row['default']!r}.")
+
+
+for _row in _FAULT_ROWS:
+    setattr(Sandbox, _row["name"], _fault_property(_row))
+del _row
+
+#: Sandbox's signature and the options part of its docstring, made from the rows (help(Sandbox) shows both).
+Sandbox.__init__.__signature__ = _options_signature(_OPTION_ROWS, ())  # type: ignore[attr-defined]
+Sandbox.__doc__ = f"{Sandbox.__doc__}\n    Options:\n\n{_options_doc(_OPTION_ROWS)}\n"
+_SET_FAULTS = inspect.signature(Sandbox.set_faults)
+Sandbox.set_faults.__signature__ = _SET_FAULTS.replace(  # type: ignore[attr-defined]
+    parameters=[_SET_FAULTS.parameters["self"], *(
+        inspect.Parameter(row["name"], inspect.Parameter.KEYWORD_ONLY, default=None, annotation=f"{row['type']} | None")
+        for row in _FAULT_ROWS)])

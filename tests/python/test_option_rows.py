@@ -215,3 +215,207 @@ def test_an_unknown_bulk_option_is_a_type_error(box: trunk_api.Sandbox, client: 
     with pytest.raises(TypeError, match="concurency"):
         client.get_test_details_many(repo, box.org_url_slug, box.test_ids(repo)[:1], concurency=2)  # type: ignore[call-arg]
     assert box.requests == []
+
+
+# ---- the sandbox's options (SandboxOptions, its faults' rows taken in its place, and FaultOptions) --------------
+SANDBOX_ROWS = _core.option_rows("sandbox")
+FAULT_ROWS = _core.option_rows("faults")
+
+
+def test_the_sandbox_rows_are_the_options_we_know() -> None:
+    """The public keywords and their defaults, exactly as before the rows (users' code must not break); the
+    durations stay whole milliseconds (the ``_ms`` names)."""
+    by_name = {row["name"]: row for row in SANDBOX_ROWS}
+    faults = ["latency_ms", "jitter_ms", "error_rate", "rate_limit", "drop_rate", "truncate_rate", "drop_after_rate",
+              "rate_limited_rate", "rate_limited_retry_after_seconds", "fault_seed", "webhook_duplicate_rate",
+              "webhook_delay_ms", "webhook_jitter_ms"]
+    assert [row["name"] for row in FAULT_ROWS] == faults
+    assert list(by_name) == ["host", "port", "seed", "tests", "token", "org_url_slug", "now", "state_file",
+                             "data_file", "threads", *faults, "record_requests", "clock", "flaky_failure_rate",
+                             "broken_pull_request_rate"]
+    assert {name: row["default"] for name, row in by_name.items()} == {
+        "host": "127.0.0.1", "port": 0, "seed": 42, "tests": 2000, "token": None, "org_url_slug": "trunk-sandbox",
+        "now": None, "state_file": None, "data_file": None, "threads": None, "latency_ms": 0, "jitter_ms": 0,
+        "error_rate": 0.0, "rate_limit": 0.0, "drop_rate": 0.0, "truncate_rate": 0.0, "drop_after_rate": 0.0,
+        "rate_limited_rate": 0.0, "rate_limited_retry_after_seconds": 1, "fault_seed": 1,
+        "webhook_duplicate_rate": 0.0, "webhook_delay_ms": 0, "webhook_jitter_ms": 0, "record_requests": True,
+        "clock": "real", "flaky_failure_rate": None, "broken_pull_request_rate": None}
+    assert all(by_name[name]["unit"] == "milliseconds" and by_name[name]["type"] == "int"
+               for name in faults if name.endswith("_ms"))
+    assert by_name["clock"]["choices"] == ["real", "virtual"]
+    # The flags users already type keep their spelling.
+    assert {name: by_name[name]["flag"] for name in ("org_url_slug", "broken_pull_request_rate",
+                                                      "rate_limited_retry_after_seconds", "webhook_delay_ms")} == {
+        "org_url_slug": "--org", "broken_pull_request_rate": "--broken-rate",
+        "rate_limited_retry_after_seconds": "--rate-limited-retry-after", "webhook_delay_ms": "--webhook-delay-ms"}
+
+
+def _sandbox_help() -> str:
+    return "".join(_help_of(["sandbox"]).split())
+
+
+@pytest.mark.parametrize("row", SANDBOX_ROWS, ids=[row["name"] for row in SANDBOX_ROWS])
+def test_every_derived_place_shows_the_sandbox_row(row: dict[str, Any]) -> None:
+    """One row, every place made from it: Sandbox's signature and help(), the core's defaults, the stubs, the
+    `trunk-api sandbox` flag and help, and the docs' table. Fails when any of them drifts from the row."""
+    name, default = row["name"], row["default"]
+    parameter = inspect.signature(trunk_api.Sandbox).parameters[name]
+    assert parameter.default == default and parameter.annotation == row["type"]
+    assert parameter.kind is parameter.KEYWORD_ONLY
+    assert f"``{name} = {default!r}``: {row['doc']}" in pydoc.render_doc(trunk_api.Sandbox)
+    assert _core.sandbox_defaults()[name] == default
+
+    core_stub = (ROOT / "python" / "trunk_api" / "_core.pyi").read_text()
+    block = core_stub.split("\nclass Sandbox:\n", 1)[1].split("    def start(", 1)[0]
+    assert f"        {name}: {row['type'].removesuffix(' | None')} | None = {default!r},\n" in block  # None: default
+    keywords = core_stub.split("class SandboxOptionKeywords(TypedDict, total=False):\n", 1)[1].split("\nclass ", 1)[0]
+    assert f"    {name}: {row['type'].removesuffix(' | None')} | None\n" in keywords
+
+    parsed = build_parser().parse_args(["sandbox"])
+    assert getattr(parsed, name) == default
+    help_text = _sandbox_help()
+    assert row["flag"] in help_text and "".join(row["doc"].rstrip(".").split()).replace("%", "") in help_text
+    if row["rule"] and not row["choices"]:
+        assert "".join(row["rule"].split()) in help_text
+
+    table = _load_docs_hook().render(SANDBOX_ROWS)
+    line = next(line for line in table.splitlines() if line.startswith(f"| `{name}` |"))
+    assert f"`{row['flag']}`" in line and row["doc"].replace("|", "\\|") in line and row["rule"] in line
+    assert ("none" in line) if default is None else (str(default) in line)
+
+
+@pytest.mark.parametrize("row", FAULT_ROWS, ids=[row["name"] for row in FAULT_ROWS])
+def test_every_derived_place_shows_the_fault_row(box: trunk_api.Sandbox, row: dict[str, Any]) -> None:
+    """A fault row also makes a property of Sandbox, a keyword of set_faults (None = unchanged) and a key of
+    faults, in the same unit as the keyword."""
+    name = row["name"]
+    assert row in SANDBOX_ROWS
+    prop = getattr(trunk_api.Sandbox, name)
+    assert isinstance(prop, property) and prop.__doc__ is not None and row["doc"] in prop.__doc__
+    parameter = inspect.signature(trunk_api.Sandbox.set_faults).parameters[name]
+    assert parameter.default is None and parameter.kind is parameter.KEYWORD_ONLY
+    core_stub = (ROOT / "python" / "trunk_api" / "_core.pyi").read_text()
+    block = core_stub.split("\nclass Sandbox:\n", 1)[1].split("    def set_faults(", 1)[1].split(") -> None", 1)[0]
+    assert f"        {name}: {row['type']} | None = None,\n" in block
+    keywords = core_stub.split("class FaultOptionKeywords(TypedDict, total=False):\n", 1)[1].split("\nclass ", 1)[0]
+    assert f"    {name}: {row['type']} | None\n" in keywords
+
+    before = box.faults
+    try:
+        value = 3 if row["type"] == "int" else 0.5
+        box.set_faults(**{name: value})
+        assert getattr(box, name) == value and box.faults[name] == value
+        box.set_faults(**{name: None})  # None: unchanged
+        assert box.faults[name] == value
+        setattr(box, name, row["default"])
+        assert box.faults[name] == row["default"]
+    finally:
+        box.set_faults(**before)
+
+
+def test_the_sandbox_docs_page_holds_the_generated_table() -> None:
+    page = (ROOT / "docs" / "sandbox.md").read_text()
+    hook = _load_docs_hook()
+    assert "<!-- option-table: sandbox -->" in page
+    rendered = hook.on_page_markdown(page, None, None, None)
+    assert hook.render(SANDBOX_ROWS) in rendered and "option-table" not in rendered
+
+
+# One bound per option: the more permissive of the two command lines' before the rows (latency_ms was 600000 in
+# trunk-sandbox, 3600000 in Python; threads 1..1024 there, 0..256 here, and 0 was then refused at start).
+SANDBOX_ACCEPTED = [
+    ("latency_ms", 0), ("latency_ms", 3_600_000), ("jitter_ms", 3_600_000), ("webhook_delay_ms", 86_400_000),
+    ("webhook_jitter_ms", 86_400_000), ("error_rate", 1), ("webhook_duplicate_rate", 1.0), ("rate_limit", 0),
+    ("rate_limited_retry_after_seconds", 86_400), ("fault_seed", 2**64 - 1),
+]
+SANDBOX_REFUSED = [
+    ("latency_ms", 3_600_001, "must be between 0 and 3600000 milliseconds"),
+    ("latency_ms", -1, "must be between 0 and 3600000 milliseconds"),
+    ("jitter_ms", 3_600_001, "must be between 0 and 3600000 milliseconds"),
+    ("webhook_delay_ms", 86_400_001, "must be between 0 and 86400000 milliseconds"),
+    ("webhook_jitter_ms", 86_400_001, "must be between 0 and 86400000 milliseconds"),
+    ("latency_ms", 2.5, "must be an integer"),
+    ("error_rate", 1.001, "must be >= 0 and <= 1"),
+    ("drop_after_rate", -0.001, "must be >= 0 and <= 1"),
+    ("rate_limit", -0.001, "must be >= 0"),
+    ("rate_limited_retry_after_seconds", 86_401, "must be between 0 and 86400"),
+    ("fault_seed", 2**64, "must be <= 18446744073709551615"),
+    ("fault_seed", -1, "must be >= 0"),
+]
+
+
+@pytest.mark.parametrize(("name", "value"), SANDBOX_ACCEPTED)
+def test_fault_values_at_the_bound_are_accepted(box: trunk_api.Sandbox, name: str, value: object) -> None:
+    before = box.faults
+    try:
+        box.set_faults(**{name: value})
+        assert box.faults[name] == value
+    finally:
+        box.set_faults(**before)
+
+
+@pytest.mark.parametrize(("name", "value", "rule"), SANDBOX_REFUSED)
+def test_fault_values_past_the_bound_name_option_value_and_rule(box: trunk_api.Sandbox, name: str, value: object,
+                                                                rule: str) -> None:
+    before = box.faults
+    for attempt in (lambda: trunk_api.Sandbox(**{name: value}), lambda: box.set_faults(**{name: value})):
+        with pytest.raises(ValidationError) as caught:
+            attempt()
+        (violation,) = caught.value.errors
+        assert (violation.field, violation.value, violation.rule) == (name, repr(value), rule)
+    assert box.faults == before  # a refused set_faults changes nothing
+
+
+@pytest.mark.parametrize(("name", "value"), [("port", 65_535), ("threads", 1), ("threads", 1024),
+                                             ("tests", 10_000_000), ("seed", 2**64 - 1), ("flaky_failure_rate", 1),
+                                             ("broken_pull_request_rate", 0), ("clock", "virtual")])
+def test_sandbox_values_at_the_bound_are_accepted(name: str, value: object) -> None:
+    trunk_api.Sandbox(**{name: value})  # converted and checked here; nothing is started
+
+
+@pytest.mark.parametrize(("name", "value", "rule"), [
+    ("port", 65_536, "must be between 0 and 65535"), ("threads", 0, "must be between 1 and 1024"),
+    ("threads", 1025, "must be between 1 and 1024"), ("tests", 10_000_001, "must be between 0 and 10000000"),
+    ("tests", -1, "must be between 0 and 10000000"), ("seed", 2**64, "must be <= 18446744073709551615"),
+    ("flaky_failure_rate", 1.5, "must be >= 0 and <= 1"), ("clock", "wall", 'must be "real" or "virtual"'),
+    ("record_requests", 1, "must be True or False"), ("now", "yesterday", None)])
+def test_sandbox_values_past_the_bound_name_option_value_and_rule(name: str, value: object, rule: str | None) -> None:
+    with pytest.raises(ValidationError) as caught:
+        trunk_api.Sandbox(**{name: value})
+    (violation,) = caught.value.errors
+    assert violation.field == name and violation.value in (repr(value), str(value), f'"{value}"')
+    if rule is not None:
+        assert violation.rule == rule
+
+
+def test_an_unknown_sandbox_option_or_fault_is_a_type_error_naming_it(box: trunk_api.Sandbox) -> None:
+    with pytest.raises(TypeError, match="latency_msec"):
+        trunk_api.Sandbox(latency_msec=5)  # type: ignore[call-arg]
+    with pytest.raises(TypeError, match="error_rat"):
+        box.set_faults(error_rat=0.5)  # type: ignore[call-arg]
+    with pytest.raises(TypeError, match="seed"):  # the data's seed is not a fault setting (fault_seed is)
+        box.set_faults(seed=3)  # type: ignore[call-arg]
+
+
+def test_sandbox_flags_reach_the_sandbox(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every row's flag of `trunk-api sandbox` is handed to Sandbox under the row's name."""
+    from trunk_api import _cli_sandbox
+
+    seen: dict[str, Any] = {}
+
+    class Recorder:
+        def __init__(self, **options: Any) -> None:
+            seen.update(options)
+            raise RuntimeError("recorded")
+
+    monkeypatch.setattr(trunk_api, "Sandbox", Recorder)
+    args = build_parser().parse_args(["sandbox", "--latency-ms", "20", "--org", "acme", "--clock", "virtual",
+                                      "--webhook-delay-ms", "1500", "--broken-rate", "0.5", "--no-record-requests",
+                                      "--rate-limited-retry-after", "7", "--threads", "3"])
+    with pytest.raises(RuntimeError, match="recorded"):
+        _cli_sandbox.run(type("Ctx", (), {"args": args})())
+    assert set(seen) == {row["name"] for row in SANDBOX_ROWS}
+    assert (seen["latency_ms"], seen["org_url_slug"], seen["clock"], seen["webhook_delay_ms"]) == (20, "acme",
+                                                                                                   "virtual", 1500)
+    assert (seen["broken_pull_request_rate"], seen["record_requests"], seen["rate_limited_retry_after_seconds"],
+            seen["threads"]) == (0.5, False, 7, 3)

@@ -5,9 +5,11 @@
 // signatures, the .pyi stubs, the command-line flags and the docs' configuration table are made.
 //
 // An option row is  X(type, member, "name", init, rule, variables, "doc"):
-//   type       the C++ type: bool, int, double, std::string, std::optional<std::string>,
-//              std::chrono::milliseconds (Python and the command line speak seconds), or another options struct
-//              described here (its rows are taken in its place: ClientOptions' retry);
+//   type       the C++ type: bool, int, std::size_t, std::uint64_t, double, std::optional<double>, std::string,
+//              std::optional<std::string>, std::optional<trunk::Timestamp> (RFC 3339 text or a datetime),
+//              std::chrono::milliseconds (Python and the command line speak seconds, or whole milliseconds when
+//              the rule says so), an enumeration with Choices (its values' names), or another options struct
+//              described here (its rows are taken in its place: ClientOptions' retry, SandboxOptions' faults);
 //   member     the C++ member;
 //   name       the Python keyword (and, with '-' for '_', the command-line flag); "" = C++ only;
 //   init       the member's default initializer, e.g. {30000};
@@ -23,17 +25,29 @@
 #include <span>
 #include <string_view>
 #include <tuple>
+#include <type_traits>
 
 namespace trunk::options {
 
-/// What a value must satisfy, in the unit Python speaks (seconds for durations). Checked where the value is
-/// given (the Python keywords, the command line); C++ callers set the struct directly.
+/// What a value must satisfy, in the unit Python speaks (seconds for durations, unless `milliseconds`), and how
+/// it is given. Checked where the value is given (the Python keywords, the command lines, option_text.hpp's
+/// check() for a struct C++ callers filled).
 struct OptionRule {
   double min = -std::numeric_limits<double>::infinity();
   bool min_inclusive = true;
   double max = std::numeric_limits<double>::infinity();
   /// A secret (the token): never rendered, converted in its own place, never a command-line default.
   bool secret = false;
+  /// A duration given in whole milliseconds (the sandbox's `_ms` settings), not in seconds.
+  bool milliseconds = false;
+  /// The default is worked out where it runs (the sandbox's threads: the machine's cores): shown as None, and
+  /// None keeps it.
+  bool computed_default = false;
+  /// A file path: Python also takes an os.PathLike.
+  bool path = false;
+  /// The command-line flag without its "--", when it is not the name's: a spelling users already type
+  /// (`--org`); "" = the name with '-' for '_'.
+  std::string_view flag{};
 };
 
 inline constexpr OptionRule kAnyValue{};
@@ -43,6 +57,33 @@ inline constexpr OptionRule kNonNegative{.min = 0};
 inline constexpr OptionRule kPositiveDuration{.min = 0, .min_inclusive = false, .max = 365.0 * 24 * 3600};
 /// A duration where 0 means none: from 0 to a year.
 inline constexpr OptionRule kDurationOrZero{.min = 0, .max = 365.0 * 24 * 3600};
+/// A file path (Python also takes an os.PathLike).
+inline constexpr OptionRule kPath{.path = true};
+/// A probability or a share of requests.
+inline constexpr OptionRule kFraction{.min = 0, .max = 1};
+/// A duration in whole milliseconds, from 0 to `max`.
+constexpr OptionRule milliseconds_up_to(double max) { return {.min = 0, .max = max, .milliseconds = true}; }
+/// A whole number from `min` to `max`.
+constexpr OptionRule between(double min, double max) { return {.min = min, .max = max}; }
+/// `rule` given on the command line as --`flag`.
+constexpr OptionRule with_flag(OptionRule rule, std::string_view flag) {
+  rule.flag = flag;
+  return rule;
+}
+
+/// One value of an enumeration that is an option, with the name Python and the command line give it.
+template <typename E>
+struct Choice {
+  E value;
+  std::string_view name;
+};
+
+/// Specialised for every enumeration an option row holds: `static constexpr std::array<Choice<E>, N> all`.
+template <typename E>
+struct Choices;
+
+template <typename E>
+concept HasChoices = requires { Choices<E>::all; };
 
 /// The environment variables an option is read from, in order of preference.
 using Variables = std::span<const std::string_view>;

@@ -10,6 +10,8 @@
 #include <optional>
 #include <random>
 #include <thread>
+#include <type_traits>
+#include <vector>
 
 #include "control.hpp"
 #include "data_file.hpp"
@@ -23,6 +25,7 @@
 #include "webhook_payloads.hpp"
 #include "webhook_sender.hpp"
 #include "trunk/error.hpp"
+#include "trunk/option_text.hpp"
 
 namespace trunk::sandbox {
 
@@ -43,45 +46,16 @@ std::string random_token() {
   return token;
 }
 
-void check_options(const SandboxOptions& o) {
-  auto fail = [](const std::string& field, const std::string& value, const std::string& rule) {
-    throw trunk::ValidationError({{field, value, rule}});
-  };
-  if (o.port < 0 || o.port > 65535) fail("port", std::to_string(o.port), "must be between 0 and 65535");
-  if (o.tests < 0) fail("tests", std::to_string(o.tests), "must be 0 or more");
-  if (o.threads < 1 || o.threads > 1024) fail("threads", std::to_string(o.threads), "must be between 1 and 1024");
-  if (o.org_url_slug.empty()) fail("org_url_slug", "\"\"", "must not be empty");
-  for (const auto& [field, rate] : {std::pair{"flaky_failure_rate", o.flaky_failure_rate},
-                                    std::pair{"broken_pull_request_rate", o.broken_pull_request_rate}}) {
-    if (rate && !(*rate >= 0 && *rate <= 1)) fail(field, std::to_string(*rate), "must be between 0 and 1");
+/// The rules of the option rows (sandbox.hpp), for options a C++ caller filled in, and the one rule no row can
+/// say: an organization needs a slug.
+template <typename Options>
+void check_options(const Options& options) {
+  std::vector<trunk::Violation> problems;
+  trunk::options::check(options, problems);
+  if constexpr (std::is_same_v<Options, SandboxOptions>) {
+    if (options.org_url_slug.empty()) problems.push_back({"org_url_slug", "\"\"", "must not be empty"});
   }
-}
-
-void check_faults(const FaultOptions& f) {
-  auto fraction = [](const char* field, double v) {
-    if (!(v >= 0 && v <= 1)) throw trunk::ValidationError({{field, std::to_string(v), "must be between 0 and 1"}});
-  };
-  fraction("error_rate", f.error_rate);
-  fraction("drop_rate", f.drop_rate);
-  fraction("truncate_rate", f.truncate_rate);
-  fraction("drop_after_rate", f.drop_after_rate);
-  fraction("rate_limited_rate", f.rate_limited_rate);
-  fraction("webhook_duplicate_rate", f.webhook_duplicate_rate);
-  if (f.rate_limited_retry_after_seconds < 0) {
-    throw trunk::ValidationError({{"rate_limited_retry_after_seconds", std::to_string(f.rate_limited_retry_after_seconds),
-                                   "must not be negative"}});
-  }
-  if (!(f.rate_limit_rps >= 0)) {
-    throw trunk::ValidationError({{"rate_limit_rps", std::to_string(f.rate_limit_rps), "must be 0 (off) or more"}});
-  }
-  if (f.latency.count() < 0) throw trunk::ValidationError({{"latency", std::to_string(f.latency.count()), "must not be negative"}});
-  if (f.jitter.count() < 0) throw trunk::ValidationError({{"jitter", std::to_string(f.jitter.count()), "must not be negative"}});
-  if (f.webhook_delay.count() < 0) {
-    throw trunk::ValidationError({{"webhook_delay", std::to_string(f.webhook_delay.count()), "must not be negative"}});
-  }
-  if (f.webhook_jitter.count() < 0) {
-    throw trunk::ValidationError({{"webhook_jitter", std::to_string(f.webhook_jitter.count()), "must not be negative"}});
-  }
+  if (!problems.empty()) throw trunk::ValidationError(std::move(problems));
 }
 
 bool equals_ignoring_case(std::string_view a, std::string_view b) {
@@ -243,8 +217,7 @@ Sandbox::~Sandbox() { stop(); }
 void Sandbox::start() {
   Impl& s = *impl_;
   if (s.running) return;
-  check_options(s.options);
-  check_faults(s.options.faults);
+  check_options(s.options);  // the faults' rows too
   s.faults.set_options(s.options.faults);
 
   if (!s.service) {
@@ -333,7 +306,7 @@ trunk::Timestamp Sandbox::advance(std::chrono::milliseconds by) {
 FaultOptions Sandbox::faults() const { return impl_->faults.options(); }
 
 void Sandbox::set_faults(const FaultOptions& faults) {
-  check_faults(faults);
+  check_options(faults);
   impl_->options.faults = faults;
   impl_->faults.set_options(faults);
   if (impl_->webhooks) impl_->webhooks->set_faults(faults);

@@ -1,87 +1,92 @@
 #include "command_line.hpp"
 
-#include <charconv>
-#include <cstdio>
+#include <cctype>
+#include <cstddef>
 #include <stdexcept>
+#include <string_view>
+#include <type_traits>
 
-#include "trunk/error.hpp"
-#include "trunk/time.hpp"
+#include "trunk/option_text.hpp"
 
 namespace trunk::sandbox::cli {
 
 namespace {
 
-template <typename T>
-T number(const std::string& flag, const std::string& text, T lo, T hi) {
-  T value{};
-  const auto* end = text.data() + text.size();
-  auto [ptr, ec] = std::from_chars(text.data(), end, value);
-  if (ec != std::errc() || ptr != end || value < lo || value > hi) {
-    throw std::invalid_argument(flag + ": \"" + text + "\" must be a number between " + std::to_string(lo) +
-                                " and " + std::to_string(hi));
-  }
-  return value;
+/// Calls f(row, target member) for every row of T that has a flag, nested options structs (the faults) included.
+template <options::DescribedOptions T, typename F>
+void for_each_flag(T& target, F&& f) {
+  options::for_each_option<T>([&](const auto& row) {
+    using M = typename std::remove_cvref_t<decltype(row)>::member_type;
+    if constexpr (options::DescribedOptions<M>) {
+      for_each_flag(target.*row.member, f);
+    } else if (!row.name.empty()) {
+      f(row, target.*row.member);
+    }
+  });
 }
 
-double real(const std::string& flag, const std::string& text, double lo, double hi) {
-  std::size_t used = 0;
-  double value = 0;
-  try {
-    value = std::stod(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
+/// What a row's flag takes, for --help: N, F, SECONDS, "real|virtual", ...
+template <typename M>
+std::string metavar(std::string_view name, const options::OptionRule& rule) {
+  if constexpr (std::is_same_v<M, bool>) {
+    return "";
+  } else if constexpr (options::HasChoices<M>) {
+    std::string text;
+    for (const auto& choice : options::Choices<M>::all) text += (text.empty() ? "" : "|") + std::string(choice.name);
+    return text;
+  } else if constexpr (options::is_time<M>) {
+    return "RFC3339";
+  } else if constexpr (options::is_duration<M>) {
+    return rule.milliseconds ? "MS" : "SECONDS";
+  } else if constexpr (options::is_whole<M>) {
+    return "N";
+  } else if constexpr (options::is_real<M>) {
+    return "F";
+  } else {
+    if (rule.path) return "PATH";
+    const std::size_t cut = name.rfind('_');  // the last word of the name: HOST, TOKEN, SLUG
+    std::string word(cut == std::string_view::npos ? name : name.substr(cut + 1));
+    for (char& c : word) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    return word;
   }
-  if (used == 0 || used != text.size() || !(value >= lo && value <= hi)) {
-    char range[96];
-    std::snprintf(range, sizeof range, "between %g and %g", lo, hi);
-    throw std::invalid_argument(flag + ": \"" + text + "\" must be a number " + range);
-  }
-  return value;
+}
+
+void usage_line(std::string& out, const std::string& flag, const std::string& text) {
+  std::string head = "  " + flag;
+  head += head.size() < 28 ? std::string(28 - head.size(), ' ') : " ";
+  out += head + text + "\n";
 }
 
 }  // namespace
 
 std::string usage() {
-  return "usage: trunk-sandbox [options]\n"
-         "A local implementation of the Trunk v1 flaky-test and merge-queue API, with generated data.\n"
-         "\n"
-         "  --host HOST              address to bind (default 127.0.0.1)\n"
-         "  --port N                 port, 0 = any free port (default 0)\n"
-         "  --seed N                 data generator seed (default 42)\n"
-         "  --tests N                test cases across the repositories (default 2000)\n"
-         "  --token TEXT             API token to accept (default: random, printed at start)\n"
-         "  --org SLUG               organization URL slug (default trunk-sandbox)\n"
-         "  --now RFC3339            end of the generated history (default: now)\n"
-         "  --state-file PATH        keep the merge queues and their settings in PATH across restarts\n"
-         "  --data-file PATH         serve the history in PATH instead of generating one\n"
-         "  --save-data PATH         write the served history to PATH (data-file format)\n"
-         "  --virtual-clock          the merge queues' clock starts at --now and moves only on\n"
-         "                           POST /sandbox/advance (default: the wall clock)\n"
-         "  --flaky-failure-rate F   chance a queue test run fails on a flaky test (default: from the history)\n"
-         "  --broken-rate F          chance a submitted pull request is broken (default: from the history)\n"
-         "  --threads N              server threads; connections hold none while idle or waiting (default: cores, 2-4)\n"
-         "  --latency-ms N           added to every response\n"
-         "  --jitter-ms N            plus a uniform random 0..N ms\n"
-         "  --error-rate F           fraction of requests answered 503\n"
-         "  --rate-limit RPS         requests per second per organization, then 429 + Retry-After\n"
-         "  --drop-rate F            fraction of connections closed without an answer\n"
-         "  --truncate-rate F        fraction of responses with a body cut short\n"
-         "  --drop-after-rate F      fraction of requests processed, then closed without an answer\n"
-         "  --rate-limited-rate F    fraction of requests answered 429, whatever the load\n"
-         "  --rate-limited-retry-after S  Retry-After of those 429s, in seconds (default 1)\n"
-         "  --fault-seed N           seed of the fault dice (default 1)\n"
-         "  --webhook URL            send every webhook event to URL (repeatable); its secret is printed\n"
-         "  --webhook-duplicate-rate F  fraction of webhook messages delivered twice (same svix-id)\n"
-         "  --webhook-delay-ms N     webhook messages sent N ms (sandbox clock) after their event\n"
-         "  --webhook-jitter-ms N    plus a uniform random 0..N ms (one pull request's keep their order)\n"
-         "  --help                   this text\n"
-         "\n"
-         "Stops cleanly on SIGINT or SIGTERM.\n";
+  std::string out =
+      "usage: trunk-sandbox [options]\n"
+      "A local implementation of the Trunk v1 flaky-test and merge-queue API, with generated data.\n"
+      "\n";
+  SandboxOptions defaults;
+  for_each_flag(defaults, [&](const auto& row, const auto& value) {
+    using M = std::remove_cvref_t<decltype(value)>;
+    std::string flag = "--" + options::flag_of(row.name, row.rule);
+    const std::string takes = metavar<M>(row.name, row.rule);
+    if constexpr (std::is_same_v<M, bool>) flag = "--[no-]" + flag.substr(2);
+    if (!takes.empty()) flag += " " + takes;
+    std::string text(row.doc);
+    const std::string rule = options::rule_of<M>(row.rule);
+    if (!rule.empty() && !options::HasChoices<M>) text += " Must be " + rule + ".";
+    if (!row.rule.computed_default) text += " (default " + options::value_text(value, row.rule) + ")";
+    usage_line(out, flag, text);
+  });
+  usage_line(out, "--virtual-clock", "Same as --clock virtual.");
+  usage_line(out, "--save-data PATH", "Write the served history to PATH (data-file format).");
+  usage_line(out, "--webhook URL", "Send every webhook event to URL (repeatable); its secret is printed.");
+  usage_line(out, "--help", "This text.");
+  out += "\nStops cleanly on SIGINT or SIGTERM.\n";
+  return out;
 }
 
 CommandLine parse(const std::vector<std::string>& args) {
   CommandLine line;
-  SandboxOptions& o = line.options;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& flag = args[i];
     if (flag == "--help" || flag == "-h") {
@@ -89,45 +94,38 @@ CommandLine parse(const std::vector<std::string>& args) {
       continue;
     }
     if (flag == "--virtual-clock") {
-      o.clock = ClockMode::virtual_time;
+      line.options.clock = ClockMode::virtual_time;
       continue;
     }
-    if (i + 1 >= args.size()) {
-      throw std::invalid_argument(flag.rfind("--", 0) == 0 ? flag + ": missing value" : "unexpected argument: " + flag);
+    // A flag of an option row: the boolean ones take no value (--name / --no-name), the others the next argument.
+    bool known = false;
+    for_each_flag(line.options, [&](const auto& row, auto& target) {
+      using M = std::remove_cvref_t<decltype(target)>;
+      if (known) return;
+      const std::string name = "--" + options::flag_of(row.name, row.rule);
+      if constexpr (std::is_same_v<M, bool>) {
+        if (flag == name || flag == "--no-" + name.substr(2)) {
+          known = true;
+          target = flag == name;
+        }
+      } else if (flag == name) {
+        known = true;
+        if (i + 1 >= args.size()) throw std::invalid_argument(flag + ": missing value");
+        const std::string& value = args[++i];
+        if (auto must = options::parse_text(value, row.rule, target)) {
+          throw std::invalid_argument(flag + ": \"" + value + "\" must be " + *must);
+        }
+      }
+    });
+    if (known) continue;
+    if (flag != "--save-data" && flag != "--webhook") {
+      throw std::invalid_argument(flag.rfind("--", 0) == 0 ? "unknown option: " + flag + " (see --help)"
+                                                           : "unexpected argument: " + flag);
     }
+    if (i + 1 >= args.size()) throw std::invalid_argument(flag + ": missing value");
     const std::string& value = args[++i];
-    if (flag == "--host") o.host = value;
-    else if (flag == "--port") o.port = number<int>(flag, value, 0, 65535);
-    else if (flag == "--seed") o.seed = number<std::uint64_t>(flag, value, 0, UINT64_MAX);
-    else if (flag == "--tests") o.tests = number<int>(flag, value, 0, 10'000'000);
-    else if (flag == "--token") o.token = value;
-    else if (flag == "--org") o.org_url_slug = value;
-    else if (flag == "--now") {
-      std::string problem;
-      auto now = trunk::try_parse_rfc3339(value, &problem);
-      if (!now) throw std::invalid_argument("--now: \"" + value + "\" is not an RFC 3339 timestamp: " + problem);
-      o.now = *now;
-    } else if (flag == "--state-file") o.state_file = value;
-    else if (flag == "--data-file") o.data_file = value;
-    else if (flag == "--save-data") line.save_data = value;
-    else if (flag == "--threads") o.threads = number<int>(flag, value, 1, 1024);
-    else if (flag == "--latency-ms") o.faults.latency = std::chrono::milliseconds(number<long>(flag, value, 0, 600'000));
-    else if (flag == "--jitter-ms") o.faults.jitter = std::chrono::milliseconds(number<long>(flag, value, 0, 600'000));
-    else if (flag == "--error-rate") o.faults.error_rate = real(flag, value, 0, 1);
-    else if (flag == "--rate-limit") o.faults.rate_limit_rps = real(flag, value, 0, 1e9);
-    else if (flag == "--drop-rate") o.faults.drop_rate = real(flag, value, 0, 1);
-    else if (flag == "--truncate-rate") o.faults.truncate_rate = real(flag, value, 0, 1);
-    else if (flag == "--drop-after-rate") o.faults.drop_after_rate = real(flag, value, 0, 1);
-    else if (flag == "--flaky-failure-rate") o.flaky_failure_rate = real(flag, value, 0, 1);
-    else if (flag == "--broken-rate") o.broken_pull_request_rate = real(flag, value, 0, 1);
-    else if (flag == "--rate-limited-rate") o.faults.rate_limited_rate = real(flag, value, 0, 1);
-    else if (flag == "--rate-limited-retry-after") o.faults.rate_limited_retry_after_seconds = number<int>(flag, value, 0, 86'400);
-    else if (flag == "--fault-seed") o.faults.seed = number<std::uint64_t>(flag, value, 0, UINT64_MAX);
-    else if (flag == "--webhook") line.webhooks.push_back(value);
-    else if (flag == "--webhook-duplicate-rate") o.faults.webhook_duplicate_rate = real(flag, value, 0, 1);
-    else if (flag == "--webhook-delay-ms") o.faults.webhook_delay = std::chrono::milliseconds(number<long>(flag, value, 0, 86'400'000));
-    else if (flag == "--webhook-jitter-ms") o.faults.webhook_jitter = std::chrono::milliseconds(number<long>(flag, value, 0, 86'400'000));
-    else throw std::invalid_argument("unknown option: " + flag + " (see --help)");
+    if (flag == "--save-data") line.save_data = value;
+    else line.webhooks.push_back(value);
   }
   return line;
 }

@@ -14,6 +14,7 @@
 // form and switching_modes ends on it; each request first runs the queues up to its now.
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -23,6 +24,7 @@
 #include <utility>
 #include <vector>
 
+#include "trunk/option_rows.hpp"
 #include "trunk/repo.hpp"
 #include "trunk/time.hpp"
 #include "trunk/webhook_signature.hpp"
@@ -35,30 +37,48 @@ namespace trunk::sandbox {
 /// rate_limit_rps and rate_limited_rate (429), error_rate (503). After it is processed (the change is made,
 /// the answer is lost or damaged): drop_after_rate (connection closed), truncate_rate (body cut short).
 /// A client that retries a non-idempotent write after one of the latter must read back the state first.
-struct FaultOptions {
-  std::chrono::milliseconds latency{0};  ///< added before each response
-  std::chrono::milliseconds jitter{0};   ///< plus uniform [0, jitter]
-  double error_rate = 0;                 ///< fraction of requests answered 503
-  double rate_limit_rps = 0;             ///< > 0: token bucket per organization (burst of one second's worth);
-                                         ///< over it -> 429, text body, Retry-After in whole seconds
-  double drop_rate = 0;                  ///< fraction of requests whose connection is closed without an answer
-  double truncate_rate = 0;              ///< fraction of responses whose body is cut short (Content-Length kept)
-  /// Fraction of requests that are processed (the state changes) and whose connection is then closed without an
-  /// answer: what a client sees when the network fails after the service acted (exactly-once soak tests).
-  double drop_after_rate = 0;
-  /// Fraction of requests answered 429 with Retry-After: rate_limited_retry_after_seconds, whatever the
-  /// request rate (unlike rate_limit_rps, which needs real load): lets a soak test inject a precise share of 429s.
-  double rate_limited_rate = 0;
-  int rate_limited_retry_after_seconds = 1;  ///< Retry-After sent with the rate_limited_rate 429s (>= 0)
-  std::uint64_t seed = 1;                ///< the fault dice are deterministic for a seed
+///
+/// Option rows (trunk/option_rows.hpp): the one declaration of each setting; the Python keywords (Sandbox,
+/// set_faults, the fault properties), the stubs, both command lines (trunk-sandbox, `trunk-api sandbox`) and
+/// docs/sandbox.md's table are derived from them. Durations are given in whole milliseconds (the `_ms` names).
+/// rate_limit_rps > 0: a token bucket per organization (a burst of one second's worth); over it 429, text body,
+/// Retry-After in whole seconds. drop_after_rate is what a client sees when the network fails after the
+/// service acted (exactly-once soak tests); rate_limited_rate injects a precise share of 429s whatever the
+/// request rate (unlike rate_limit_rps, which needs real load). The webhook settings act on deliveries
+/// (docs/webhooks.md, "Faults"), on the sandbox clock.
+#define TRUNK_FAULT_OPTIONS(X)                                                                                   \
+  X(std::chrono::milliseconds, latency, "latency_ms", {0}, options::milliseconds_up_to(3'600'000),            \
+    options::kNoVariables, "Added before each response.")                                                       \
+  X(std::chrono::milliseconds, jitter, "jitter_ms", {0}, options::milliseconds_up_to(3'600'000),              \
+    options::kNoVariables, "Plus a uniform random 0 to jitter_ms.")                                              \
+  X(double, error_rate, "error_rate", {0}, options::kFraction, options::kNoVariables,                          \
+    "Fraction of requests answered 503.")                                                                        \
+  X(double, rate_limit_rps, "rate_limit", {0}, options::kNonNegative, options::kNoVariables,                   \
+    "Requests per second per organization, then 429 with Retry-After; 0 = no limit.")                            \
+  X(double, drop_rate, "drop_rate", {0}, options::kFraction, options::kNoVariables,                            \
+    "Fraction of requests whose connection is closed without an answer.")                                        \
+  X(double, truncate_rate, "truncate_rate", {0}, options::kFraction, options::kNoVariables,                    \
+    "Fraction of responses whose body is cut short (Content-Length kept).")                                      \
+  X(double, drop_after_rate, "drop_after_rate", {0}, options::kFraction, options::kNoVariables,                \
+    "Fraction of requests processed (the state changes), then closed without an answer.")                        \
+  X(double, rate_limited_rate, "rate_limited_rate", {0}, options::kFraction, options::kNoVariables,            \
+    "Fraction of requests answered 429 with rate_limited_retry_after_seconds, whatever the load.")               \
+  X(int, rate_limited_retry_after_seconds, "rate_limited_retry_after_seconds", {1},                             \
+    options::with_flag(options::between(0, 86'400), "rate-limited-retry-after"), options::kNoVariables,         \
+    "Retry-After of the rate_limited_rate 429s, in seconds.")                                                    \
+  X(std::uint64_t, seed, "fault_seed", {1}, options::kNonNegative, options::kNoVariables,                       \
+    "Seed of the fault dice: the same seed, the same faults.")                                                   \
+  X(double, webhook_duplicate_rate, "webhook_duplicate_rate", {0}, options::kFraction, options::kNoVariables,  \
+    "Fraction of webhook messages sent once more (same svix-id).")                                               \
+  X(std::chrono::milliseconds, webhook_delay, "webhook_delay_ms", {0}, options::milliseconds_up_to(86'400'000), \
+    options::kNoVariables, "Each webhook message sent this long (sandbox clock) after its event.")              \
+  X(std::chrono::milliseconds, webhook_jitter, "webhook_jitter_ms", {0},                                       \
+    options::milliseconds_up_to(86'400'000), options::kNoVariables,                                              \
+    "Plus a uniform random 0 to webhook_jitter_ms: pull requests' messages overtake each other, one pull "        \
+    "request's keep their order.")
 
-  // Webhook deliveries (docs/webhooks.md, "Faults"), on the sandbox clock:
-  /// Fraction of delivered messages sent once more (same svix-id, as Svix's at-least-once delivery may).
-  double webhook_duplicate_rate = 0;
-  std::chrono::milliseconds webhook_delay{0};   ///< each message sent this long after its event
-  /// Plus uniform [0, webhook_jitter]: messages of different pull requests overtake each other; those of one
-  /// pull request keep their order.
-  std::chrono::milliseconds webhook_jitter{0};
+struct FaultOptions {
+  TRUNK_OPTION_MEMBERS(TRUNK_FAULT_OPTIONS)
 };
 
 /// How the sandbox clock moves (see the header comment).
@@ -75,30 +95,64 @@ inline int default_server_threads() {
   return static_cast<int>(std::clamp(cores, 2U, 4U));
 }
 
+/// The server's threads: 1 to 1024; the default is the machine's (default_server_threads()).
+inline constexpr options::OptionRule kServerThreads{.min = 1, .max = 1024, .computed_default = true};
+
+// Option rows, as FaultOptions' (faults: its rows are taken in its place).
+// now: the end of the generated history; nullopt = the wall clock at start() (see the header comment).
+// threads: read, answer and write requests. Serving is event-driven: a connection holds no thread while it is
+// idle, sends slowly or waits out injected latency, so a few threads serve any number of connections. The
+// default is the machine's cores, from 2 to 4 (default_server_threads()).
+// flaky_failure_rate, broken_pull_request_rate: nullopt = derived from each repository's history
+// (src/failure_model.hpp).
+#define TRUNK_SANDBOX_OPTIONS(X)                                                                                 \
+  X(std::string, host, "host", {"127.0.0.1"}, options::kAnyValue, options::kNoVariables, "Address to bind.")     \
+  X(int, port, "port", {0}, options::between(0, 65'535), options::kNoVariables, "Port; 0 = any free port.")    \
+  X(std::uint64_t, seed, "seed", {42}, options::kNonNegative, options::kNoVariables,                             \
+    "Seed of the data generator: the same seed and now, the same data.")                                        \
+  X(int, tests, "tests", {2000}, options::between(0, 10'000'000), options::kNoVariables,                        \
+    "Test cases generated across the repositories.")                                                             \
+  X(std::string, token, "token", {}, options::kAnyValue, options::kNoVariables,                                 \
+    "API token the sandbox accepts; none = a random one per start.")                                            \
+  X(std::string, org_url_slug, "org_url_slug", {"trunk-sandbox"}, options::with_flag(options::kAnyValue, "org"), \
+    options::kNoVariables, "Organization URL slug it serves.")                                                   \
+  X(std::optional<trunk::Timestamp>, now, "now", {}, options::kAnyValue, options::kNoVariables,                 \
+    "End of the generated 30-day history; none = the wall clock at start.")                                     \
+  X(std::string, state_file, "state_file", {}, options::kPath, options::kNoVariables,                           \
+    "Keeps the merge queues and their settings in this file across restarts; none = in memory only.")          \
+  X(std::string, data_file, "data_file", {}, options::kPath, options::kNoVariables,                             \
+    "Serves the history in this JSON file (save_data's format) instead of generating one.")                     \
+  X(int, threads, "threads", {default_server_threads()}, sandbox::kServerThreads, options::kNoVariables,                 \
+    "Server threads; connections hold none while idle or waiting; none = the cores, from 2 to 4.")              \
+  X(sandbox::FaultOptions, faults, "", {}, options::kAnyValue, options::kNoVariables, "Fault injection.")        \
+  X(bool, record_requests, "record_requests", {true}, options::kAnyValue, options::kNoVariables,                \
+    "Keep a log of the requests received (the last 10,000).")                                                    \
+  X(sandbox::ClockMode, clock, "clock", {sandbox::ClockMode::real}, options::kAnyValue, options::kNoVariables,  \
+    "Clock of the merge queues: the wall clock (real), or one that moves only when advanced (virtual).")         \
+  X(std::optional<double>, flaky_failure_rate, "flaky_failure_rate", {}, options::kFraction,                   \
+    options::kNoVariables, "Chance a merge queue test run fails on a flaky test; none = from the history.")     \
+  X(std::optional<double>, broken_pull_request_rate, "broken_pull_request_rate", {},                            \
+    options::with_flag(options::kFraction, "broken-rate"), options::kNoVariables,                               \
+    "Chance a submitted pull request is genuinely broken (fails every run); none = from the history.")
+
 struct SandboxOptions {
-  std::string host = "127.0.0.1";
-  int port = 0;             ///< 0 = pick a free port
-  std::uint64_t seed = 42;  ///< seed of the data generator
-  int tests = 2000;         ///< test cases generated in total across the repositories
-  std::string token;        ///< "" = a random token per start
-  std::string org_url_slug = "trunk-sandbox";
-  std::optional<trunk::Timestamp> now;  ///< end of the generated history; nullopt = wall clock at start()
-  std::string state_file;  ///< "" = queues in memory only; else loaded at start, rewritten atomically
-  std::string data_file;   ///< "" = generate from seed; else load the history from this JSON (save_data format)
-  /// Threads that read, answer and write requests. Serving is event-driven: a connection holds no thread while
-  /// it is idle, sends slowly or waits out injected latency, so a few threads serve any number of connections.
-  /// The default is the machine's cores, from 2 to 4 (default_server_threads()).
-  int threads = default_server_threads();
-  FaultOptions faults;
-  bool record_requests = true;  ///< keep a log of the requests received (the last 10,000)
-  ClockMode clock = ClockMode::real;  ///< the clock of the merge queues
-  /// Probability that a merge queue test run fails because of a flaky test; nullopt = derived from each
-  /// repository's history (src/failure_model.hpp).
-  std::optional<double> flaky_failure_rate;
-  /// Probability that a submitted pull request is genuinely broken (fails every run); nullopt = derived from the
-  /// history.
-  std::optional<double> broken_pull_request_rate;
+  TRUNK_OPTION_MEMBERS(TRUNK_SANDBOX_OPTIONS)
 };
+
+}  // namespace trunk::sandbox
+
+namespace trunk {
+/// The names Python and the command lines give the clock modes.
+template <>
+struct options::Choices<sandbox::ClockMode> {
+  static constexpr std::array<Choice<sandbox::ClockMode>, 2> all{
+      {{sandbox::ClockMode::real, "real"}, {sandbox::ClockMode::virtual_time, "virtual"}}};
+};
+TRUNK_DESCRIBE_OPTIONS(sandbox::FaultOptions, TRUNK_FAULT_OPTIONS)
+TRUNK_DESCRIBE_OPTIONS(sandbox::SandboxOptions, TRUNK_SANDBOX_OPTIONS)
+}  // namespace trunk
+
+namespace trunk::sandbox {
 
 /// One request the sandbox received. The x-api-token header value is replaced by "<redacted>".
 struct RecordedRequest {
