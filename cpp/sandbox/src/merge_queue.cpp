@@ -1,6 +1,7 @@
 #include "merge_queue.hpp"
 
 #include "identifiers.hpp"
+#include "queue_setting_starts.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -252,7 +253,7 @@ std::size_t MergeQueue::start_run(std::vector<std::size_t> tested, std::vector<s
   const double u2 = unit_interval(mix64(dice ^ 2));
   const double z = std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * std::numbers::pi * u2);
   const double minutes = std::max(1.0, kMedianRunMinutes * std::exp(kRunDurationSigma * z));
-  const std::int64_t timeout = settings.testing_timeout_minutes.value_or(kDefaultTestingTimeoutMinutes);
+  const std::int64_t timeout = setting_or_start<&trunk::QueueSettings::testing_timeout_minutes>(settings);
 
   TestRun run;
   run.id = ids_.uuid();
@@ -403,8 +404,8 @@ void MergeQueue::settle(const trunk::QueueSettings& settings) {
     }
     return nullptr;
   };
-  const bool optimistic = settings.can_optimistically_merge.value_or(false);
-  const auto depth = static_cast<std::size_t>(std::max<std::int64_t>(settings.pending_failure_depth.value_or(0), 0));
+  const bool optimistic = setting_or_start<&trunk::QueueSettings::can_optimistically_merge>(settings);
+  const auto depth = static_cast<std::size_t>(std::max<std::int64_t>(setting_or_start<&trunk::QueueSettings::pending_failure_depth>(settings), 0));
   for (bool changed = true; changed;) {
     changed = false;
     if (optimistic) {
@@ -454,7 +455,7 @@ void MergeQueue::settle(const trunk::QueueSettings& settings) {
 void MergeQueue::schedule(const trunk::QueueSettings& settings) {
   const trunk::QueueState state = state_of(settings);
   if (state == trunk::QueueState::paused) return;
-  const auto concurrency = static_cast<std::size_t>(std::max<std::int64_t>(settings.concurrency.value_or(1), 1));
+  const auto concurrency = static_cast<std::size_t>(std::max<std::int64_t>(setting_or_start<&trunk::QueueSettings::concurrency>(settings), 1));
   const auto bisection_limit = static_cast<std::size_t>(
       std::max<std::int64_t>(settings.bisection_concurrency.value_or(static_cast<std::int64_t>(concurrency)), 1));
   for (BisectionGroup& group : bisection_) {
@@ -466,7 +467,7 @@ void MergeQueue::schedule(const trunk::QueueSettings& settings) {
 }
 
 void MergeQueue::admit(const trunk::QueueSettings& settings) {
-  const auto concurrency = static_cast<std::size_t>(std::max<std::int64_t>(settings.concurrency.value_or(1), 1));
+  const auto concurrency = static_cast<std::size_t>(std::max<std::int64_t>(setting_or_start<&trunk::QueueSettings::concurrency>(settings), 1));
   std::vector<std::size_t> waiting = line();
   if (!waiting.empty() && submissions_[waiting.front()].skip_the_line()) {
     // Urgent: interrupt the units it would be tested behind, and make room for it.
@@ -489,10 +490,10 @@ void MergeQueue::admit(const trunk::QueueSettings& settings) {
     waiting = line();
   }
 
-  const bool batch = settings.batch.value_or(false);
-  const auto min_size = static_cast<std::size_t>(std::max<std::int64_t>(settings.batching_min_size.value_or(1), 1));
+  const bool batch = setting_or_start<&trunk::QueueSettings::batch>(settings);
+  const auto min_size = static_cast<std::size_t>(std::max<std::int64_t>(setting_or_start<&trunk::QueueSettings::batching_min_size>(settings), 1));
   const auto max_size = std::max<std::size_t>(min_size, static_cast<std::size_t>(kMaxBatchSize));
-  const auto max_wait = std::chrono::minutes(settings.batching_max_wait_time_minutes.value_or(5));
+  const auto max_wait = std::chrono::minutes(setting_or_start<&trunk::QueueSettings::batching_max_wait_time_minutes>(settings));
   std::vector<Footprint> blocked;  // what waits behind a failure: nothing overlapping it may overtake it
   const auto is_blocked = [&](const Footprint& f) {
     return std::any_of(blocked.begin(), blocked.end(), [&](const Footprint& b) { return overlaps(b, f); });
@@ -544,8 +545,8 @@ std::optional<trunk::Timestamp> MergeQueue::next_event(const trunk::QueueSetting
   const auto consider = [&](trunk::Timestamp t) {
     if (t > now_ && (!next || t < *next)) next = t;
   };
-  const bool batch = settings.batch.value_or(false);
-  const auto max_wait = std::chrono::minutes(settings.batching_max_wait_time_minutes.value_or(5));
+  const bool batch = setting_or_start<&trunk::QueueSettings::batch>(settings);
+  const auto max_wait = std::chrono::minutes(setting_or_start<&trunk::QueueSettings::batching_max_wait_time_minutes>(settings));
   for (const std::size_t i : open_) {
     const Submission& s = submissions_[i];
     if (s.state == PullRequestState::not_ready) consider(s.ready_at);

@@ -71,8 +71,6 @@ inline constexpr double kMedianRunMinutes = 15;
 inline constexpr double kRunDurationSigma = 0.35;
 inline constexpr std::int64_t kMaxBatchSize = 16;
 inline constexpr std::size_t kMaxEarlyTargets = 10000;
-/// Trunk's documented default testing timeout (5 hours), for settings that do not name one.
-inline constexpr std::int64_t kDefaultTestingTimeoutMinutes = 300;
 /// How far back the transition record (and the metrics' rolling windows) reach.
 inline constexpr std::chrono::hours kTransitionWindow{1};
 

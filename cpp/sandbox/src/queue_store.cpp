@@ -1,5 +1,7 @@
 #include "queue_store.hpp"
 
+#include "queue_setting_starts.hpp"
+
 #include <sys/stat.h>
 
 #include "data_file.hpp"
@@ -63,10 +65,7 @@ trunk::UpdateQueueRequest as_request(const trunk::QueueSettings& settings, const
 QueueStore::Queue QueueStore::default_queue() {
   // What a queue starts with: each setting's start value (queue_setting_rows.hpp).
   Queue queue;
-#define TRUNK_SANDBOX_START_(X, value, member, wire, answer_rules, request_rules, start, doc) \
-  queue.settings.member = start;
-  TRUNK_QUEUE_SETTING_ROWS(TRUNK_SANDBOX_START_, ~)
-#undef TRUNK_SANDBOX_START_
+  queue.settings = start_settings();
   return queue;
 }
 

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "merge_queue.hpp"
+#include "queue_setting_starts.hpp"
 #include "random.hpp"
 
 int main(int argc, char** argv) {
@@ -22,12 +23,10 @@ int main(int argc, char** argv) {
   model.seed = seed;
   trunk::Timestamp now = trunk::parse_rfc3339("2026-11-01T00:00:00Z");
   MergeQueue queue("github.com/acme/storefront", "main", model, now);
-  trunk::QueueSettings settings;
-  settings.state = trunk::QueueState::running;
+  trunk::QueueSettings settings = start_settings();  // then a busy parallel queue's choices:
   settings.mode = trunk::QueueMode::parallel;
   settings.concurrency = 6;
   settings.bisection_concurrency = 6;
-  settings.testing_timeout_minutes = kDefaultTestingTimeoutMinutes;
   settings.pending_failure_depth = 1;
   settings.can_optimistically_merge = true;
   settings.batch = true;

@@ -7,6 +7,7 @@
 
 #include "failure_model.hpp"
 #include "merge_queue.hpp"
+#include "queue_setting_starts.hpp"
 #include "sandbox_support.hpp"
 
 namespace sandbox_test {
@@ -17,17 +18,7 @@ class QueueHarness {
  public:
   explicit QueueHarness(double flaky = 0, double broken = 0, std::uint64_t seed = 42)
       : model_(make_model(flaky, broken, seed)), now_(fixed_now()), queue_(kHarnessRepo, "main", model_, now_) {
-    settings.state = trunk::QueueState::running;
-    settings.mode = trunk::QueueMode::single;
-    settings.concurrency = 1;
-    settings.testing_timeout_minutes = trunk::sandbox::kDefaultTestingTimeoutMinutes;
-    settings.pending_failure_depth = 0;
-    settings.can_optimistically_merge = false;
-    settings.batch = false;
-    settings.batching_max_wait_time_minutes = 5;
-    settings.batching_min_size = 1;
-    settings.direct_merge_mode = trunk::DirectMergeMode::off;
-    settings.optimization_mode = trunk::OptimizationMode::off;
+    settings = trunk::sandbox::start_settings();  // a new queue's: single mode, concurrency 1, no batching
   }
 
   trunk::QueueSettings settings;
