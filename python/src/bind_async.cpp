@@ -154,8 +154,10 @@ struct AsyncPages {
   std::shared_ptr<Pager<Page>> pager;
   /// Keeps the AsyncClient alive as long as its listing (the pager refers to its engine).
   std::shared_ptr<AsyncClient> client;
-  /// The columns next_into_arrow() appends to (made at its first call).
+  /// The columns read_into_arrow() appends to (made at its first call).
   std::shared_ptr<ArrowBatchBuilder<Item>> arrow;
+  /// The page read_into_arrow() reads each page into, reusing the previous one's memory (Pager::next_page_into).
+  std::shared_ptr<Page> page = std::make_shared<Page>();
 };
 
 /// Binds operation Op's walk as _core.AsyncClient._pages_<name>(loop?, *args, **kwargs) -> _core.AsyncPages_<name>,
@@ -186,35 +188,42 @@ void bind_async_pages(py::module_& m, py::class_<PyAsyncClient>& cls, const py::
           },
           py::arg("loop"), "A future of the next page, None after the last.")
       .def(
-          "next_into_arrow",
-          [complete_function](Walk& self, const py::object& loop, std::optional<std::size_t> room) {
-            // The Arrow path of to_arrow()/to_polars(): a page is appended to the columns where it is decoded
-            // (the engine thread, or here when it is already in) and let go there; only its count crosses.
+          "ready",
+          [complete_function](Walk& self, const py::object& loop) {
+            // The Arrow path of to_arrow()/to_polars(): resolved once the next page is in (or the walk is over),
+            // without decoding it; read_into_arrow() then reads it on the loop's thread, so the engine thread only
+            // moves bytes while the pages are decoded.
             py::object future = loop.attr("create_future")();
-            auto done = completion_for<std::optional<std::size_t>>(
-                future, loop, complete_function,
-                [](std::optional<std::size_t>&& count) -> py::object { return py::cast(count); });
-            if (!self.arrow) self.arrow = std::make_shared<ArrowBatchBuilder<typename Walk::Item>>();
+            auto done = completion_for<bool>(future, loop, complete_function,
+                                             [](bool&&) -> py::object { return py::none(); });
             std::shared_ptr<Pager<Page>> pager = self.pager;
             py::gil_scoped_release release;
-            pager->next_page_async([pager, arrow = self.arrow, room, done = std::move(done)](
-                                       std::optional<Page> page, std::exception_ptr error) mutable {
-              if (error) return done(Result<std::optional<std::size_t>>(std::move(error)));
-              if (!page) return done(Result<std::optional<std::size_t>>(std::optional<std::size_t>()));
-              auto& items = PageTraits<Page>::items(*page);
-              const std::size_t count = room ? std::min(*room, items.size()) : items.size();
-              try {
-                arrow->append(std::span<const typename Walk::Item>(items.data(), count));
-              } catch (...) {
-                return done(Result<std::optional<std::size_t>>(std::current_exception()));
-              }
-              done(Result<std::optional<std::size_t>>(std::optional<std::size_t>(count)));
-            });
+            pager->when_ready([pager, done = std::move(done)]() mutable { done(Result<bool>(true)); });
             return future;
           },
-          py::arg("loop"), py::arg("room") = py::none(),
-          "A future of how many items of the next page were appended to the Arrow columns (at most `room`), None "
-          "after the last page.")
+          py::arg("loop"), "A future resolved once read_into_arrow() will not wait for the network.")
+      .def(
+          "read_into_arrow",
+          [](Walk& self, std::optional<std::size_t> room) -> std::optional<std::size_t> {
+            // Each page is read into the previous page's model (no allocation per item) and appended to the
+            // columns, with the GIL released; only its count crosses.
+            if (!self.arrow) self.arrow = std::make_shared<ArrowBatchBuilder<typename Walk::Item>>();
+            py::gil_scoped_release release;
+            Page& page = *self.page;
+            try {
+              if (!self.pager->next_page_into(page)) return std::nullopt;
+            } catch (...) {
+              page = Page{};  // never half read
+              throw;
+            }
+            auto& items = PageTraits<Page>::items(page);
+            const std::size_t count = room ? std::min(*room, items.size()) : items.size();
+            self.arrow->append(std::span<const typename Walk::Item>(items.data(), count));
+            return count;
+          },
+          py::arg("room") = py::none(),
+          "How many items of the next page were appended to the Arrow columns (at most `room`), None after the "
+          "last page. Call it once ready() has resolved: it does not wait then.")
       .def(
           "arrow",
           [](Walk& self, const std::string& form) -> py::object {
@@ -222,7 +231,7 @@ void bind_async_pages(py::module_& m, py::class_<PyAsyncClient>& cls, const py::
             if (!self.arrow) self.arrow = std::make_shared<ArrowBatchBuilder<typename Walk::Item>>();
             return arrow_result(std::move(*std::exchange(self.arrow, nullptr)), wanted);
           },
-          py::arg("form"), "The columns next_into_arrow() filled, in that form (once).")
+          py::arg("form"), "The columns read_into_arrow() filled, in that form (once).")
       .def(
           "cancel",
           [](Walk& self) {

@@ -300,7 +300,8 @@ class AsyncListing:
         loop = asyncio.get_running_loop()
         try:
             while self._left is None or self._left > 0:
-                count = await walk.next_into_arrow(loop, self._left)
+                await walk.ready(loop)  # the page is in: read it here, on the loop's thread (GIL released)
+                count = walk.read_into_arrow(self._left)
                 if count is None:
                     break
                 pages, fetched, given, total = self._fetched

@@ -255,7 +255,12 @@ class Pager {
     });
   }
 
-  /// Ends a next_page_async() still waiting: its `done` is dropped uncalled (the request in flight cancelled); the
+  /// Calls `ready` once next_page() / next_page_into() would not wait for the network: at once on this thread,
+  /// or later on the client's engine thread. For an event loop that reads each page on its own thread (the
+  /// Python async listings' Arrow path), so that the engine thread only moves bytes.
+  void when_ready(std::function<void()> ready) { source_->when_ready(std::move(ready)); }
+
+  /// Ends a next_page_async() or when_ready() still waiting: its `done` is dropped uncalled (the request in flight cancelled); the
   /// walk stays where it was. Safe from any thread while `done` has not started.
   void cancel_async() { source_->cancel(); }
 
