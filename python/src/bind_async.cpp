@@ -161,7 +161,8 @@ struct AsyncPages {
 };
 
 /// Binds operation Op's walk as _core.AsyncClient._pages_<name>(loop?, *args, **kwargs) -> _core.AsyncPages_<name>,
-/// whose next(loop) returns a future of the next page (None after the last), and cancel() ends a pending one.
+/// whose ready(loop) returns a future resolved once the next page is in; read() then returns it (None after the
+/// last) and read_into_arrow() appends it to Arrow columns instead; cancel() ends a pending ready().
 template <typename Op>
 void bind_async_pages(py::module_& m, py::class_<PyAsyncClient>& cls, const py::object& complete_function) {
   using Page = typename Op::Response;
@@ -171,28 +172,24 @@ void bind_async_pages(py::module_& m, py::class_<PyAsyncClient>& cls, const py::
   if (py::detail::get_type_info(typeid(Walk)) == nullptr) {
   py::class_<Walk>(m, ("AsyncPages_" + name).c_str(), "Private: one async listing's walk over its pages.")
       .def(
-          "next",
-          [complete_function](Walk& self, const py::object& loop) {
-            py::object future = loop.attr("create_future")();
-            auto done = completion_for<std::optional<Page>>(
-                future, loop, complete_function,
-                [](std::optional<Page>&& page) -> py::object { return page ? py::cast(std::move(*page)) : py::none(); });
-            std::shared_ptr<Pager<Page>> pager = self.pager;
-            // A page already in is decoded here, without the GIL; one still on its way on the engine thread.
-            py::gil_scoped_release release;
-            pager->next_page_async([pager, done = std::move(done)](std::optional<Page> page,
-                                                                    std::exception_ptr error) mutable {
-              done(error ? Result<std::optional<Page>>(std::move(error)) : Result<std::optional<Page>>(std::move(page)));
-            });
-            return future;
+          "read",
+          [](Walk& self) -> py::object {
+            // Call it once ready() has resolved: the page is in, and is decoded here, on the loop's thread with
+            // the GIL released, while the engine thread moves the next one.
+            std::optional<Page> page;
+            {
+              py::gil_scoped_release release;
+              page = self.pager->next_page();
+            }
+            return page ? py::cast(std::move(*page)) : py::none();
           },
-          py::arg("loop"), "A future of the next page, None after the last.")
+          "The next page, None after the last. Call it once ready() has resolved: it does not wait then.")
       .def(
           "ready",
           [complete_function](Walk& self, const py::object& loop) {
-            // The Arrow path of to_arrow()/to_polars(): resolved once the next page is in (or the walk is over),
-            // without decoding it; read_into_arrow() then reads it on the loop's thread, so the engine thread only
-            // moves bytes while the pages are decoded.
+            // Resolved once the next page is in (or the walk is over), without decoding it: read() or
+            // read_into_arrow() then reads it on the loop's thread, so the engine thread only moves bytes while
+            // the pages are decoded (about 0.2 ms per page of 100 tests, the GIL released meanwhile).
             py::object future = loop.attr("create_future")();
             auto done = completion_for<bool>(future, loop, complete_function,
                                              [](bool&&) -> py::object { return py::none(); });
@@ -201,7 +198,7 @@ void bind_async_pages(py::module_& m, py::class_<PyAsyncClient>& cls, const py::
             pager->when_ready([pager, done = std::move(done)]() mutable { done(Result<bool>(true)); });
             return future;
           },
-          py::arg("loop"), "A future resolved once read_into_arrow() will not wait for the network.")
+          py::arg("loop"), "A future resolved once read() or read_into_arrow() will not wait for the network.")
       .def(
           "read_into_arrow",
           [](Walk& self, std::optional<std::size_t> room) -> std::optional<std::size_t> {

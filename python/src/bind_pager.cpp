@@ -79,7 +79,7 @@ void bind_listing(py::module_& m, const char* name, const char* page_view_name, 
       }, ("An iterator of " + page + " (one per page fetched); consumes this iterator.").c_str())
       .def("to_list", [](Iterator& self) {
         self.start();
-        return self.drain();
+        return self.drain_to_list();
       }, ("Every " + item + " of every remaining page as a list.").c_str())
       .def("to_columns", [](Iterator& self) {
         require_frame_libraries();  // the columns are numpy arrays: say what to install before consuming anything

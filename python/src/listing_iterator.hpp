@@ -150,6 +150,17 @@ class ListingIterator {
     });
   }
 
+  /// Every remaining item as a Python list. Each page's items become Python objects as the page is read (the GIL
+  /// taken once per page), so they are made while the next page is on its way, not all after the last one.
+  pybind11::list drain_to_list() {
+    pybind11::list all;
+    drain_pages([&](std::span<Item> page) {
+      pybind11::gil_scoped_acquire gil;
+      for (Item& item : page) all.append(pybind11::cast(std::move(item)));
+    });
+    return all;
+  }
+
   /// Every remaining item.
   std::vector<Item> drain() {
     std::vector<Item> all;

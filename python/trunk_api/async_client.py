@@ -201,7 +201,8 @@ class AsyncListing:
         loop = asyncio.get_running_loop()
         try:
             while True:
-                page = await walk.next(loop)
+                await walk.ready(loop)  # the page is in: read it here, on the loop's thread (GIL released)
+                page = walk.read()
                 if page is None:
                     return
                 items, last, total = _core.page_parts(page)

@@ -126,7 +126,8 @@ class AsyncClient {
   AsyncCall call(const typename Op::Request& request, std::function<void(Result<typename Op::Response>)> done);
 
   /// The pager of listing Op (Client::pager): its pages walk the same page pipeline on this client's engine;
-  /// read them without blocking with Pager::next_page_async (a page arriving is decoded on the engine thread).
+  /// read them without blocking with Pager::next_page_async (a page arriving is decoded on the engine thread),
+  /// or wait with Pager::when_ready and read on the loop's own thread (the engine thread then only moves bytes).
   /// Validates the request at once (ValidationError).
   template <typename Op>
     requires requires { PageTraits<typename Op::Response>::style; }
