@@ -89,12 +89,13 @@ def test_every_derived_place_shows_the_row(row: dict[str, Any]) -> None:
     assert all(f"`{variable}`" in line for variable in row["variables"])
 
 
-def test_the_docs_page_holds_the_generated_table() -> None:
-    page = (ROOT / "docs" / "configuration.md").read_text()
+@pytest.mark.parametrize(("page_name", "table"), [("configuration.md", "client"), ("sandbox.md", "sandbox")])
+def test_the_docs_page_holds_the_generated_table(page_name: str, table: str) -> None:
+    page = (ROOT / "docs" / page_name).read_text()
     hook = _load_docs_hook()
-    assert "<!-- option-table: client -->" in page
+    assert f"<!-- option-table: {table} -->" in page
     rendered = hook.on_page_markdown(page, None, None, None)
-    assert hook.render(ROWS) in rendered and "option-table" not in rendered
+    assert hook.render(ROWS if table == "client" else SANDBOX_ROWS) in rendered and "option-table" not in rendered
 
 
 # ---- every declared rule, at its boundaries ---------------------------------------------------------------------
@@ -311,14 +312,6 @@ def test_every_derived_place_shows_the_fault_row(box: trunk_api.Sandbox, row: di
         assert box.faults[name] == row["default"]
     finally:
         box.set_faults(**before)
-
-
-def test_the_sandbox_docs_page_holds_the_generated_table() -> None:
-    page = (ROOT / "docs" / "sandbox.md").read_text()
-    hook = _load_docs_hook()
-    assert "<!-- option-table: sandbox -->" in page
-    rendered = hook.on_page_markdown(page, None, None, None)
-    assert hook.render(SANDBOX_ROWS) in rendered and "option-table" not in rendered
 
 
 # One bound per option: the more permissive of the two command lines' before the rows (latency_ms was 600000 in
