@@ -311,9 +311,9 @@ dom::element parse_text(std::string_view text, dom::parser& parser) {
 }
 
 void check_nesting_depth(std::string_view text) {
-  // A linear scan for brackets outside strings, for the one case validate_syntax's parser stops early on (a
-  // number out of range): the kept raw JSON of unknown keys is later dumped and compared recursively, and
-  // nlohmann's parser recurses, so hostile nesting must not get that far.
+  // A linear scan for brackets outside strings, for the one case the parse stops early on (a number out of
+  // range, parse_out_of_range_numbers): nlohmann's parser, which reads that text next, recurses, so hostile
+  // nesting must not get that far.
   std::size_t depth = 0;
   bool in_string = false;
   for (std::size_t i = 0; i < text.size(); ++i) {
