@@ -19,6 +19,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <thread>
 #include <utility>
 
 #include "bind_arrow.hpp"
@@ -26,6 +27,7 @@
 #include "build_request.hpp"
 #include "bulk_conversion.hpp"
 #include "interrupt.hpp"
+#include "listing_items.hpp"
 #include "py_client.hpp"
 #include "trunk/async_client.hpp"
 #include "trunk/error.hpp"
@@ -151,6 +153,19 @@ void bind_async_operation(py::class_<PyAsyncClient>& cls, const py::object& comp
 template <class Page>
 struct AsyncPages {
   using Item = typename PageTraits<Page>::Item;
+  AsyncPages(std::shared_ptr<Pager<Page>> pager, std::shared_ptr<AsyncClient> client)
+      : pager(std::move(pager)), client(std::move(client)) {}
+  AsyncPages(AsyncPages&&) noexcept = default;
+  AsyncPages& operator=(AsyncPages&&) noexcept = default;
+  /// Drops the pager with the GIL released, as ListingIterator does: dropping its page pipeline takes the lock
+  /// the engine thread's completions take, and one of those (a ready() future's) waits for the GIL.
+  ~AsyncPages() {
+    if (pager && PyGILState_Check() != 0) {
+      py::gil_scoped_release release;
+      pager.reset();
+    }
+  }
+
   std::shared_ptr<Pager<Page>> pager;
   /// Keeps the AsyncClient alive as long as its listing (the pager refers to its engine).
   std::shared_ptr<AsyncClient> client;
@@ -162,7 +177,8 @@ struct AsyncPages {
 
 /// Binds operation Op's walk as _core.AsyncClient._pages_<name>(loop?, *args, **kwargs) -> _core.AsyncPages_<name>,
 /// whose ready(loop) returns a future resolved once the next page is in; read() then returns it (None after the
-/// last) and read_into_arrow() appends it to Arrow columns instead; cancel() ends a pending ready().
+/// last), read_items() its items alone and read_into_arrow() appends it to Arrow columns instead; cancel() ends a
+/// pending ready().
 template <typename Op>
 void bind_async_pages(py::module_& m, py::class_<PyAsyncClient>& cls, const py::object& complete_function) {
   using Page = typename Op::Response;
@@ -185,6 +201,30 @@ void bind_async_pages(py::module_& m, py::class_<PyAsyncClient>& cls, const py::
           },
           "The next page, None after the last. Call it once ready() has resolved: it does not wait then.")
       .def(
+          "read_items",
+          [](Walk& self) -> py::object {
+            // As read(), but only the items cross, moved out of the page into Python objects (no copy); the page
+            // is read into the previous one, reusing what the move left of its memory.
+            Page& page = *self.page;
+            bool more = false;
+            {
+              py::gil_scoped_release release;
+              try {
+                more = self.pager->next_page_into(page);
+              } catch (...) {
+                page = Page{};  // never half read
+                throw;
+              }
+            }
+            if (!more) return py::none();
+            py::tuple facts = page_facts(page);
+            py::list items;
+            append_moved(items, std::span<typename Walk::Item>(PageTraits<Page>::items(page)));
+            return py::make_tuple(std::move(items), std::move(facts));
+          },
+          "(the next page's items, its page_facts()), None after the last. "
+          "Call it once ready() has resolved: it does not wait then.")
+      .def(
           "ready",
           [complete_function](Walk& self, const py::object& loop) {
             // Resolved once the next page is in (or the walk is over), without decoding it: read() or
@@ -194,8 +234,26 @@ void bind_async_pages(py::module_& m, py::class_<PyAsyncClient>& cls, const py::
             auto done = completion_for<bool>(future, loop, complete_function,
                                              [](bool&&) -> py::object { return py::none(); });
             std::shared_ptr<Pager<Page>> pager = self.pager;
-            py::gil_scoped_release release;
-            pager->when_ready([pager, done = std::move(done)]() mutable { done(Result<bool>(true)); });
+            // A page already in (read ahead while the last one was read) is ready at once, on this thread: the
+            // future is resolved here, and awaiting it does not go round the loop and the engine thread.
+            struct Call {
+              std::thread::id caller = std::this_thread::get_id();
+              bool returned = false;  // written and read on `caller` only
+              bool at_once = false;
+            };
+            auto call = std::make_shared<Call>();
+            {
+              py::gil_scoped_release release;
+              pager->when_ready([pager, call, done = std::move(done)]() mutable {
+                if (std::this_thread::get_id() == call->caller && !call->returned) {
+                  call->at_once = true;
+                } else {
+                  done(Result<bool>(true));
+                }
+              });
+              call->returned = true;
+            }
+            if (call->at_once) future.attr("set_result")(py::none());
             return future;
           },
           py::arg("loop"), "A future resolved once read() or read_into_arrow() will not wait for the network.")
@@ -246,8 +304,7 @@ void bind_async_pages(py::module_& m, py::class_<PyAsyncClient>& cls, const py::
       [](PyAsyncClient& self, const py::args& args, const py::kwargs& kwargs) {
         if (!self.client) throw Error(std::string(Op::name) + ": the AsyncClient is closed");
         auto request = build_request<typename Op::Request>(Op::name, args, kwargs);
-        return Walk{std::make_shared<Pager<Page>>(self.client->template pager<Op>(std::move(request))), self.client,
-                    nullptr};
+        return Walk(std::make_shared<Pager<Page>>(self.client->template pager<Op>(std::move(request))), self.client);
       },
       ("The walk over the pages of " + name + " (AsyncListing reads it).").c_str());
 }

@@ -136,43 +136,32 @@ void bind_pager(py::module_& m) {
                                     "QuarantinedTestPage");
   bind_listing<PullRequestPage>(m, "PullRequestIterator", "PullRequestPageIterator", "PullRequest", "PullRequestPage");
 
-  // What trunk_api.AsyncClient's listings need to page the way Pager<Page> does, from the same PageTraits:
-  // which operations are listings, their item type, the keyword that carries the cursor, and a page's parts.
+  // What trunk_api.AsyncClient's listings need besides their walk (AsyncPages_*), from the same PageTraits:
+  // which operations are listings, their item type, and what a page tells a progress bar.
   m.def("listings", [] {
     py::dict listings;
     for_each_operation([&](auto operation) {
       using Op = decltype(operation);
-      using Response = typename Op::Response;
-      if constexpr (requires { PageTraits<Response>::style; }) {
-        using Traits = PageTraits<Response>;
-        // The Python call flattens a token-style page_query into page_size/page_token (build_request.hpp); a
-        // cursor-style request has its own `cursor` field.
-        const char* cursor_keyword = Traits::style == PagingStyle::token ? "page_token" : "cursor";
-        listings[py::str(std::string(Op::name))] =
-            py::make_tuple(py::type::of<typename Traits::Item>(), cursor_keyword);
+      if constexpr (requires { PageTraits<typename Op::Response>::style; }) {
+        listings[py::str(std::string(Op::name))] = py::type::of<typename PageTraits<typename Op::Response>::Item>();
       }
     });
     return listings;
-  }, "{operation name: (item type, cursor keyword)} of every listing operation.");
-  m.def("page_parts", [](py::handle page) -> py::tuple {
-    std::optional<py::tuple> parts;
+  }, "{operation name: item type} of every listing operation.");
+  m.def("page_facts", [](py::handle page) -> py::tuple {
+    std::optional<py::tuple> facts;
     for_each_operation([&](auto operation) {
       using Response = typename decltype(operation)::Response;
       if constexpr (requires { PageTraits<Response>::style; }) {
-        if (parts || !py::isinstance<Response>(page)) return;
+        if (facts || !py::isinstance<Response>(page)) return;
         Response& typed = page.cast<Response&>();
-        py::object total = py::none();
-        if constexpr (requires { typed.page.total_rows; }) {
-          if (typed.page.total_rows) total = py::int_(*typed.page.total_rows);
-        }
-        // The items as Python objects are made once per page, as the page's own attribute would make them.
-        parts = py::make_tuple(py::cast(PageTraits<Response>::items(typed)), is_last_page(typed), total);
+        facts = page_facts(typed);
       }
     });
-    if (!parts) throw py::type_error("page_parts: not a listing's page");
-    return *parts;
-  }, py::arg("page"), "(items, whether it is the listing's last page, total_rows or None) of a listing's page, as the sync "
-     "iterators report it to a progress bar.");
+    if (!facts) throw py::type_error("page_facts: not a listing's page");
+    return *facts;
+  }, py::arg("page"), "(item count, whether it is the listing's last page, total_rows or None) of a listing's page, "
+     "as the sync iterators report it to a progress bar.");
 }
 
 }  // namespace trunk::python

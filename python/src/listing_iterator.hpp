@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "interrupt.hpp"
+#include "listing_items.hpp"
 #include "trunk/client.hpp"
 #include "trunk/pager.hpp"
 
@@ -156,7 +157,7 @@ class ListingIterator {
     pybind11::list all;
     drain_pages([&](std::span<Item> page) {
       pybind11::gil_scoped_acquire gil;
-      for (Item& item : page) all.append(pybind11::cast(std::move(item)));
+      append_moved(all, page);
     });
     return all;
   }
@@ -229,13 +230,9 @@ class ListingIterator {
   }
 
   void report(Page& page) {
-    std::optional<std::int64_t> total;
-    if constexpr (requires { page.page.total_rows; }) total = page.page.total_rows;
-    const auto count = static_cast<std::int64_t>(Traits::items(page).size());
-    const bool last = is_last_page(page);
     pybind11::gil_scoped_acquire gil;
     try {
-      (*on_page_)(count, total ? pybind11::object(pybind11::int_(*total)) : pybind11::none(), last);
+      (*on_page_)(*page_facts(page));
     } catch (pybind11::error_already_set& error) {
       keep_callback_error(error, "trunk_api progress callback");
     }

@@ -15,7 +15,7 @@ import collections
 import functools
 import inspect
 import logging
-from collections.abc import AsyncGenerator, AsyncIterator
+from collections.abc import AsyncIterator
 from typing import Any
 
 from trunk_api import _arrow, _core, _display, _pandas, _progress
@@ -139,9 +139,8 @@ del _name
 
 
 # ---- listings -------------------------------------------------------------------------------------------------
-#: {list operation: (item type, the keyword that carries the cursor)}, from the core's PageTraits; each has the
-#: async iterator iter_<noun>, as Client has.
-_LISTINGS: dict[str, tuple[type, str]] = _core.listings()
+#: {list operation: item type}, from the core's PageTraits; each has the async iterator iter_<noun>, as Client has.
+_LISTINGS: dict[str, type] = _core.listings()
 
 
 class AsyncListing:
@@ -164,24 +163,20 @@ class AsyncListing:
         self._client = client
         self._name = name
         self._operation = "list_" + name.removeprefix("iter_")
-        self._item_type = _LISTINGS[self._operation][0]  # the cursor keyword is the core walk's business
+        self._item_type = _LISTINGS[self._operation]
         self._args = args
         self._kwargs = kwargs
         self._max_results = max_results
-        # The one walk over the pages (made by the first item or page asked for), and the items of the page being
-        # read that were not given out yet.
-        self._walk_pages: AsyncGenerator[tuple[Any, list[Any]], None] | None = None
+        # The core's walk over the pages (made by the first item or page asked for), whether it is over, and the
+        # items of the page being read that were not given out yet.
+        self._walk: Any = None
+        self._started = False
+        self._finished = False
         self._unread: collections.deque[Any] = collections.deque()
         self._left = max_results  # items still to give out under max_results; None: no limit
         self._on_page = _progress.page_reporter(progress, name.removeprefix("iter_").replace("_", " "), max_results)
         # (pages fetched, items in them, items given out, total_rows of the first page), for the notebook display.
         self._fetched: tuple[int, int, int, int | None] = (0, 0, 0, None)
-
-    def _walk(self) -> AsyncGenerator[tuple[Any, list[Any]], None]:
-        """The listing's one walk over its pages, made the first time it is asked for."""
-        if self._walk_pages is None:
-            self._walk_pages = self._each_page()
-        return self._walk_pages
 
     def _core_walk(self) -> Any:
         """The core's walk over this listing's pages, limited to max_results."""
@@ -192,40 +187,55 @@ class AsyncListing:
             walk.limit(self._max_results)
         return walk
 
-    async def _each_page(self) -> AsyncGenerator[tuple[Any, list[Any]], None]:
-        """(page, its items) for every page wanted. The walk itself - the next page requested ahead, the
-        repeated-token check, no page past max_results - is the core's page pipeline, the sync iterators' own."""
+    async def _next_page(self, whole: bool) -> tuple[Any, int] | None:
+        """(the next page, its item count) when `whole` (for .pages), else (its items, their count), the items moved
+        out of the page; None after the last. The walk itself - the next page requested ahead, the repeated-token
+        check, no page past max_results - is the core's page pipeline, the sync iterators' own. An error or a
+        cancel ends the walk, as the exception would end a generator."""
+        self._started = True
+        if self._finished:
+            return None
         if self._max_results == 0:
-            return
-        walk = self._core_walk()
-        loop = asyncio.get_running_loop()
+            self._finished = True
+            return None
         try:
-            while True:
-                await walk.ready(loop)  # the page is in: read it here, on the loop's thread (GIL released)
-                page = walk.read()
-                if page is None:
-                    return
-                items, last, total = _core.page_parts(page)
-                count = len(items)
-                pages, fetched, given, first_total = self._fetched
-                self._fetched = (pages + 1, fetched + count, given, total if first_total is None else first_total)
-                if self._on_page is not None:
-                    self._on_page(count, total, last)  # the core's rule, as the sync iterators report it
-                yield page, items
-        finally:
-            walk.cancel()  # a page on its way that nobody will read: its transfer is dropped
+            if self._walk is None:
+                self._walk = self._core_walk()
+            await self._walk.ready(asyncio.get_running_loop())  # the page is in: read it here (GIL released)
+            if whole:
+                read = self._walk.read()
+                facts = None if read is None else _core.page_facts(read)
+            else:
+                read, facts = self._walk.read_items() or (None, None)
+        except BaseException:
+            self._finish()
+            raise
+        if read is None:
+            self._finish()
+            return None
+        count, total, last = facts
+        pages, fetched, given, first_total = self._fetched
+        self._fetched = (pages + 1, fetched + count, given, total if first_total is None else first_total)
+        if self._on_page is not None:
+            self._on_page(count, total, last)  # the core's rule, as the sync iterators report it
+        return read, count
+
+    def _finish(self) -> None:
+        """Ends the walk: a page on its way that nobody will read is dropped."""
+        self._finished = True
+        if self._walk is not None:
+            self._walk.cancel()
 
     async def _pages(self) -> AsyncIterator[Any]:
         if self._unread:
             # A page object cannot be cut here as the sync iterator cuts it: refuse rather than drop items.
             raise ValueError(f"{self._name}(): .pages after items of a page were taken; take its other items first")
-        walk = self._walk()
         while self._left is None or self._left > 0:
-            try:
-                page, items = await walk.__anext__()
-            except StopAsyncIteration:
+            read = await self._next_page(whole=True)
+            if read is None:
                 return
-            self._give(len(items))
+            page, count = read
+            self._give(count)
             yield page
 
     def _give(self, count: int) -> None:
@@ -246,8 +256,10 @@ class AsyncListing:
         while not self._unread:
             if self._left is not None and self._left <= 0:
                 raise StopAsyncIteration
-            _, items = await self._walk().__anext__()  # StopAsyncIteration at the end, and again after it
-            self._unread.extend(items)
+            read = await self._next_page(whole=False)
+            if read is None:
+                raise StopAsyncIteration  # at the end, and again after it
+            self._unread.extend(read[0])
         if self._left is not None and self._left <= 0:
             raise StopAsyncIteration
         self._give(1)
@@ -256,18 +268,32 @@ class AsyncListing:
     async def aclose(self) -> None:
         """Stops the walk: a page fetched ahead is dropped; what is left yields nothing."""
         self._unread.clear()
-        await self._walk().aclose()
+        self._finish()
 
     def __repr__(self) -> str:
         # Never fetches: says which listing it is and whether it has started (as the sync iterators do).
-        return f"<AsyncListing {self._name}, {'not started' if self._walk_pages is None else 'started'}>"
+        return f"<AsyncListing {self._name}, {'started' if self._started else 'not started'}>"
 
     def _repr_html_(self) -> str:
         return _display.html_of(self)
 
     async def to_list(self) -> list[Any]:
         """Every item, fetched now."""
-        return [item async for item in self]
+        # A page at a time: its items come moved out of the page, and the list takes them whole.
+        room = len(self._unread) if self._left is None else min(self._left, len(self._unread))
+        items = [self._unread.popleft() for _ in range(room)]
+        self._give(room)
+        while self._left is None or self._left > 0:
+            read = await self._next_page(whole=False)
+            if read is None:
+                break
+            page_items: list[Any] = read[0]
+            if self._left is not None and len(page_items) > self._left:
+                self._unread.extend(page_items[self._left:])  # past max_results: never given out
+                del page_items[self._left:]
+            self._give(len(page_items))
+            items += page_items
+        return items
 
     async def to_pandas(self, *, dtype_backend: str | None = None) -> Any:
         """Every item as a pandas.DataFrame with the columns of the sync iterator's to_pandas(), numpy-backed or,
@@ -290,14 +316,14 @@ class AsyncListing:
 
     async def _arrow(self, form: str) -> Any:
         _arrow.require(form)  # before fetching: without the library nothing is requested
-        if self._walk_pages is not None or self._on_page is not None:
+        if self._started or self._on_page is not None:
             # Started already (or reporting progress page by page): from the items, as they come.
             items = await self.to_list()
             return _core.listing_arrow(self._item_type, items, form)
         # Untouched: each page goes into the Arrow columns where it is decoded, as the sync iterators do it; no
         # Python object is made per item. The listing is consumed: iterating it afterwards yields nothing.
-        self._walk_pages = _nothing()
-        walk = self._core_walk()
+        self._started = self._finished = True
+        walk = self._walk = self._core_walk()
         loop = asyncio.get_running_loop()
         try:
             while self._left is None or self._left > 0:
@@ -311,12 +337,6 @@ class AsyncListing:
         finally:
             walk.cancel()
         return walk.arrow(form)
-
-
-async def _nothing() -> AsyncGenerator[tuple[Any, list[Any]], None]:
-    """The walk of a listing already consumed whole."""
-    return
-    yield  # makes this an async generator (never reached)
 
 
 def _listing(name: str) -> Any:

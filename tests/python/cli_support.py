@@ -74,7 +74,7 @@ def cli(sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch):
         result = Run(code, out.getvalue(), err.getvalue())
         for secret in (sandbox.token, WRONG_TOKEN):
             assert secret not in result.out and secret not in result.err
-        assert "Traceback" not in result.err
+        assert "Traceback" not in result.err, result.err
         return result
 
     return run
