@@ -127,10 +127,19 @@ void record_unknown_key(DecodeContext&, const JsonPath& path, const dom::element
 
 void read_value(const dom::element& value, const JsonPath&, DecodeContext&, Json& out) { out = to_json(value); }
 
-void read_value(const dom::element& value, const JsonPath& path, DecodeContext&, std::string& out) {
+namespace {
+
+/// A string value's text, as the document holds it (valid while the document lives).
+std::string_view string_of(const dom::element& value, const JsonPath& path) {
   std::string_view text;
   if (value.get_string().get(text) != simdjson::SUCCESS) throw_wrong_type(path, "string", kind_of(value));
-  out.assign(text);
+  return text;
+}
+
+}  // namespace
+
+void read_value(const dom::element& value, const JsonPath& path, DecodeContext&, std::string& out) {
+  out.assign(string_of(value, path));
 }
 
 namespace {
@@ -191,9 +200,9 @@ void read_value(const dom::element& value, const JsonPath& path, DecodeContext&,
   if (value.get_bool().get(out) != simdjson::SUCCESS) throw_wrong_type(path, "boolean", kind_of(value));
 }
 
+// A time is read from the document's text in place (no copy: every test case has several).
 void read_value(const dom::element& value, const JsonPath& path, DecodeContext& context, Timestamp& out) {
-  std::string text;
-  read_value(value, path, context, text);
+  const std::string_view text = string_of(value, path);
   std::string problem;
   if (auto parsed = try_parse_rfc3339(text, &problem)) {
     out = *parsed;
@@ -210,15 +219,14 @@ void read_value(const dom::element& value, const JsonPath& path, DecodeContext& 
     read_value(value, path, context, out.emplace());
     return;
   }
-  std::string text;
-  read_value(value, path, context, text);
+  const std::string_view text = string_of(value, path);
   if (auto parsed = try_parse_rfc3339(text)) {
     out = *parsed;
     return;
   }
   out.reset();
   if (extras.is_null()) extras = Json::object();
-  extras[std::string(path.key)] = std::move(text);
+  extras[std::string(path.key)] = std::string(text);
 }
 
 /// Throws DecodeError("", ...) when the text nests deeper than the decoder allows: a byte scan, for the one case

@@ -21,6 +21,7 @@
 
 #include <simdjson.h>
 
+#include <algorithm>
 #include <array>
 #include <bitset>
 #include <cmath>
@@ -243,17 +244,32 @@ struct FieldDispatch {
   }
   static constexpr std::array<Entry, size> entries = make(std::make_index_sequence<size>{});
 
-  /// Index of the field named `key`, or size. Keys usually come in declaration order (or sorted, from
-  /// nlohmann-based senders): start after the previous match, then wrap around.
+  /// The field indexes ordered by (length, name) of their wire names: a key not at the hint is found by a
+  /// binary search that compares lengths before it compares bytes.
+  static constexpr bool shorter_first(std::string_view a, std::string_view b) noexcept {
+    return a.size() != b.size() ? a.size() < b.size() : a < b;
+  }
+  static constexpr std::array<std::size_t, size> make_order() {
+    std::array<std::size_t, size> order{};
+    for (std::size_t i = 0; i < size; ++i) order[i] = i;
+    std::sort(order.begin(), order.end(),
+              [](std::size_t a, std::size_t b) { return shorter_first(entries[a].wire, entries[b].wire); });
+    return order;
+  }
+  static constexpr std::array<std::size_t, size> order = make_order();
+
+  /// Index of the field named `key`, or size. Keys usually come in declaration order: the field after the
+  /// previous match is tried first; else (sorted keys, from nlohmann-based senders, or any other order) the
+  /// binary search.
   static std::size_t find(std::string_view key, std::size_t hint) noexcept {
     if constexpr (size == 0) {
       return size;  // a model of no declared fields (Acknowledgement): every key is unknown
     } else {
-      for (std::size_t n = 0; n < size; ++n) {
-        const std::size_t i = (hint + n) % size;
-        if (entries[i].wire == key) return i;
-      }
-      return size;
+      if (hint < size && entries[hint].wire == key) return hint;
+      const auto* found = std::lower_bound(order.begin(), order.end(), key, [](std::size_t i, std::string_view k) {
+        return shorter_first(entries[i].wire, k);
+      });
+      return found != order.end() && entries[*found].wire == key ? *found : size;
     }
   }
 };

@@ -40,7 +40,11 @@ class Scanner {
 
   /// Checks that text[pos] is one of `allowed`, or records what was expected there.
   bool separator(std::size_t pos, std::string_view allowed, const char* what) {
-    if (pos < text_.size() && allowed.find(text_[pos]) != std::string_view::npos) return true;
+    if (pos < text_.size()) {
+      for (const char c : allowed) {  // one to three characters: a loop, not memchr
+        if (text_[pos] == c) return true;
+      }
+    }
     fail(std::string("expected ") + what + " at offset " + std::to_string(pos));
     return false;
   }

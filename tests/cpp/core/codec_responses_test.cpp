@@ -1,6 +1,9 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "fixtures.hpp"
 #include "trunk/codec.hpp"
@@ -309,6 +312,31 @@ TEST(ResponseDecode, ADuplicateKeyReadsAsItsLastOccurrence) {
   const auto later_unknown = decode<TestDetails>(R"({"test": {"x": 1, "x": 2}})");
   EXPECT_EQ(later_unknown.test.extra, Json({{"x", 2}}));
   EXPECT_EQ(later_null, from_json<TestDetails>(Json::parse(R"({"test": {"name": "a", "name": null}})")));
+}
+
+// The decoder finds a key at the field after the previous one (declaration order) or by a search by length and
+// name: every order of the keys reads the same model, and a key of a field's length that is not a field (a
+// typo) stays an unknown key.
+TEST(ResponseDecode, KeysInAnyOrderReadTheSameModel) {
+  const Json fixture = fixture_json("test_case_full.json");
+  const auto expected = decode<TestCase>(fixture.dump());  // nlohmann writes the keys sorted
+  std::vector<std::pair<std::string, Json>> members;
+  for (const auto& [key, value] : fixture.items()) members.emplace_back(key, value);
+  const auto text_of = [](const std::vector<std::pair<std::string, Json>>& in_order) {
+    std::string text = "{";
+    for (const auto& [key, value] : in_order) {
+      text += (text.size() > 1 ? "," : "") + Json(key).dump() + ":" + value.dump();
+    }
+    return text + "}";
+  };
+  std::reverse(members.begin(), members.end());
+  EXPECT_EQ(decode<TestCase>(text_of(members)), expected);
+  std::rotate(members.begin(), members.begin() + 3, members.end());
+  EXPECT_EQ(decode<TestCase>(text_of(members)), expected);
+
+  const auto typo = decode<TestCase>(R"({"nmae": "a", "name": "b"})");  // "nmae" is as long as "name"
+  EXPECT_EQ(typo.name, "b");
+  EXPECT_EQ(typo.extra, Json({{"nmae", "a"}}));
 }
 
 TEST(ResponseTimes, EveryMergeQueueTimeIsATime) {
