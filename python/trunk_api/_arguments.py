@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
 from trunk_api._core import Repo
 
@@ -15,3 +16,21 @@ RepoLike = Repo | str
 #: A time: an aware ``datetime`` or ``pandas.Timestamp``, or RFC 3339 text with its offset. Naive times are
 #: refused (a ValidationError), not guessed to be UTC or local time.
 TimeLike = datetime | str
+
+
+def argument_annotation(field: dict[str, Any], private: bool = False) -> str:
+    """What a caller may pass for a request field of the core's schema (``_core.schema()``), as an annotation:
+    an enumeration's member or its wire text, a list as any sequence, a repository or a time as above (the core
+    converts them). ``private``: with the ``_RepoLike``/``_TimeLike`` aliases the generated ``_core.pyi``
+    declares. Without ``| None``: a caller adds it where None means "not sent"."""
+    base: str = field["type"].removesuffix(" | None")
+    prefix = "_" if private else ""
+    if field["enum"]:
+        return f"{field['enum']} | str"
+    if base == "Repo":
+        return prefix + "RepoLike"
+    if base == "datetime":
+        return prefix + "TimeLike"
+    if base.startswith("list["):
+        return "Sequence" + base[len("list"):]
+    return base

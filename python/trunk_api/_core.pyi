@@ -1396,6 +1396,32 @@ class BulkOptionKeywords(TypedDict, total=False):
     """The keyword options of the bulk calls (the rows of BulkOptions)."""
     concurrency: int
 
+class QueueSettingKeywords(TypedDict, total=False):
+    """The settings Client.update_queue takes (the optional fields of UpdateQueueRequest)."""
+    state: QueueState | str | None
+    concurrency: int | None
+    bisection_concurrency: int | None
+    testing_timeout_minutes: int | None
+    pending_failure_depth: int | None
+    can_optimistically_merge: bool | None
+    batch: bool | None
+    batching_max_wait_time_minutes: int | None
+    batching_min_size: int | None
+    mode: QueueMode | str | None
+    comments_enabled: bool | None
+    commands_enabled: bool | None
+    create_prs_for_testing_branches: bool | None
+    direct_merge_mode: DirectMergeMode | str | None
+    optimization_mode: OptimizationMode | str | None
+    merge_method: MergeMethod | str | None
+    status_check_enabled: bool | None
+    extension_enabled: bool | None
+    enqueueing_label: str | None
+    label_commands_enabled: bool | None
+    state_labels_enabled: bool | None
+    required_statuses: Sequence[str] | None
+    delete_required_statuses: bool | None
+
 class SandboxOptionKeywords(TypedDict, total=False):
     """The keyword options of trunk_api.Sandbox (the rows of SandboxOptions)."""
     host: str | None

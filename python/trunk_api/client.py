@@ -32,23 +32,19 @@ from trunk_api._core import (
 )
 from trunk_api.enums import (
     AllTargets,
-    DirectMergeMode,
     HealthStatus,
-    MergeMethod,
-    OptimizationMode,
     PullRequestState,
     QueueMode,
-    QueueState,
 )
 from trunk_api._progress import ProgressLike
 from trunk_api.errors import BulkError, MissingTokenError, TrunkError
-from trunk_api._arguments import RepoLike, TimeLike
+from trunk_api._arguments import RepoLike, TimeLike, argument_annotation
 from trunk_api.history import MAX_WINDOW, FailingTestsHistory
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
-    from trunk_api._core import BulkOptionKeywords, ClientOptionKeywords
+    from trunk_api._core import BulkOptionKeywords, ClientOptionKeywords, QueueSettingKeywords
 
 __all__ = ["Client", "ProgressLike", "RepoLike", "TimeLike"]
 
@@ -276,45 +272,18 @@ class Client:
         (``enqueued_pull_requests``). Reading it changes nothing."""
         return self._core.get_queue(repo, target_branch)
 
-    def update_queue(
-        self,
-        repo: RepoLike,
-        target_branch: str,
-        *,
-        state: QueueState | str | None = None,
-        concurrency: int | None = None,
-        bisection_concurrency: int | None = None,
-        testing_timeout_minutes: int | None = None,
-        pending_failure_depth: int | None = None,
-        can_optimistically_merge: bool | None = None,
-        batch: bool | None = None,
-        batching_max_wait_time_minutes: int | None = None,
-        batching_min_size: int | None = None,
-        mode: QueueMode | str | None = None,
-        comments_enabled: bool | None = None,
-        commands_enabled: bool | None = None,
-        create_prs_for_testing_branches: bool | None = None,
-        direct_merge_mode: DirectMergeMode | str | None = None,
-        optimization_mode: OptimizationMode | str | None = None,
-        merge_method: MergeMethod | str | None = None,
-        status_check_enabled: bool | None = None,
-        extension_enabled: bool | None = None,
-        enqueueing_label: str | None = None,
-        label_commands_enabled: bool | None = None,
-        state_labels_enabled: bool | None = None,
-        required_statuses: Sequence[str] | None = None,
-        delete_required_statuses: bool | None = None,
-    ) -> QueueSettings:
+    def update_queue(self, repo: RepoLike, target_branch: str,
+                     **settings: Unpack[QueueSettingKeywords]) -> QueueSettings:
         """Changes the merge queue of ``target_branch`` and returns the settings after the change.
 
-        None means "not sent": only the settings given go on the wire, and the others stay as they are.
-        ``required_statuses=[]`` sets an empty list; ``delete_required_statuses=True`` falls back to branch
-        protection (giving both is a ValidationError). Integer settings are 1..4294967295.
+        Every setting is a keyword; None means "not sent": only the settings given go on the wire, and the
+        others stay as they are. ``required_statuses=[]`` sets an empty list; ``delete_required_statuses=True``
+        falls back to branch protection (giving both is a ValidationError).
         """
-        # Every keyword above is a setting of the declaration; None means "not sent" (the core skips it).
-        settings = {name: value for name, value in locals().items() if name not in ("self", "repo", "target_branch")}
+        # The settings are the core's declaration (queue_setting_rows.hpp): a wrong one is a ValidationError
+        # naming it, a misspelt keyword the TypeError of the signature made from them.
+        _UPDATE_QUEUE_SIGNATURE.bind(self, repo, target_branch, **settings)
         return self._core.update_queue(repo, target_branch, **settings)
-
 
     def create_queue(
         self, repo: RepoLike, target_branch: str, *, mode: QueueMode | str | None = None, concurrency: int | None = None
@@ -457,6 +426,34 @@ def _take_option_rows(method: Any, rows: list[dict[str, Any]]) -> None:
 
 
 _take_option_rows(Client.get_test_details_many, _core.option_rows("bulk"))
+
+
+def _request_settings(request: str) -> list[dict[str, Any]]:
+    """The optional fields of a request model of the core's schema: what a call takes as keywords that default
+    to "not sent"."""
+    model = next(model for model in _core.schema()["models"] if model["name"] == request)
+    return [field for field in model["fields"] if field["optional"]]
+
+
+def _take_request_settings(method: Any, request: str) -> inspect.Signature:
+    """Gives a method that forwards ``**settings`` one keyword-only parameter (default None: not sent) per optional
+    field of `request`, and one docstring line per field (its doc and range); returns the signature."""
+    settings = _request_settings(request)
+    signature = inspect.signature(method)
+    own = [parameter for parameter in signature.parameters.values() if parameter.kind is not parameter.VAR_KEYWORD]
+    keywords = [inspect.Parameter(field["name"], inspect.Parameter.KEYWORD_ONLY, default=None,
+                                  annotation=f"{argument_annotation(field)} | None") for field in settings]
+    settings_signature = signature.replace(parameters=[*own, *keywords])
+    method.__signature__ = settings_signature
+    lines = []
+    for field in settings:
+        bounds = f" ({field['min']}..{field['max']})" if field["min"] is not None else ""
+        lines.append(f"        ``{field['name']}``: {field['doc']}{bounds}")
+    method.__doc__ = f"{method.__doc__}\n        Settings:\n\n" + "\n".join(lines) + "\n"
+    return settings_signature
+
+
+_UPDATE_QUEUE_SIGNATURE = _take_request_settings(Client.update_queue, "UpdateQueueRequest")
 
 
 def _restore_client(settings: dict[str, Any]) -> Client:

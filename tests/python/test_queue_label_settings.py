@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import inspect
 import json
+from pathlib import Path
 
 import pytest
 
@@ -23,15 +24,33 @@ def model(name: str) -> dict:
 
 
 def test_python_keywords_are_the_declared_settings_in_order() -> None:
-    """Client.update_queue spells its keywords for type checkers; they must be the declaration's, in order."""
-    declared = [field["name"] for field in model("UpdateQueueRequest")["fields"] if field["optional"]]
+    """Client.update_queue's keywords, its help and its type checkers' TypedDict are made from the declaration:
+    every setting, in order, each with its doc line."""
+    fields = [field for field in model("UpdateQueueRequest")["fields"] if field["optional"]]
+    declared = [field["name"] for field in fields]
     keywords = [name for name, parameter in inspect.signature(trunk_api.Client.update_queue).parameters.items()
                 if parameter.kind is inspect.Parameter.KEYWORD_ONLY]
     assert keywords == declared
+    # The TypedDict **settings is typed with, in the generated stubs (it exists for type checkers only).
+    stub = (Path(trunk_api.__file__).parent / "_core.pyi").read_text()
+    block = stub.split("class QueueSettingKeywords(TypedDict, total=False):\n", 1)[1].split("\n\n", 1)[0]
+    assert [line.split(":")[0].strip() for line in block.splitlines()[1:]] == declared
+    for field in fields:
+        assert f"``{field['name']}``: {field['doc']}" in trunk_api.Client.update_queue.__doc__
     assert set(WIRE) <= set(declared)
     answer_fields = {field["name"]: field for field in model("QueueSettings")["fields"]}
     for name, wire in WIRE.items():
         assert answer_fields[name]["wire"] == wire
+
+
+def test_a_misspelt_setting_is_a_type_error_and_sends_nothing(box: trunk_api.Sandbox,
+                                                               client: trunk_api.Client, repo: Repo) -> None:
+    ensure_queue(box, repo, "labels-typo")
+    with pytest.raises(TypeError, match="enqueuing_label"):
+        client.update_queue(repo, "labels-typo", enqueuing_label="merge")  # type: ignore[call-arg]
+    with pytest.raises(TypeError, match="enqueuing_label"):
+        client.update_queue(repo, "labels-typo", enqueuing_label="merge", concurrency=2)  # type: ignore[call-arg]
+    assert box.requests == []
 
 
 def test_a_new_queue_answers_them_off_with_no_label(box: trunk_api.Sandbox, client: trunk_api.Client,
