@@ -244,32 +244,45 @@ struct FieldDispatch {
   }
   static constexpr std::array<Entry, size> entries = make(std::make_index_sequence<size>{});
 
-  /// The field indexes ordered by (length, name) of their wire names: a key not at the hint is found by a
-  /// binary search that compares lengths before it compares bytes.
-  static constexpr bool shorter_first(std::string_view a, std::string_view b) noexcept {
-    return a.size() != b.size() ? a.size() < b.size() : a < b;
-  }
-  static constexpr std::array<std::size_t, size> make_order() {
+  /// The field indexes ordered by the length of their wire names, and where each length starts in that order:
+  /// a key not at the hint is compared only with the names of its length (one to three of them).
+  static constexpr std::size_t longest = [] {
+    std::size_t most = 0;
+    for (const Entry& entry : entries) most = std::max(most, entry.wire.size());
+    return most;
+  }();
+  static constexpr std::array<std::size_t, size> by_length = [] {
     std::array<std::size_t, size> order{};
-    for (std::size_t i = 0; i < size; ++i) order[i] = i;
-    std::sort(order.begin(), order.end(),
-              [](std::size_t a, std::size_t b) { return shorter_first(entries[a].wire, entries[b].wire); });
+    std::size_t filled = 0;
+    for (std::size_t length = 0; length <= longest; ++length) {  // by length, in declaration order within one
+      for (std::size_t i = 0; i < size; ++i) {
+        if (entries[i].wire.size() == length) order[filled++] = i;
+      }
+    }
     return order;
-  }
-  static constexpr std::array<std::size_t, size> order = make_order();
+  }();
+  static constexpr std::array<std::size_t, longest + 2> length_starts = [] {
+    std::array<std::size_t, longest + 2> starts{};
+    for (std::size_t length = 0, at = 0; length < longest + 2; ++length) {
+      while (at < size && entries[by_length[at]].wire.size() < length) ++at;
+      starts[length] = at;
+    }
+    return starts;
+  }();
 
   /// Index of the field named `key`, or size. Keys usually come in declaration order: the field after the
   /// previous match is tried first; else (sorted keys, from nlohmann-based senders, or any other order) the
-  /// binary search.
+  /// fields of the key's length.
   static std::size_t find(std::string_view key, std::size_t hint) noexcept {
     if constexpr (size == 0) {
       return size;  // a model of no declared fields (Acknowledgement): every key is unknown
     } else {
       if (hint < size && entries[hint].wire == key) return hint;
-      const auto* found = std::lower_bound(order.begin(), order.end(), key, [](std::size_t i, std::string_view k) {
-        return shorter_first(entries[i].wire, k);
-      });
-      return found != order.end() && entries[*found].wire == key ? *found : size;
+      if (key.size() > longest) return size;
+      for (std::size_t at = length_starts[key.size()]; at < length_starts[key.size() + 1]; ++at) {
+        if (entries[by_length[at]].wire == key) return by_length[at];
+      }
+      return size;
     }
   }
 };

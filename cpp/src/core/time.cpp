@@ -65,8 +65,47 @@ std::string range_problem(const char* what, int value, const char* range) {
   return std::string(what) + " " + std::to_string(value) + " is out of range (" + range + ")";
 }
 
+/// The form nearly every time comes in, "YYYY-MM-DDTHH:MM:SS[.fraction]Z", read in one pass (a listing of
+/// 100,000 tests holds several hundred thousand times); nullopt for any other text, which parse() then reads
+/// by the general rules or explains. What it accepts, it reads as parse() would.
+std::optional<Timestamp> parse_common_form(std::string_view text) noexcept {
+  if (text.size() < 20 || text.size() > 30 || text.back() != 'Z' || text[4] != '-' || text[7] != '-' ||
+      text[10] != 'T' || text[13] != ':' || text[16] != ':') {
+    return std::nullopt;
+  }
+  bool digits = true;
+  const auto number = [&](std::size_t pos, std::size_t width) {
+    unsigned value = 0;
+    for (std::size_t i = pos; i < pos + width; ++i) {
+      const unsigned digit = static_cast<unsigned char>(text[i]) - unsigned{'0'};
+      digits = digits && digit <= 9;
+      value = value * 10 + digit;
+    }
+    return value;
+  };
+  const unsigned year = number(0, 4), month = number(5, 2), day = number(8, 2);
+  const unsigned hour = number(11, 2), minute = number(14, 2), second = number(17, 2);
+  std::int64_t micros = 0;
+  const std::size_t end = text.size() - 1;  // the 'Z'
+  if (end > 19) {
+    // A fraction of 1 to 9 digits (text.size() <= 30); digits past the sixth are truncated, as in parse().
+    if (text[19] != '.' || end == 20) return std::nullopt;
+    std::int64_t scale = 100000;
+    for (std::size_t i = 20; i < end; ++i, scale /= 10) micros += scale * number(i, 1);
+  }
+  if (!digits || month < 1 || month > 12 || hour > 23 || minute > 59 || second > 60) return std::nullopt;
+  const std::chrono::year_month_day date{std::chrono::year{int(year)}, std::chrono::month{month},
+                                         std::chrono::day{day}};
+  if (!date.ok()) return std::nullopt;
+  const Timestamp utc = std::chrono::sys_days{date} + std::chrono::hours{hour} + std::chrono::minutes{minute} +
+                        std::chrono::seconds{second} + microseconds{micros};
+  if (utc >= kEndTime) return std::nullopt;  // 9999-12-31T23:59:60Z: a leap second into the year 10000
+  return utc;
+}
+
 /// Parses; on failure returns nullopt and puts the reason (without the text itself) into `problem`.
 std::optional<Timestamp> parse(std::string_view text, std::string& problem) {
+  if (auto common = parse_common_form(text)) return common;
   const auto fail = [&problem](std::string why) -> std::optional<Timestamp> {
     problem = std::move(why);
     return std::nullopt;

@@ -314,9 +314,9 @@ TEST(ResponseDecode, ADuplicateKeyReadsAsItsLastOccurrence) {
   EXPECT_EQ(later_null, from_json<TestDetails>(Json::parse(R"({"test": {"name": "a", "name": null}})")));
 }
 
-// The decoder finds a key at the field after the previous one (declaration order) or by a search by length and
-// name: every order of the keys reads the same model, and a key of a field's length that is not a field (a
-// typo) stays an unknown key.
+// The decoder finds a key at the field after the previous one (declaration order) or among the fields of its
+// length: every order of the keys reads the same model, and a key that is not a field (a typo of a field's
+// length, the empty key, one longer than every field) stays an unknown key.
 TEST(ResponseDecode, KeysInAnyOrderReadTheSameModel) {
   const Json fixture = fixture_json("test_case_full.json");
   const auto expected = decode<TestCase>(fixture.dump());  // nlohmann writes the keys sorted
@@ -334,9 +334,9 @@ TEST(ResponseDecode, KeysInAnyOrderReadTheSameModel) {
   std::rotate(members.begin(), members.begin() + 3, members.end());
   EXPECT_EQ(decode<TestCase>(text_of(members)), expected);
 
-  const auto typo = decode<TestCase>(R"({"nmae": "a", "name": "b"})");  // "nmae" is as long as "name"
-  EXPECT_EQ(typo.name, "b");
-  EXPECT_EQ(typo.extra, Json({{"nmae", "a"}}));
+  const auto typo = decode<TestCase>(R"({"nmae": "a", "name": "b", "": 0, "a_key_longer_than_every_field_name": 1})");
+  EXPECT_EQ(typo.name, "b");  // "nmae" is as long as "name"; "" and the long key are as short and long as none
+  EXPECT_EQ(typo.extra, Json({{"nmae", "a"}, {"", 0}, {"a_key_longer_than_every_field_name", 1}}));
 }
 
 TEST(ResponseTimes, EveryMergeQueueTimeIsATime) {

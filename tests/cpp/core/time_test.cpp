@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <string>
 
 #include "trunk/error.hpp"
@@ -84,6 +85,39 @@ TEST(Rfc3339Parse, AcceptsTheFieldBoundaries) {
   EXPECT_EQ(parse_rfc3339("2024-01-01T23:59:59Z"), utc(2024, 1, 1, 23, 59, 59));
   EXPECT_EQ(parse_rfc3339("1970-01-01T00:00:00Z").time_since_epoch().count(), 0);
   EXPECT_EQ(parse_rfc3339("1969-12-31T23:59:59.999999Z").time_since_epoch().count(), -1);
+}
+
+// The common form ("...Z") has a reader of its own; written with "+00:00" instead, the same instant goes through
+// the general one. Both must agree on every text, read or refused: month and day boundaries, leap years and
+// seconds, fractions of every length, the end of the year 9999, and a stray character in each place.
+TEST(Rfc3339Parse, TheCommonFormReadsAsTheGeneralRulesDo) {
+  int compared = 0;
+  const auto agree = [&](const std::string& zulu) {
+    const std::string offset = zulu.substr(0, zulu.size() - 1) + "+00:00";
+    EXPECT_EQ(try_parse_rfc3339(zulu), try_parse_rfc3339(offset)) << zulu;
+    ++compared;
+  };
+  for (const char* year : {"0000", "1900", "1970", "2000", "2023", "2024", "9999"}) {
+    for (int month = 0; month <= 13; ++month) {
+      for (int day : {0, 1, 28, 29, 30, 31, 32}) {
+        for (const char* time : {"00:00:00", "23:59:59", "23:59:60", "24:00:00", "12:60:00", "12:00:61",
+                                 "12:34:56.7", "12:34:56.123456", "12:34:56.123456789", "12:34:56.1234567890"}) {
+          char text[48];
+          std::snprintf(text, sizeof text, "%s-%02d-%02dT%sZ", year, month, day, time);
+          agree(text);
+        }
+      }
+    }
+  }
+  const std::string good = "2024-05-01T12:34:56.123456Z";
+  for (std::size_t at = 0; at + 1 < good.size(); ++at) {
+    for (const char stray : {'x', '/', '0', '9', ' ', ':', '-', '.'}) {
+      std::string text = good;
+      text[at] = stray;
+      agree(text);
+    }
+  }
+  EXPECT_GT(compared, 7000);
 }
 
 struct Rejection {
