@@ -24,7 +24,8 @@ Scenarios (ratios are "how many times faster/smaller ours is"; targets from issu
      pandas.DataFrame(dicts) (>= 5x, 5x, 3x); the table's memory vs the dicts' (<= 0.3x); and to_pandas() with a
      progress bar vs without (on / off <= 1.03). Issue 28's yardstick: to_arrow() and to_list() against the bare
      transfer of the same pages (http.client moving the bytes, the next token cut out of them, nothing decoded;
-     goals <= 1.2x and <= 1.4x), the async listings against the sync ones (<= 1.1x), and this process's CPU
+     goals <= 1.2x and <= 1.4x), the async listings against the sync ones (<= 1.1x), all five timed in the same
+     interleaved rounds (best of 5 each), and this process's CPU
      seconds per 100,000 tests listed to Arrow (printed; lower is better).
   9. the merge queue simulation (issue 27): a month of a busy parallel queue on the virtual clock (5,000 pull
      requests, impacted targets, batching, bisection, flaky and broken ones) by the C++ tool trunk_bench_queue
@@ -111,6 +112,8 @@ class SandboxProcess:
 #: Runs of each contender in the CPU-bound scenarios (2, 3 and 4); the best run counts. The machine is shared, so the
 #: best of a few runs is the one least disturbed by other work.
 REPEAT = 3
+#: Rounds of timed_together(): more than REPEAT, as its ratios compare times within a few percent.
+ROUNDS = 5
 
 
 def timed(function: Callable[[], Any], repeat: int = 1) -> tuple[float, Any]:
@@ -126,6 +129,23 @@ def timed(function: Callable[[], Any], repeat: int = 1) -> tuple[float, Any]:
         result = function()
         best = min(best, time.perf_counter() - start)
     return best, result
+
+
+def timed_together(functions: dict[str, Callable[[], Any]], rounds: int) -> dict[str, tuple[float, Any]]:
+    """timed() for contenders compared by a ratio: `rounds` rounds, each running every function once in turn, and
+    the best time of each with its last result. Interleaved, the contenders see the same machine state (on two
+    cores a listing shares them with the sandbox, and the same transfer can take 0.26 s in one minute and 0.34 s
+    in the next); measured one after another, a ratio would say which minute was quieter."""
+    best = {name: float("inf") for name in functions}
+    results: dict[str, Any] = {}
+    for _ in range(rounds):
+        for name, function in functions.items():
+            results[name] = None
+            gc.collect()
+            start = time.perf_counter()
+            results[name] = function()
+            best[name] = min(best[name], time.perf_counter() - start)
+    return {name: (best[name], results[name]) for name in functions}
 
 
 def cpu_seconds(function: Callable[[], Any]) -> float:
@@ -366,19 +386,6 @@ class Bench:
 
         theirs, their_frame = timed(lambda: peers.pandas_from_dicts(target, start, end, n), REPEAT)
         self.row(name, "requests + pandas.DataFrame(dicts)", n, theirs)
-        # The floor: the same pages' bytes moved, nothing decoded (issue 28's yardstick for the listings).
-        floor, _ = timed(lambda: peers.bare_failing_transfer(target, start, end, n), REPEAT)
-        self.row(name, "bare transfer of the same pages (floor)", n, floor)
-        table_time, table = timed(lambda: listing().to_arrow(), REPEAT)
-        self.row(name, "ours to_arrow()", n, table_time, held_bytes=table.nbytes)
-        list_time, items = timed(lambda: listing().to_list(), REPEAT)
-        self.row(name, "ours to_list()", n, list_time)
-        del items
-        # This process's CPU (every thread: the engine's, the decoding) per 100,000 tests listed to Arrow.
-        cpu = cpu_seconds(lambda: listing().to_arrow()) * 100_000 / n
-        self.rows.append({"scenario": name, "contender": "ours to_arrow() CPU s per 100k tests", "n": n,
-                          "seconds": None, "cpu_seconds": cpu})
-        print(f"  {name:<34} {'ours to_arrow() CPU per 100k tests':<38} n={n:<7} {cpu:9.3f} s", flush=True)
 
         # The async listings walk the same page pipeline: as fast as the sync ones.
         def async_listing(form: str) -> Any:
@@ -388,9 +395,28 @@ class Bench:
                     return await (walk.to_arrow() if form == "arrow" else walk.to_list())
             return asyncio.run(run())
 
-        async_table_time, _ = timed(lambda: async_listing("arrow"), REPEAT)
+        # Issue 28's yardstick, the floor: the same pages' bytes moved, nothing decoded. It and the listings it is
+        # compared with are timed in the same rounds (timed_together).
+        together = timed_together({
+            "floor": lambda: peers.bare_failing_transfer(target, start, end, n),
+            "arrow": lambda: listing().to_arrow(), "list": lambda: listing().to_list(),
+            "async arrow": lambda: async_listing("arrow"), "async list": lambda: async_listing("list"),
+        }, ROUNDS)
+        floor = together["floor"][0]
+        self.row(name, "bare transfer of the same pages (floor)", n, floor)
+        table_time, table = together["arrow"]
+        self.row(name, "ours to_arrow()", n, table_time, held_bytes=table.nbytes)
+        list_time = together["list"][0]
+        self.row(name, "ours to_list()", n, list_time)
+        async_table_time, async_list_time = together["async arrow"][0], together["async list"][0]
+        del together
+        # This process's CPU (every thread: the engine's, the decoding) per 100,000 tests listed to Arrow.
+        cpu = cpu_seconds(lambda: listing().to_arrow()) * 100_000 / n
+        self.rows.append({"scenario": name, "contender": "ours to_arrow() CPU s per 100k tests", "n": n,
+                          "seconds": None, "cpu_seconds": cpu})
+        print(f"  {name:<34} {'ours to_arrow() CPU per 100k tests':<38} n={n:<7} {cpu:9.3f} s", flush=True)
+
         self.row(name, "ours async to_arrow()", n, async_table_time)
-        async_list_time, _ = timed(lambda: async_listing("list"), REPEAT)
         self.row(name, "ours async to_list()", n, async_list_time)
         polars_time, polars_frame = timed(lambda: listing().to_polars(), REPEAT)
         self.row(name, "ours to_polars()", n, polars_time)
