@@ -160,8 +160,8 @@ void bind_pager(py::module_& m) {
     });
     if (!facts) throw py::type_error("page_facts: not a listing's page");
     return *facts;
-  }, py::arg("page"), "(item count, whether it is the listing's last page, total_rows or None) of a listing's page, "
-     "as the sync iterators report it to a progress bar.");
+  }, py::arg("page"), "(item count, total_rows or None, whether it is the listing's last page) of a listing's page, "
+     "as the sync iterators report it to a progress bar (on_page's arguments, in order).");
 }
 
 }  // namespace trunk::python

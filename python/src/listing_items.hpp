@@ -6,7 +6,6 @@
 #include <pybind11/pybind11.h>
 
 #include <cstdint>
-#include <optional>
 #include <span>
 #include <type_traits>
 #include <utility>
