@@ -98,7 +98,7 @@ void SubmissionHandle::cancel() const {
 }
 
 /// One engine thread and its queue. Made at the first submission (and again in a forked child).
-struct TransferEngine::Persistent : std::enable_shared_from_this<TransferEngine::Persistent> {
+struct TransferEngine::Persistent {
   struct Submission {
     HttpRequest request;
     Completion done;
@@ -108,30 +108,27 @@ struct TransferEngine::Persistent : std::enable_shared_from_this<TransferEngine:
       : engine(engine), lease(engine.pool_.acquire()), target(std::make_shared<SubmissionHandle::Target>()),
         owner_pid(::getpid()) {
     target->multi = lease->multi.get();
-    thread = std::thread([this, width] {
-      run(width);
-      // Stopped from one of its own completions (close() called in a callback): nobody joins this thread, so
-      // it owns the object until here, and destroys it as its last act.
-      const std::shared_ptr<Persistent> last = std::move(keep_alive);
-    });
+    thread = std::thread([this, width] { run(width); });
   }
 
-  ~Persistent() { stop(); }
+  /// The last reference may go on the engine thread itself (the engine destroyed inside a completion): the
+  /// thread is then left to end on its own, as it cannot join itself.
+  ~Persistent() {
+    stop();
+    if (thread.joinable()) thread.detach();
+  }
 
+  bool on_its_thread() const noexcept { return thread.get_id() == std::this_thread::get_id(); }
+
+  /// Tells the loop to end; waits for it unless called on the engine thread (from a completion: the loop ends
+  /// after that returns, and TransferEngine joins it later from another thread).
   void stop() {
     {
       std::lock_guard lock(target->mutex);
       target->stopping = true;
       curl_multi_wakeup(target->multi);
     }
-    if (!thread.joinable()) return;
-    if (thread.get_id() == std::this_thread::get_id()) {
-      // Stopped from a completion: the loop ends after it returns, and must outlive its owner's reference.
-      keep_alive = weak_from_this().lock();  // null only if this is the destructor's call: nothing to keep
-      thread.detach();
-    } else {
-      thread.join();
-    }
+    if (thread.joinable() && !on_its_thread()) thread.join();
   }
 
   SubmissionHandle submit(HttpRequest request, Completion done) {
@@ -215,7 +212,6 @@ struct TransferEngine::Persistent : std::enable_shared_from_this<TransferEngine:
   }
 
   TransferEngine& engine;
-  std::shared_ptr<Persistent> keep_alive;  // set only on the engine thread, by stop() called from a completion
   ConnectionPool::Lease lease;  // the engine thread's multi handle and easy handles, for as long as it runs
   std::shared_ptr<SubmissionHandle::Target> target;
   std::vector<std::pair<Key, Submission>> incoming;  // guarded by target->mutex
@@ -234,13 +230,35 @@ void TransferEngine::end_submissions() {
   stop_submissions();
 }
 
-std::shared_ptr<TransferEngine::Persistent> TransferEngine::persistent() {
-  std::lock_guard lock(persistent_mutex_);
-  if (persistent_ && persistent_->owner_pid != ::getpid()) {
-    // A forked child: the engine thread does not exist here, and the leased connections are the parent's.
-    // Both are abandoned untouched (never freed: freeing would close the parent's sockets' TLS state).
-    new std::shared_ptr<Persistent>(std::move(persistent_));  // deliberately leaked
+void TransferEngine::abandon_if_forked() {
+  const pid_t pid = ::getpid();
+  const auto forked = [pid](const std::shared_ptr<Persistent>& engine) { return engine && engine->owner_pid != pid; };
+  // A forked child: the engine threads do not exist here, and the leased connections are the parent's. Both are
+  // abandoned untouched (never freed: freeing would close the parent's sockets' TLS state).
+  if (forked(persistent_)) new std::shared_ptr<Persistent>(std::move(persistent_));  // deliberately leaked
+  for (auto& engine : retired_) {
+    if (forked(engine)) new std::shared_ptr<Persistent>(std::move(engine));  // likewise
   }
+  std::erase(retired_, nullptr);
+}
+
+void TransferEngine::join_retired() {
+  std::vector<std::shared_ptr<Persistent>> joinable;
+  {
+    std::lock_guard lock(persistent_mutex_);
+    abandon_if_forked();
+    for (auto& engine : retired_) {
+      if (!engine->on_its_thread()) joinable.push_back(std::move(engine));  // a thread cannot join itself
+    }
+    std::erase(retired_, nullptr);
+  }
+  for (const auto& engine : joinable) engine->stop();  // joins; the loop has ended or is about to
+}
+
+std::shared_ptr<TransferEngine::Persistent> TransferEngine::persistent() {
+  join_retired();  // a client closed in a callback and used again: the old thread is joined before a new one
+  std::lock_guard lock(persistent_mutex_);
+  abandon_if_forked();
   if (submissions_ended_) return nullptr;
   if (!persistent_) persistent_ = std::make_shared<Persistent>(*this, submission_width_);
   return persistent_;
@@ -261,12 +279,20 @@ void TransferEngine::stop_submissions() {
   std::shared_ptr<Persistent> running;
   {
     std::lock_guard lock(persistent_mutex_);
-    if (persistent_ && persistent_->owner_pid != ::getpid()) {
-      new std::shared_ptr<Persistent>(std::move(persistent_));  // a forked child: see persistent()
-    }
+    abandon_if_forked();
     running = std::move(persistent_);
   }
-  if (running) running->stop();
+  if (running) {
+    running->stop();
+    if (running->on_its_thread()) {
+      // Stopped from one of its own completions (close() in a callback): its loop ends once that returns,
+      // then gives its connections back to pool_. Kept until another thread joins it (the next submission,
+      // or this engine's destructor), so the pool cannot go first.
+      std::lock_guard lock(persistent_mutex_);
+      retired_.push_back(std::move(running));
+    }
+  }
+  join_retired();
 }
 
 }  // namespace trunk::detail

@@ -95,8 +95,9 @@ class TransferEngine {
   /// thread next starts.
   void set_submission_width(std::size_t width);
 
-  /// Stops the engine thread (pending submissions end with CancelledError) and waits for it. Later
-  /// submissions start it again.
+  /// Stops the engine thread (pending submissions end with CancelledError) and waits for it; called on that
+  /// thread (from a completion), it is joined later instead, by the next submission or the destructor, before
+  /// the connection pool it returns its connections to can go. Later submissions start it again.
   void stop_submissions();
 
   /// stop_submissions() for good: later submissions throw CancelledError instead of starting the thread
@@ -107,6 +108,10 @@ class TransferEngine {
  private:
   struct Persistent;
   std::shared_ptr<Persistent> persistent();
+  /// Joins the engine threads stopped from their own completions, except the caller's own.
+  void join_retired();
+  /// In a forked child, lets go of the parent's engines untouched. Caller holds persistent_mutex_.
+  void abandon_if_forked();
 
   EngineSettings settings_;
   ConnectionPool pool_;
@@ -114,6 +119,8 @@ class TransferEngine {
   bool submissions_ended_ = false;  // guarded by persistent_mutex_
   std::mutex persistent_mutex_;
   std::shared_ptr<Persistent> persistent_;  // declared after pool_: stopped before the pool goes
+  // Engines stopped from their own thread (close() in a callback), not joined yet; guarded by persistent_mutex_.
+  std::vector<std::shared_ptr<Persistent>> retired_;
 };
 
 }  // namespace trunk::detail

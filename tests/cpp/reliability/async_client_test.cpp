@@ -243,6 +243,31 @@ TEST(AsyncClient, ACallbackMayCallAgainAndMayCloseTheClient) {
   EXPECT_EQ(client.get_test_details(GetTestDetailsRequest{repo, box.org_url_slug(), id}).future.get().test.id, id);
 }
 
+// close() from a callback stops the engine thread, which ends once the callback returns and then gives its
+// connections back to the client's pool. A client destroyed meanwhile (here: while that callback still runs)
+// must wait for it, not free the pool under it (ASan saw nothing before only because the thread was quick).
+TEST(AsyncClient, AClientClosedInACallbackMayBeDestroyedWhileThatCallbackRuns) {
+  sandbox::Sandbox box(box_options());
+  box.start();
+  const Repo repo = box.repos().front();
+  const std::string id = box.test_ids(repo).front();
+  std::promise<void> closed;
+  std::promise<void> callback_done;
+  auto client = std::make_unique<AsyncClient>(fast_options(box));
+  AsyncClient* raw = client.get();
+  raw->get_test_details(GetTestDetailsRequest{repo, box.org_url_slug(), id}, [&, raw](Result<TestDetails> answer) {
+    EXPECT_TRUE(answer.ok());
+    raw->close();
+    closed.set_value();
+    std::this_thread::sleep_for(milliseconds(100));  // the owner destroys the client meanwhile
+    callback_done.set_value();
+  });
+  closed.get_future().get();
+  std::future<void> done = callback_done.get_future();
+  client.reset();  // waits for the engine thread, which is still in the callback
+  EXPECT_EQ(done.wait_for(milliseconds(0)), std::future_status::ready);
+}
+
 // ---- get_test_details_many ------------------------------------------------------------------------------------
 
 TEST(AsyncClientBulk, EveryIdInInputOrderAndOneFailureDoesNotStopTheOthers) {
