@@ -1,10 +1,11 @@
+// The running of one merge queue (merge_queue.hpp): lookups, changes of state, runs, and the clock moving it on.
+
 #include "merge_queue.hpp"
 
 #include "identifiers.hpp"
 #include "queue_setting_starts.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <numbers>
 #include <tuple>
@@ -15,41 +16,9 @@ namespace {
 
 using trunk::PullRequestState;
 
-trunk::QueueState state_of(const trunk::QueueSettings& settings) {
-  return settings.state && settings.state->known() ? *settings.state->known() : trunk::QueueState::running;
-}
-
-/// The priority a submission asked for: its value and name, or the refusal of an unknown name.
-std::variant<PriorityLevel, Refusal> resolve_priority(const trunk::Priority& priority) {
-  if (const auto* value = std::get_if<std::int64_t>(&priority)) {
-    for (const auto& level : kPriorityLevels) {
-      if (level.value == *value) return level;
-    }
-    return PriorityLevel{"", *value};  // a custom number: its name is the number (see submit)
-  }
-  const std::string name = lower(std::get<std::string>(priority));
-  for (const auto& level : kPriorityLevels) {
-    if (level.name == name) return level;
-  }
-  std::string names;
-  for (const auto& level : kPriorityLevels) names += (names.empty() ? "" : ", ") + std::string(level.name);
-  return Refusal{400, "invalid request: priority: \"" + std::get<std::string>(priority) +
-                          "\" must be a number 0..4294967295 or a priority name (" + names + ")"};
-}
-
-constexpr const char* kVerbs[] = {"Fix", "Add", "Refactor", "Speed up", "Document", "Remove", "Retry", "Cache"};
-constexpr const char* kTopics[] = {"checkout flow", "payment retries", "login page", "build cache", "API client",
-                                   "test fixtures", "release script", "search index", "feature flags"};
-constexpr const char* kAuthors[] = {"alice", "bob", "carol", "dave", "erin", "frank", "grace", "heidi"};
-
 /// The reason a pull request fails with, by the cause of its failed run.
 std::string_view failure_reason(FailureCause cause) {
   return cause == FailureCause::timeout ? reason::kTestRunTimeout : reason::kRequiredStatusFailed;
-}
-
-template <typename T, std::size_t N>
-const T& pick(const T (&items)[N], std::uint64_t bits) {
-  return items[bits % N];
 }
 
 }  // namespace
@@ -606,138 +575,6 @@ void MergeQueue::advance_to(trunk::Timestamp now, const trunk::QueueSettings& se
   }
   if (now > now_) now_ = now;
   while (!recent_.empty() && recent_.front().at < now_ - kTransitionWindow) recent_.pop_front();
-}
-
-// ---- operations ------------------------------------------------------------------------------------------
-
-std::optional<Refusal> MergeQueue::submit(const trunk::SubmitPullRequestRequest& request,
-                                          const trunk::QueueSettings& settings) {
-  const trunk::QueueState state = state_of(settings);
-  if (state == trunk::QueueState::draining || state == trunk::QueueState::switching_modes || switching_) {
-    return Refusal{400, std::string(switching_ ? "queue is switching_modes" : "queue is draining") +
-                            ": the merge queue for branch " + branch_ + " of repository " + repo_key_ +
-                            " accepts no pull requests until it runs again"};
-  }
-  if (const auto i = active(request.pr.number)) {
-    return Refusal{400, "pr.number: " + std::to_string(request.pr.number) + " is already in the queue (" +
-                            std::string(trunk::to_wire(submissions_[*i].state)) + ")"};
-  }
-  PriorityLevel priority = kDefaultPriority;
-  if (request.priority) {
-    auto resolved = resolve_priority(*request.priority);
-    if (auto* refusal = std::get_if<Refusal>(&resolved)) return std::move(*refusal);
-    priority = std::get<PriorityLevel>(resolved);
-  }
-  Submission s;
-  s.id = ids_.uuid();
-  s.number = request.pr.number;
-  const std::uint64_t h = mix64(text_hash(repo_key_) ^ mix64(static_cast<std::uint64_t>(s.number)));
-  s.title = std::string(pick(kVerbs, h)) + " " + pick(kTopics, h >> 16);
-  s.author = pick(kAuthors, h >> 32);
-  s.sha = hex40(h);
-  s.priority_value = priority.value;
-  s.priority_name = priority.name.empty() ? std::to_string(priority.value) : std::string(priority.name);
-  s.used_default_priority = !request.priority.has_value();
-  s.no_batch = request.no_batch.value_or(false);
-  s.broken = model_.broken(repo_key_, s.number);
-  s.submitted_at = s.state_changed_at = now_;
-  s.ready_at = now_ + kMergeabilityDelay;
-  s.merges_at_submission = merges_;
-  if (const auto early = early_targets_.find(s.number); early != early_targets_.end()) {
-    s.targets = std::move(early->second.targets);
-    s.targets_sha = std::move(early->second.sha);
-    early_targets_.erase(early);
-  }
-  open_.push_back(submissions_.size());
-  submissions_.push_back(std::move(s));
-  ++tally_.submitted;
-  if (listener_) {
-    const Submission& added = submissions_.back();
-    Transition t;
-    t.at = now_;
-    t.number = added.number;
-    t.id = added.id;
-    t.reason = reason::kUserRequested;
-    t.author = added.author;
-    t.submission = true;
-    listener_(t);
-  }
-  return std::nullopt;
-}
-
-std::optional<Refusal> MergeQueue::cancel(std::int64_t number, const trunk::QueueSettings& settings) {
-  const auto i = active(number);
-  if (!i) {
-    if (const auto last = latest(number)) {
-      return Refusal{400, "pr.number: " + std::to_string(number) + " is already concluded (" +
-                              std::string(trunk::to_wire(submissions_[*last].state)) + "): nothing to cancel"};
-    }
-    return Refusal{404, "not found: pull request " + std::to_string(number) + " is not in the merge queue for branch " +
-                            branch_ + " of repository " + repo_key_};
-  }
-  if (const auto k = unit_of(*i)) abandon({train_[*k].serial}, reason::kPredecessorRemoved);
-  if (const auto g = group_of(*i)) {
-    // Out of its bisection group: the rest is tested again without it.
-    BisectionGroup& group = bisection_[*g];
-    if (group.run) stop_run(*group.run);
-    group.run.reset();
-    std::erase(group.members, *i);
-    std::erase(group.deferred, *i);
-    for (const std::size_t m : group.members) transition(m, PullRequestState::pending, reason::kPredecessorRemoved);
-    if (group.members.empty()) {
-      group.members = std::move(group.deferred);
-      group.deferred.clear();
-    }
-    if (group.members.empty()) bisection_.erase(bisection_.begin() + static_cast<std::ptrdiff_t>(*g));
-  }
-  transition(*i, PullRequestState::cancelled, reason::kUserRequested);
-  settle(settings);
-  schedule(settings);
-  return std::nullopt;
-}
-
-std::optional<Refusal> MergeQueue::restart(std::int64_t number, const trunk::QueueSettings& settings) {
-  const auto i = active(number);
-  if (!i) {
-    return Refusal{404, "not found: pull request " + std::to_string(number) + " is not in the merge queue for branch " +
-                            branch_ + " of repository " + repo_key_};
-  }
-  const PullRequestState state = submissions_[*i].state;
-  const auto k = unit_of(*i);
-  const auto g = group_of(*i);
-  const bool in_bisection_run = g && bisection_[*g].run && state == PullRequestState::testing;
-  if (!(k || in_bisection_run) || (state != PullRequestState::testing && state != PullRequestState::tests_passed &&
-                                   state != PullRequestState::pending_failure)) {
-    return Refusal{400, "pr.number: " + std::to_string(number) + " is " + std::string(trunk::to_wire(state)) +
-                            ": only a pull request testing, tests_passed or pending_failure has tests to restart"};
-  }
-  if (k) {
-    abandon({train_[*k].serial}, reason::kRestartRequested);
-  } else {
-    BisectionGroup& group = bisection_[*g];
-    stop_run(*group.run);
-    group.run.reset();
-    for (const std::size_t m : group.members) transition(m, PullRequestState::pending, reason::kRestartRequested);
-  }
-  settle(settings);
-  schedule(settings);
-  return std::nullopt;
-}
-
-std::optional<Refusal> MergeQueue::set_impacted_targets(const trunk::SetImpactedTargetsRequest& request,
-                                                        const trunk::QueueSettings& settings) {
-  const auto i = active(request.pr.number);
-  if (!i) {  // reported before the submission: kept for it (early_targets_)
-    if (early_targets_.size() >= kMaxEarlyTargets && !early_targets_.contains(request.pr.number)) {
-      early_targets_.erase(early_targets_.begin());
-    }
-    early_targets_.insert_or_assign(request.pr.number, EarlyTargets{request.targets, request.pr.sha});
-    return std::nullopt;
-  }
-  submissions_[*i].targets = request.targets;
-  submissions_[*i].targets_sha = request.pr.sha;
-  schedule(settings);  // in parallel mode it may start now
-  return std::nullopt;
 }
 
 }  // namespace trunk::sandbox

@@ -9,6 +9,10 @@
 // was submitted. Every change of state goes through transition(), which records a Transition (the seam the
 // metrics, and later the webhooks, read).
 //
+// Files: merge_queue.cpp runs the queue (lookups, state changes, the clock); merge_queue_operations.cpp holds the
+// operations callers ask of it (submit, cancel, restart, impacted targets) and their refusals;
+// merge_queue_views.cpp what it answers.
+//
 // The line: pending pull requests of the main queue in priority order (lower value first, then submission
 // order). The train: the units (one pull request, or a batch) that hold a testing slot, from the start of
 // their run until they leave the queue (merged, failed, or sent back to pending); at most `concurrency`.
@@ -88,6 +92,11 @@ struct Refusal {
   int status = 400;
   std::string message;
 };
+
+/// The state a queue's settings give it: absent or unknown reads as running.
+inline trunk::QueueState state_of(const trunk::QueueSettings& settings) {
+  return settings.state && settings.state->known() ? *settings.state->known() : trunk::QueueState::running;
+}
 
 enum class FailureCause { flaky, broken, timeout };
 std::string_view cause_name(FailureCause cause) noexcept;
