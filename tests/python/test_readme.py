@@ -54,7 +54,7 @@ def test_every_code_block_is_run_or_checked():
 def test_the_install_blocks_say_how_to_use_the_venv_the_notebooks_and_the_wheel():
     install = "\n".join(block for block in blocks(README, "bash") if block != cli_block(README))
     assert ". .venv/bin/activate" in install and "jupyter lab notebooks/" in install
-    assert "pip install dist/trunk_api-*.whl" in install
+    assert "pip install --no-index --find-links dist trunk-api" in install  # the wheel of the reader's Python
     assert (ROOT / "notebooks").is_dir() and list((ROOT / "notebooks").glob("*.ipynb"))
     # Every line is a command (or a comment): nothing a reader would paste and get "command not found" for.
     for line in filter(None, install.splitlines()):
