@@ -8,6 +8,9 @@
 #                              pythonX.Y on PATH, pyenv's versions, /usr/bin/pythonX.Y; a pyenv shim counts only
 #                              when it runs (pyenv answers for the versions it has activated)
 
+# trunk_has_python_headers: the one check of a Python's headers, shared with the project's venv.
+. "$(dirname "${BASH_SOURCE[0]}")/venv.sh"
+
 trunk_wheel_versions() {
   local root
   root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -45,8 +48,7 @@ trunk_find_python() {
   for candidate in "${candidates[@]}"; do
     [ -x "$candidate" ] || continue
     if [ "$(trunk_python_version "$candidate")" != "$version" ]; then continue; fi
-    if ! "$candidate" -c 'import os, sys, sysconfig
-sys.exit(not os.path.exists(os.path.join(sysconfig.get_path("include"), "Python.h")))' 2>/dev/null; then
+    if ! trunk_has_python_headers "$candidate"; then
       echo "python$version at $candidate has no headers (Debian/Ubuntu: apt-get install python$version-dev)" >&2
       continue
     fi

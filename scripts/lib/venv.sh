@@ -100,9 +100,14 @@ trunk_requirements() {
   python -m pip install --quiet --disable-pip-version-check "${requirements[@]}"
 }
 
+# Whether the interpreter $1 has its headers (Python.h), which building the extension needs.
+trunk_has_python_headers() {
+  "$1" -c 'import os, sys, sysconfig
+sys.exit(not os.path.exists(os.path.join(sysconfig.get_path("include"), "Python.h")))' 2>/dev/null
+}
+
 trunk_build_backend() {
-  if ! python -c 'import os, sys, sysconfig
-sys.exit(not os.path.exists(os.path.join(sysconfig.get_path("include"), "Python.h")))'; then
+  if ! trunk_has_python_headers python; then
     trunk_distribution_package "$(trunk_venv_base)" dev "no Python.h to build the extension against" || return 1
   fi
   trunk_requirements build-system || return 1
