@@ -76,22 +76,30 @@ void bind_operation(py::class_<PyClient>& cls, Method method) {
 
 namespace {
 
-/// The token's one conversion: the secret row is never rendered (a wrong type is reported by type name only)
-/// and never copied on the way: a view of the str's own UTF-8 (the caller's object).
-std::string_view token_view(const py::handle token) {
-  if (token.is_none()) return {};
-  if (!PyUnicode_Check(token.ptr())) {
-    throw ValidationError({Violation{"token", "<value of type " +
-                                                  py::str(py::type::handle_of(token).attr("__name__")).cast<std::string>() + ">",
+/// A credential's one conversion (the secret rows: token, api_key): never rendered (a wrong type is reported by
+/// type name only) and never copied on the way: a view of the str's own UTF-8 (the caller's object).
+std::string_view secret_view(const py::handle value, const std::string& name) {
+  if (value.is_none()) return {};
+  if (!PyUnicode_Check(value.ptr())) {
+    throw ValidationError({Violation{name, "<value of type " +
+                                               py::str(py::type::handle_of(value).attr("__name__")).cast<std::string>() + ">",
                                      "must be a string"}});
   }
   Py_ssize_t size = 0;
-  const char* data = PyUnicode_AsUTF8AndSize(token.ptr(), &size);
+  const char* data = PyUnicode_AsUTF8AndSize(value.ptr(), &size);
   if (data == nullptr) {
     PyErr_Clear();
-    throw ValidationError({Violation{"token", "<redacted>", "must be valid UTF-8 text"}});
+    throw ValidationError({Violation{name, "<redacted>", "must be valid UTF-8 text"}});
   }
   return {data, static_cast<std::size_t>(size)};
+}
+
+/// The keyword `name` taken off `kwargs` (None when absent).
+py::object take_keyword(py::dict& kwargs, const char* name) {
+  if (!kwargs.contains(name)) return py::none();
+  py::object value = kwargs[name];
+  PyDict_DelItemString(kwargs.ptr(), name);
+  return value;
 }
 
 }  // namespace
@@ -99,9 +107,10 @@ std::string_view token_view(const py::handle token) {
 ClientOptions build_options(py::dict kwargs, std::string_view callable) {
   ArgCollector args;
   ClientOptions options;
-  const py::object token = kwargs.contains("token") ? py::object(kwargs["token"]) : py::object(py::none());
-  if (kwargs.contains("token")) PyDict_DelItemString(kwargs.ptr(), "token");
-  const std::string_view token_text = token_view(token);
+  const py::object token = take_keyword(kwargs, "token");
+  const py::object api_key = take_keyword(kwargs, "api_key");
+  const std::string_view token_text = secret_view(token, "token");
+  const std::string_view api_key_text = secret_view(api_key, "api_key");
   read_options(args, kwargs, options);  // every other row (option_rows.hpp), checked by its rule
   py::object log = py::none();
   if (kwargs.contains("log")) {  // a callable, not a row
@@ -115,6 +124,7 @@ ClientOptions build_options(py::dict kwargs, std::string_view callable) {
   // Last, once nothing can throw any more: the one copy is built in place, in secret memory (a trunk::Secret,
   // which wipes itself).
   if (!token.is_none()) options.token.emplace(token_text.data(), token_text.size());
+  if (!api_key.is_none()) options.api_key.emplace(api_key_text.data(), api_key_text.size());
   return options;
 }
 

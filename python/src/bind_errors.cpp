@@ -4,6 +4,7 @@
 #include <pybind11/pybind11.h>
 
 #include <exception>
+#include <span>
 #include <string>
 
 #include "bindings.hpp"
@@ -37,13 +38,18 @@ void raise_api_error(const ApiError& error, const char* class_name) {
 void translate(std::exception_ptr pointer) {
   try {
     std::rethrow_exception(pointer);
-  } catch (const MissingTokenError&) {
+  } catch (const MissingTokenError& error) {
     // The C++ message names ClientOptions::token; the facade's class words the remedy for Python callers from
-    // the variables the core reads.
-    py::tuple variables(kTokenVariables.size());
-    for (std::size_t i = 0; i < kTokenVariables.size(); ++i) variables[i] = py::str(std::string(kTokenVariables[i]));
+    // the credential needed and the variables the core reads.
+    const auto& names = error.needed() == Credential::api_key ? std::span<const std::string_view>(kApiKeyVariables)
+                                                              : std::span<const std::string_view>(kTokenVariables);
+    py::tuple variables(names.size());
+    for (std::size_t i = 0; i < names.size(); ++i) variables[i] = py::str(std::string(names[i]));
+    const char* needed = error.needed() == Credential::api_key ? "api_key"
+                         : error.needed() == Credential::token ? "token"
+                                                               : "any";
     const py::object cls = error_class("MissingTokenError");
-    raise(cls, cls(variables));
+    raise(cls, cls(variables, needed, text(error.operation())));
   } catch (const ValidationError& error) {
     const py::object violation = error_class("Violation");
     py::list violations;

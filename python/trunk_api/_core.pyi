@@ -1381,6 +1381,7 @@ def option_rows(of: str) -> list[dict[str, Any]]: ...
 
 class ClientOptionKeywords(TypedDict, total=False):
     """The keyword options of trunk_api.Client (the rows of ClientOptions)."""
+    api_key: str | None
     timeout: float
     connect_timeout: float
     max_retries: int
@@ -1500,6 +1501,7 @@ class Client:
         *,
         base_url: str | None = None,
         token: str | None = None,
+        api_key: str | None = None,
         timeout: float = 30.0,
         connect_timeout: float = 10.0,
         max_retries: int = 3,
@@ -1547,6 +1549,7 @@ class AsyncClient:
         *,
         base_url: str | None = None,
         token: str | None = None,
+        api_key: str | None = None,
         timeout: float = 30.0,
         connect_timeout: float = 10.0,
         max_retries: int = 3,

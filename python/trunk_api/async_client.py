@@ -19,7 +19,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from trunk_api import _arrow, _core, _display, _pandas, _progress
-from trunk_api.client import Client, _bulk_answer
+from trunk_api.client import SECRET_OPTIONS, Client, _bulk_answer
 from trunk_api.errors import TrunkError, ValidationError, Violation
 
 __all__ = ["AsyncClient", "AsyncListing"]
@@ -63,7 +63,8 @@ class AsyncClient:
         settings = dict(bound.arguments)
         del settings["self"]
         self._core = _core.AsyncClient(**settings, log=_logger.log, max_in_flight=max_in_flight)
-        del settings["token"]
+        for name in SECRET_OPTIONS:
+            del settings[name]
         self._closed = False
         # Everything needed to rebuild this client, except the token (which is never stored in Python).
         self._settings: dict[str, Any] = {**settings, "base_url": self._core.base_url, "max_in_flight": max_in_flight}
@@ -368,6 +369,6 @@ def _restore_async_client(settings: dict[str, Any]) -> AsyncClient:
         return AsyncClient(None, **settings)
     except TrunkError as error:
         raise TrunkError(
-            "an unpickled trunk_api.AsyncClient needs its token again (it is never pickled): set TRUNK_API_TOKEN "
+            "an unpickled trunk_api.AsyncClient needs its credentials again (they are never pickled): set TRUNK_API_TOKEN "
             f"or TRUNK_API_KEY in this process ({error})"
         ) from None

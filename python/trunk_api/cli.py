@@ -44,6 +44,7 @@ from trunk_api import _cli_export, _cli_sandbox, _cli_webhooks
 from trunk_api import _cli_output as render
 from trunk_api import _core
 from trunk_api import errors
+from trunk_api.client import SECRET_OPTIONS
 from trunk_api._cli_output import CSV_COLUMNS
 
 __all__ = ["CSV_COLUMNS", "main"]
@@ -88,7 +89,8 @@ def parse_duration(text: str) -> dt.timedelta:
 
 
 #: What the command line adds to an option's declared doc: the token's flag is there for completeness only.
-_FLAG_NOTES = {"token": "discouraged, since command lines show up in ps and shell history: set the variable instead"}
+_FLAG_NOTES = {name: "discouraged, since command lines show up in ps and shell history: set the variable instead"
+               for name in SECRET_OPTIONS}
 
 
 def _option_flag(group: Any, row: dict[str, Any], dest: str | None = None) -> None:
@@ -297,21 +299,32 @@ class _Context:
 
     def client(self) -> trunk_api.Client:
         args = self.args
-        if args.token is not None:
-            print(f"{PROG}: warning: --token is visible to other users (ps, shell history); "
-                  "prefer the TRUNK_API_TOKEN environment variable", file=self.stderr)
+        for row in _core.option_rows("client"):
+            if row["secret"] and getattr(args, row["name"]) is not None:
+                print(f"{PROG}: warning: --{row['name'].replace('_', '-')} is visible to other users (ps, shell "
+                      f"history); prefer the {row['variables'][0]} environment variable", file=self.stderr)
         try:
             return trunk_api.Client(**{row["name"]: getattr(args, row["name"]) for row in _core.option_rows("client")})
         except errors.ValidationError:
             raise
         except errors.MissingTokenError as error:
-            # The library's message speaks Python (Client(token=...)); a shell user sets a variable or an option.
-            first, *others = error.variables
-            alternatives = f" (or {', '.join(others)})" if others else ""
-            raise UsageError(f"no API token: set the {first}{alternatives} environment variable, or pass --token "
-                             "(visible in ps and shell history)") from None
-        except errors.TrunkError as error:  # unusable base URL: a configuration problem
+            raise UsageError(_missing_credential(error)) from None
+        except errors.TrunkError as error:  # unusable base URL, a key of the wrong kind: a configuration problem
             raise UsageError(str(error)) from None
+
+
+def _missing_credential(error: errors.MissingTokenError) -> str:
+    """The library's message speaks Python (Client(token=...)); a shell user sets a variable or an option."""
+    first, *others = error.variables
+    alternatives = f" (or {', '.join(others)})" if others else ""
+    if error.needed == "api_key":
+        return (f"{error.operation} is a v2 operation and needs an API key (trunk_v2_...): set the {first} "
+                "environment variable, or pass --api-key (visible in ps and shell history)")
+    if error.needed == "token":
+        return (f"{error.operation} is a v1 operation and needs the organization token: set the "
+                f"{first}{alternatives} environment variable, or pass --token (visible in ps and shell history)")
+    return (f"no API token or API key: set the {first}{alternatives} environment variable, or pass --token or "
+            "--api-key (visible in ps and shell history)")
 
 
 def _run_failing(ctx: _Context) -> int:
@@ -558,6 +571,9 @@ def main(argv: Sequence[str] | None = None, *, stdout: IO[str] | None = None, st
     context = _Context(args, out, err)
     try:
         return int(args.handler(context))
+    except errors.MissingTokenError as error:  # a call of a version whose credential is not configured
+        print(f"{PROG}: error: {_missing_credential(error)}", file=err)
+        return EXIT_USAGE
     except (errors.TrunkError, UsageError) as error:
         print(f"{PROG}: error: {_one_line(str(error))}", file=err)
         return exit_code_for(error)

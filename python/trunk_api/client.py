@@ -55,6 +55,9 @@ _logger = logging.getLogger("trunk_api")
 #: type, default (seconds for durations), rule, environment variables, doc. Written once, there.
 _OPTION_ROWS: list[dict[str, Any]] = _core.option_rows("client")
 
+#: The credentials (the secret rows: token, api_key), which a client never keeps in Python nor pickles.
+SECRET_OPTIONS = frozenset(row["name"] for row in _OPTION_ROWS if row["secret"])
+
 
 def _options_signature(rows: list[dict[str, Any]], positional: tuple[str, ...]) -> inspect.Signature:
     """``(self, <positional>, *, <every other row>)``, each with its declared type and default, for
@@ -111,9 +114,9 @@ class Client:
         self._core = _core.Client(**{name: value for name, value in bound.arguments.items() if name != "self"},
                                   log=_logger.log)
         bound.apply_defaults()
-        # Everything needed to rebuild this client, except the token (which is never stored in Python).
+        # Everything needed to rebuild this client, except the credentials (which are never stored in Python).
         self._settings: dict[str, Any] = {name: value for name, value in bound.arguments.items()
-                                          if name not in ("self", "token")}
+                                          if name != "self" and name not in SECRET_OPTIONS}
         self._settings["base_url"] = self._core.base_url
 
     @property
@@ -125,7 +128,7 @@ class Client:
         return f"Client(base_url={self.base_url!r})"
 
     def __reduce__(self) -> tuple[Any, ...]:
-        # The token is deliberately left out: pickles end up in caches, queues and files.
+        # The credentials are deliberately left out: pickles end up in caches, queues and files.
         return (_restore_client, (dict(self._settings),))
 
     # ---- flaky tests --------------------------------------------------------------------------------------
@@ -461,6 +464,6 @@ def _restore_client(settings: dict[str, Any]) -> Client:
         return Client(None, **settings)
     except MissingTokenError as error:
         raise TrunkError(
-            "an unpickled trunk_api.Client needs its token again (it is never pickled): set "
+            "an unpickled trunk_api.Client needs its credentials again (they are never pickled): set "
             f"{' or '.join(error.variables)} in this process"
         ) from None

@@ -52,17 +52,34 @@ class TrunkError(Exception):
 
 
 class MissingTokenError(TrunkError):
-    """No API token: none was passed to ``Client(token=...)`` and none of the environment variables
-    ``variables`` (``TRUNK_API_TOKEN``, then ``TRUNK_API_KEY``, as the core reads them) is set."""
+    """No credential for what was asked (docs/reference/credentials.md).
 
-    def __init__(self, variables: tuple[str, ...]) -> None:
+    ``needed`` says which: ``"any"`` when the client was made with neither a token nor an API key (and none is
+    in the environment variables ``variables``); ``"token"`` when ``operation``, a v1 operation, needs v1's
+    organization token; ``"api_key"`` when ``operation``, a v2 operation, needs a v2 API key (``trunk_v2_...``).
+    A call raises it before anything is sent."""
+
+    def __init__(self, variables: tuple[str, ...], needed: str = "any", operation: str = "") -> None:
         self.variables = tuple(variables)
+        self.needed = needed
+        self.operation = operation
         first, *others = self.variables
         alternatives = f" (or {', '.join(others)})" if others else ""
-        super().__init__(f"no API token: pass Client(token=...) or set the {first}{alternatives} environment variable")
+        if needed == "api_key":
+            message = (f"{operation} is an operation of Trunk's v2 API, which needs an API key (trunk_v2_...): "
+                       f"pass Client(api_key=...) or set the {first} environment variable "
+                       "(v2 refuses v1's organization token)")
+        elif needed == "token":
+            message = (f"{operation} is an operation of Trunk's v1 API, which needs the organization token: "
+                       f"pass Client(token=...) or set the {first}{alternatives} environment variable "
+                       "(v1 refuses v2 API keys)")
+        else:
+            message = ("no credential: pass Client(token=...) (v1's organization token) or Client(api_key=...) "
+                       f"(a v2 key, trunk_v2_...), or set the {first}{alternatives} environment variable")
+        super().__init__(message)
 
     def __reduce__(self) -> tuple[object, ...]:
-        return (type(self), (self.variables,))
+        return (type(self), (self.variables, self.needed, self.operation))
 
 
 @dataclasses.dataclass(frozen=True)

@@ -40,14 +40,15 @@ def test_the_rows_are_the_options_we_know() -> None:
     """The public keywords, their defaults and variables, exactly as before the rows (users' code must not
     break)."""
     by_name = {row["name"]: row for row in ROWS}
-    assert list(by_name) == ["base_url", "token", "timeout", "connect_timeout", "max_retries", "overall_deadline",
+    assert list(by_name) == ["base_url", "token", "api_key", "timeout", "connect_timeout", "max_retries", "overall_deadline",
                              "user_agent", "verify_tls", "ca_bundle", "allow_insecure_http",
                              "max_requests_per_second", "prefetch_pages"]
     assert {name: row["default"] for name, row in by_name.items()} == {
-        "base_url": None, "token": None, "timeout": 30.0, "connect_timeout": 10.0, "max_retries": 3,
+        "base_url": None, "token": None, "api_key": None, "timeout": 30.0, "connect_timeout": 10.0, "max_retries": 3,
         "overall_deadline": 120.0, "user_agent": None, "verify_tls": True, "ca_bundle": None,
         "allow_insecure_http": False, "max_requests_per_second": 0.0, "prefetch_pages": True}
     assert by_name["token"]["variables"] == ["TRUNK_API_TOKEN", "TRUNK_API_KEY"] and by_name["token"]["secret"]
+    assert by_name["api_key"]["variables"] == ["TRUNK_API_KEY"] and by_name["api_key"]["secret"]
     assert by_name["base_url"]["variables"] == ["TRUNK_BASE_URL"]
 
 

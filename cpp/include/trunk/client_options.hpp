@@ -29,8 +29,12 @@ using TokenHolder = std::optional<Secret>;
 // Given with the version, as the publisher's tools spell it ("https://api.trunk.io/v1", with or without a
 // trailing '/'), the final "/v1" is dropped first, so both spellings call the same paths (docs/configuration.md).
 //
-// token: nullopt -> $TRUNK_API_TOKEN, then $TRUNK_API_KEY (kTokenVariables); when none is set the Client
-// constructor throws trunk::MissingTokenError naming both variables. A Secret (secret.hpp): assign a string as
+// token, api_key: the credentials of v1 (the organization token) and v2 (an API key, trunk_v2_...); a client may
+// hold both, and each call sends the one its API version accepts (docs/reference/credentials.md). nullopt ->
+// the environment: $TRUNK_API_TOKEN, then $TRUNK_API_KEY, each value filling the credential its prefix says
+// (TRUNK_API_KEY holds either kind). With neither, the Client constructor throws trunk::MissingTokenError; a call
+// whose version's credential is missing throws it before sending. A token that is a v2 key, or an api_key that is
+// not one, is refused by the constructor. Each is a Secret (secret.hpp): assign a string as
 // before (`options.token = "..."`; std::move(your_string) has it wiped); it is kept outside the ordinary heap and
 // wiped by its own destructor. Hence ClientOptions is move-only: pass std::move(options). Copies you keep, and the
 // environment variables, are yours to protect (docs/security.md).
@@ -48,7 +52,9 @@ using TokenHolder = std::optional<Secret>;
     "Service address, with or without the API version (`https://api.trunk.io/v1` is the same); "                   \
     "default `https://api.trunk.io`.")                                                                               \
   X(TokenHolder, token, "token", {}, options::kSecret, kTokenVariables,                                            \
-    "API token, sent as `x-api-token`. Never shown in `repr`, logs, errors or pickles.")                            \
+    "v1's organization token, sent as `x-api-token`. Never shown in `repr`, logs, errors or pickles.")             \
+  X(TokenHolder, api_key, "api_key", {}, options::kSecret, kApiKeyVariables,                                       \
+    "v2 API key (`trunk_v2_...`), sent as `Authorization: Bearer`. A secret as the token is.")                     \
   X(std::chrono::milliseconds, timeout, "timeout", {30000}, options::kPositiveDuration, options::kNoVariables,     \
     "Per attempt, whole transfer.")                                                                                  \
   X(std::chrono::milliseconds, connect_timeout, "connect_timeout", {10000}, options::kPositiveDuration,            \

@@ -2,7 +2,7 @@
 // The one exception hierarchy of the library. Every error thrown by trunk-api derives from trunk::Error.
 //
 //   Error
-//   ├── MissingTokenError    no API token was given and none is in the environment (Client's constructor).
+//   ├── MissingTokenError    no credential (token, API key) for the client or for a call's API version.
 //   ├── ValidationError      a request broke a rule; nothing was sent. Lists every violation.
 //   ├── DecodeError          a response (or request, on the server side) could not be read; names the JSON path.
 //   ├── PaginationError      the server broke the paging protocol (e.g. handed back a token twice).
@@ -25,6 +25,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace trunk {
@@ -34,16 +35,40 @@ class Error : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-/// No API token was given (ClientOptions::token) and none of the environment variables kTokenVariables is set.
-/// Its own type, so that each binding can say the remedy in its caller's terms: the message here speaks C++
-/// (ClientOptions::token); Python says token=, the command line --token.
-class MissingTokenError : public Error {
- public:
-  using Error::Error;
+/// The credential a call needs: v1 operations send the organization token (`x-api-token`), v2 operations an API
+/// key (`Authorization: Bearer trunk_v2_...`). docs/reference/credentials.md says where each comes from.
+enum class Credential {
+  any,      ///< the Client was made with neither
+  token,    ///< the organization token of v1
+  api_key,  ///< a v2 API key
 };
 
-/// The environment variables a Client reads its token from when none is given, in order of preference.
+/// No credential for what was asked: the Client's constructor throws it (needed() == any) when neither a token nor
+/// an API key is given or in the environment; a call throws it, before anything is sent, when the client lacks
+/// the credential of the call's API version (needed() names it, operation() the call). Its own type, so that each
+/// binding can say the remedy in its caller's terms: the message here speaks C++ (ClientOptions::token,
+/// ClientOptions::api_key); Python says token= / api_key=, the command line the variables.
+class MissingTokenError : public Error {
+ public:
+  explicit MissingTokenError(const std::string& message, Credential needed = Credential::any,
+                             std::string operation = {})
+      : Error(message), needed_(needed), operation_(std::move(operation)) {}
+  Credential needed() const noexcept { return needed_; }
+  const std::string& operation() const noexcept { return operation_; }
+
+ private:
+  Credential needed_;
+  std::string operation_;
+};
+
+/// The environment variables a Client reads its organization token from when none is given, in order of
+/// preference. TRUNK_API_KEY is read for the token only when it does not hold a v2 key (the publisher's Terraform
+/// provider puts v1 tokens there).
 inline constexpr std::array<std::string_view, 2> kTokenVariables{"TRUNK_API_TOKEN", "TRUNK_API_KEY"};
+/// The environment variable a Client reads its v2 API key from when none is given (when it holds a v2 key).
+inline constexpr std::array<std::string_view, 1> kApiKeyVariables{"TRUNK_API_KEY"};
+/// Every v2 API key starts so; the environment's values are told apart by it.
+inline constexpr std::string_view kApiKeyPrefix = "trunk_v2_";
 
 /// One broken rule: which field, what value it had (as text), and the rule it broke.
 struct Violation {

@@ -6,6 +6,7 @@
 #include <string_view>
 #include <tuple>
 
+#include "trunk/error.hpp"
 #include "trunk/models.hpp"
 #include "trunk/repeat.hpp"
 
@@ -61,6 +62,9 @@ namespace op {
     static constexpr std::string_view path = op_path;                                                               \
     static constexpr Repeat repeat = op_repeat;                                                         \
     static constexpr std::string_view doc = op_doc;                                                                 \
+    /** The credential it sends, from its path's version: v2 an API key, v1 the organization token. */              \
+    static constexpr Credential credential =                                                                        \
+        path.starts_with("/v2/") ? Credential::api_key : Credential::token;                                         \
   };
 TRUNK_OPERATIONS(TRUNK_DECLARE_OPERATION_)
 #undef TRUNK_DECLARE_OPERATION_

@@ -16,6 +16,7 @@
 #include "bulk_validation.hpp"
 #include "client_internals.hpp"
 #include "curl_handles.hpp"
+#include "credentials.hpp"
 #include "curl_memory.hpp"
 #include "endpoint.hpp"
 #include "pending_call.hpp"
@@ -40,23 +41,50 @@ using std::chrono::milliseconds;
 constexpr std::size_t kMaxResponseBytes = std::size_t{64} << 20;
 /// Idle connections kept after a burst of concurrent calls.
 constexpr std::size_t kMaxIdleConnections = 64;
-/// The variants of the request headers (SecretHeaderList::get): JSON answers, text answers.
+/// The variants of the request headers (SecretHeaderList::get): JSON answers, text answers, JSON merge patches.
 constexpr std::size_t kJsonHeaders = 0;
 constexpr std::size_t kTextHeaders = 1;
+constexpr std::size_t kMergePatchHeaders = 2;
 
 double default_random() {
   thread_local std::mt19937_64 generator{std::random_device{}()};
   return std::uniform_real_distribution<double>(0.0, 1.0)(generator);
 }
 
-/// The request headers, the token line kept in secret memory (curl_handles.hpp). Runs before anything else of
-/// the client, so libcurl gets its wiping allocator (curl_memory.hpp) before it allocates anything for us.
-detail::SecretHeaderList make_request_headers(const std::optional<Secret>& configured_token) {
+/// The request headers of each credential the client has, each credential's line kept in secret memory
+/// (curl_handles.hpp): v1's organization token as `x-api-token`, v2's API key as `Authorization: Bearer`.
+struct CredentialHeaders {
+  std::unique_ptr<detail::SecretHeaderList> token;
+  std::unique_ptr<detail::SecretHeaderList> api_key;
+
+  detail::SecretViews secrets() const {
+    return {token ? token->secret() : std::string_view{}, api_key ? api_key->secret() : std::string_view{}};
+  }
+  static detail::EngineSettings::HeaderLists lists(const std::unique_ptr<detail::SecretHeaderList>& headers) {
+    if (!headers) return {};
+    return {headers->get(kJsonHeaders), headers->get(kTextHeaders), headers->get(kMergePatchHeaders)};
+  }
+};
+
+/// The request headers (CredentialHeaders). Runs before anything else of the client, so libcurl gets its wiping
+/// allocator (curl_memory.hpp) before it allocates anything for us. Throws what resolve_credentials throws.
+CredentialHeaders make_request_headers(const std::optional<Secret>& configured_token,
+                                       const std::optional<Secret>& configured_api_key) {
   detail::ensure_curl_initialized();
-  // No "Expect: 100-continue" round trip for larger bodies. Both variants end in the one token line.
-  return detail::SecretHeaderList({{"Content-Type: application/json", "Accept: application/json", "Expect:"},
-                                   {"Content-Type: application/json", "Accept: text/plain, */*;q=0.5", "Expect:"}},
-                                  "x-api-token", detail::resolve_token(configured_token));
+  const detail::CredentialViews views = detail::resolve_credentials(configured_token, configured_api_key);
+  // No "Expect: 100-continue" round trip for larger bodies. Every variant ends in the one credential line.
+  const std::vector<std::vector<std::string>> variants{
+      {"Content-Type: application/json", "Accept: application/json", "Expect:"},
+      {"Content-Type: application/json", "Accept: text/plain, */*;q=0.5", "Expect:"},
+      {"Content-Type: application/merge-patch+json", "Accept: application/json", "Expect:"}};
+  CredentialHeaders headers;
+  if (!views.token.empty()) {
+    headers.token = std::make_unique<detail::SecretHeaderList>(variants, "x-api-token", views.token);
+  }
+  if (!views.api_key.empty()) {
+    headers.api_key = std::make_unique<detail::SecretHeaderList>(variants, "Authorization", views.api_key, "Bearer ");
+  }
+  return headers;
 }
 
 /// Once per process, to the first client that has a log callback: libcurl's freed buffers are not wiped.
@@ -71,22 +99,30 @@ void warn_if_curl_frees_unwiped(const LogCallback& log) {
 }  // namespace
 
 struct Client::Impl {
-  /// Takes everything from `given`; its token is copied into the header list's secret memory, then dropped
-  /// (a Secret wipes itself).
+  /// Takes everything from `given`; its token and API key are copied into the header lists' secret memory, then
+  /// dropped (a Secret wipes itself).
   explicit Impl(ClientOptions&& given)
-      : headers(make_request_headers(given.token)),
+      : headers(make_request_headers(given.token, given.api_key)),
         options(std::move(given)),
         base_url(detail::resolve_base_url(options.base_url, options.allow_insecure_http)),
         user_agent(std::string("trunk-api-cpp/") + kVersion +
                    (options.user_agent_suffix.empty() ? "" : " " + options.user_agent_suffix)),
         rate_limiter(options.max_requests_per_second),
         engine(engine_settings()) {
-    options.token.reset();  // the one copy kept is the header line's
+    options.token.reset();  // the one copy kept of each is its header line's
+    options.api_key.reset();
     warn_if_curl_frees_unwiped(options.log);
   }
 
-  /// The token, for redaction: a view into the secret memory.
-  std::string_view token() const noexcept { return headers.secret(); }
+  /// The token and the API key, for redaction: views into the secret memory.
+  detail::SecretViews secrets() const { return headers.secrets(); }
+
+  /// Throws MissingTokenError when the client lacks `credential`, which `operation` needs: before anything is sent.
+  void require(Credential credential, std::string_view operation) const {
+    if (!(credential == Credential::api_key ? headers.api_key : headers.token)) {
+      throw detail::missing_credential(credential, operation);
+    }
+  }
 
   /// Options that are the same for every call, set once per pooled handle.
   void configure(CURL* easy) const {
@@ -96,7 +132,8 @@ struct Client::Impl {
     // buffers on its own heap, which our wiping allocator does not reach (docs/security.md). The client pools
     // one connection per handle anyway, so HTTP/2 multiplexing would not be used.
     curl_easy_setopt(easy, CURLOPT_HTTP_VERSION, static_cast<long>(CURL_HTTP_VERSION_1_1));
-    curl_easy_setopt(easy, CURLOPT_HTTPHEADER, headers.get());
+    // Each transfer sets the list of its credential and answer (transfer_loop.cpp); this is the handle's default.
+    curl_easy_setopt(easy, CURLOPT_HTTPHEADER, headers.token ? headers.token->get() : headers.api_key->get());
     curl_easy_setopt(easy, CURLOPT_USERAGENT, user_agent.c_str());
     // gzip/deflate, as requests and httpx ask for. Not brotli: servers commonly run it at quality 11 for
     // dynamic bodies (cpp-httplib does), which cost the sandbox over a second per 100 KB page (profiled).
@@ -112,7 +149,7 @@ struct Client::Impl {
   }
 
   void log(LogLevel level, const std::string& message) const {
-    if (options.log) options.log(level, detail::redact(message, token()));
+    if (options.log) options.log(level, detail::redact(message, secrets()));
   }
 
   double random() const { return options.random ? options.random() : default_random(); }
@@ -122,9 +159,9 @@ struct Client::Impl {
   detail::EngineSettings engine_settings() {
     detail::EngineSettings settings;
     settings.configure = [this](CURL* easy) { configure(easy); };
-    settings.json_headers = headers.get(kJsonHeaders);
-    settings.text_headers = headers.get(kTextHeaders);
-    settings.token = token();
+    settings.token_headers = CredentialHeaders::lists(headers.token);
+    settings.api_key_headers = CredentialHeaders::lists(headers.api_key);
+    settings.secrets = secrets();
     settings.retry = &options.retry;
     settings.attempt_timeout = options.timeout;
     settings.max_response_bytes = kMaxResponseBytes;
@@ -171,15 +208,15 @@ struct Client::Impl {
     }
   }
 
-  /// What `decode` returns, with the token redacted from any DecodeError it throws.
+  /// What `decode` returns, with the credentials redacted from any DecodeError it throws.
   template <typename Decode>
   auto redacting(Decode&& decode) const {
     try {
       return decode();
     } catch (const DecodeError& error) {
       const std::string message = error.what();
-      if (message.find(token()) == std::string::npos) throw;
-      throw DecodeError(detail::redact(error.path(), token()), detail::redact(message, token()));
+      if (!detail::contains_any(message, secrets())) throw;
+      throw DecodeError(detail::redact(error.path(), secrets()), detail::redact(message, secrets()));
     }
   }
 
@@ -187,10 +224,12 @@ struct Client::Impl {
   /// rule; a GET carries its request as the query string; a text answer (metrics) asks for text.
   template <typename Op>
   detail::HttpRequest build(const typename Op::Request& request) const {
+    require(Op::credential, Op::name);
     validate(request);
     detail::HttpRequest http;
     http.operation = Op::name;
     http.repeat = Op::repeat;
+    http.credential = Op::credential;
     if constexpr (Op::method == std::string_view("GET")) {
       http.method = detail::HttpMethod::get;
       const std::string query = to_query(request);
@@ -237,6 +276,7 @@ struct Client::Impl {
   std::vector<BulkResult<TestDetails>> get_test_details_many(const Repo& repo, const std::string& org_url_slug,
                                                              const std::vector<std::string>& test_ids,
                                                              const BulkOptions& bulk) {
+    require(op::GetTestDetails::credential, "get_test_details_many");
     const std::vector<GetTestDetailsRequest> inputs =
         detail::validate_bulk_details(repo, org_url_slug, test_ids, bulk);
     std::vector<detail::HttpRequest> requests(inputs.size());
@@ -259,8 +299,8 @@ struct Client::Impl {
     return results;
   }
 
-  /// Declared first: initialised before the options take the token, destroyed (wiped) last.
-  detail::SecretHeaderList headers;
+  /// Declared first: initialised before the options take the credentials, destroyed (wiped) last.
+  CredentialHeaders headers;
   ClientOptions options;
   std::string base_url;
   std::string user_agent;
@@ -294,6 +334,7 @@ template <typename Op, typename ClientImpl>
 Pager<typename Op::Response> make_pager(ClientImpl* impl, typename Op::Request request) {
   using Page = typename Op::Response;
   using Traits = PageTraits<Page>;
+  impl->require(Op::credential, Op::name);
   validate(request);
   detail::PagePipeline::Setup setup;
   setup.style = Traits::style;
@@ -391,6 +432,7 @@ TRUNK_OPERATIONS(TRUNK_ASYNC_METHOD_)
 #undef TRUNK_ASYNC_METHOD_
 
 std::string detail::ClientInternals::send(Client& client, const HttpRequest& request, std::stop_token stop) {
+  client.impl_->require(request.credential, request.operation);
   return client.impl_->engine.send(request, client.impl_->cancellation(std::move(stop)));
 }
 

@@ -38,18 +38,20 @@ void append_header(HeaderList& list, const std::string& line) {
 }
 
 SecretHeaderList::SecretHeaderList(const std::vector<std::vector<std::string>>& variants,
-                                   std::string_view secret_name, std::string_view secret_value) {
+                                   std::string_view secret_name, std::string_view secret_value,
+                                   std::string_view value_prefix) {
   constexpr std::string_view separator = ": ";
-  // Layout: [curl_slist node][name ": " value '\0'], the node first so it is suitably aligned.
-  memory_ = SecretMemory(sizeof(curl_slist) + secret_name.size() + separator.size() + secret_value.size() + 1);
+  // Layout: [curl_slist node][name ": " prefix value '\0'], the node first so it is suitably aligned.
+  memory_ = SecretMemory(sizeof(curl_slist) + secret_name.size() + separator.size() + value_prefix.size() +
+                         secret_value.size() + 1);
   char* text = memory_.data() + sizeof(curl_slist);
   char* cursor = text;
-  for (const std::string_view part : {secret_name, separator, secret_value}) {
+  for (const std::string_view part : {secret_name, separator, value_prefix, secret_value}) {
     std::memcpy(cursor, part.data(), part.size());
     cursor += part.size();
   }
   *cursor = '\0';
-  secret_ = std::string_view(text + secret_name.size() + separator.size(), secret_value.size());
+  secret_ = std::string_view(cursor - secret_value.size(), secret_value.size());
   secret_node_ = new (memory_.data()) curl_slist{text, nullptr};
 
   heads_.reserve(variants.size());

@@ -60,8 +60,10 @@ void append_header(HeaderList& list, const std::string& line);
 class SecretHeaderList {
  public:
   /// Throws TransportError when libcurl runs out of memory, std::bad_alloc / trunk::Error from SecretMemory.
+  /// The secret line is "<secret_name>: <value_prefix><secret_value>" (a prefix such as "Bearer " is part of the
+  /// line but not of secret(), which is what a text must never contain).
   SecretHeaderList(const std::vector<std::vector<std::string>>& variants, std::string_view secret_name,
-                   std::string_view secret_value);
+                   std::string_view secret_value, std::string_view value_prefix = {});
   ~SecretHeaderList();
   SecretHeaderList(const SecretHeaderList&) = delete;
   SecretHeaderList& operator=(const SecretHeaderList&) = delete;

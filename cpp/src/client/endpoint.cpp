@@ -9,7 +9,6 @@
 #include <cstring>
 
 #include "curl_handles.hpp"
-#include "secret_access.hpp"
 #include "trunk/client_options.hpp"
 #include "trunk/error.hpp"
 
@@ -37,16 +36,19 @@ std::string url_part(CURLU* url, CURLUPart part) {
   return std::string(owned.get());
 }
 
-/// The publisher's own tools spell the address with the API version (https://api.trunk.io/v1), ours without,
-/// and the operation paths carry it ("/v1/getQueue"): one final path segment exactly "v1" is dropped, so that
-/// either spelling works and the version is never sent twice. Decided on the parsed path (`path`), so a host
-/// named "v1" stays; "/v10", "/V1" and "/xv1" are other paths and stay; "/api/v1" becomes "/api".
-/// `base` has no trailing '/', query or fragment: its text ends with its path.
+/// The publisher's own tools spell the address with the API version (https://api.trunk.io/v1, trunk-io/login's
+/// https://api.trunk.io/v2), ours without, and the operation paths carry it ("/v1/getQueue", "/v2/merge-queues"):
+/// one final path segment exactly "v1" or "v2" is dropped, so that every spelling works and the version is never
+/// sent twice. Decided on the parsed path (`path`), so a host named "v1" stays; "/v10", "/V1" and "/xv1" are other
+/// paths and stay; "/api/v1" becomes "/api". `base` has no trailing '/', query or fragment: its text ends with
+/// its path.
 void drop_version_segment(std::string& base, std::string_view path) {
-  constexpr std::string_view kVersionSegment = "/v1";
-  if (!path.ends_with(kVersionSegment) || !std::string_view(base).ends_with(kVersionSegment)) return;
-  base.resize(base.size() - kVersionSegment.size());
-  while (!base.empty() && base.back() == '/') base.pop_back();
+  for (const std::string_view segment : {std::string_view("/v1"), std::string_view("/v2")}) {
+    if (!path.ends_with(segment) || !std::string_view(base).ends_with(segment)) continue;
+    base.resize(base.size() - segment.size());
+    while (!base.empty() && base.back() == '/') base.pop_back();
+    return;
+  }
 }
 
 }  // namespace
@@ -93,29 +95,6 @@ std::string resolve_base_url(const std::optional<std::string>& configured, bool 
   }
   drop_version_segment(base, url_part(url.get(), CURLUPART_PATH));
   return base;
-}
-
-std::string_view resolve_token(const std::optional<Secret>& configured) {
-  std::optional<std::string_view> token;
-  if (configured) token = SecretAccess::view(*configured);
-  // getenv's string belongs to the process environment (the caller's): viewed, never copied.
-  for (std::string_view name : kTokenVariables) {
-    if (token) break;
-    if (const char* value = std::getenv(std::string(name).c_str()); value != nullptr && *value != '\0') {
-      token = std::string_view(value);
-    }
-  }
-  if (!token) {
-    throw MissingTokenError("no API token: pass ClientOptions::token or set the " + std::string(kTokenVariables[0]) +
-                            " (or " + std::string(kTokenVariables[1]) + ") environment variable");
-  }
-  if (token->empty()) throw Error("the API token is empty");
-  const bool has_control = std::any_of(token->begin(), token->end(), [](unsigned char c) {
-    return c < 0x20 || c == 0x7f;
-  });
-  // The value itself is never quoted: it is a secret.
-  if (has_control) throw Error("the API token contains a control character (it must fit in one HTTP header)");
-  return *token;
 }
 
 }  // namespace trunk::detail

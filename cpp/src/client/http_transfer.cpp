@@ -103,6 +103,7 @@ PreparedTransfer::PreparedTransfer(CURL* easy, const TransferRequest& request) :
   } else {
     curl_easy_setopt(easy, CURLOPT_HTTPGET, 1L);
   }
+  curl_easy_setopt(easy, CURLOPT_CUSTOMREQUEST, request.custom_method);
   if (request.headers != nullptr) {
     curl_easy_setopt(easy, CURLOPT_HTTPHEADER, const_cast<curl_slist*>(request.headers));
   }
@@ -121,6 +122,7 @@ PreparedTransfer::~PreparedTransfer() {
   curl_easy_setopt(easy_, CURLOPT_WRITEDATA, nullptr);
   curl_easy_setopt(easy_, CURLOPT_HEADERDATA, nullptr);
   curl_easy_setopt(easy_, CURLOPT_POSTFIELDS, nullptr);
+  curl_easy_setopt(easy_, CURLOPT_CUSTOMREQUEST, nullptr);
 }
 
 TransferResult PreparedTransfer::finish(CURLcode code) {

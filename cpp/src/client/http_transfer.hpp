@@ -14,6 +14,8 @@ namespace trunk::detail {
 struct TransferRequest {
   const std::string* url = nullptr;
   const std::string* body = nullptr;  ///< POST this body; null = GET
+  /// Another method than GET/POST ("PUT", "PATCH" with a body, "DELETE" without); null = GET or POST.
+  const char* custom_method = nullptr;
   const curl_slist* headers = nullptr;  ///< CURLOPT_HTTPHEADER; null = leave the handle's as they are
   std::chrono::milliseconds timeout{0};  ///< whole attempt; 0 = no limit
   std::size_t max_response_bytes = 0;

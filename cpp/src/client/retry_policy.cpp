@@ -135,7 +135,7 @@ AttemptBudget plan_attempt(const CallContext& call, std::chrono::milliseconds pe
 AttemptOutcome classify_attempt(const CallContext& call, TransferResult&& result, const AttemptBudget& budget,
                                 int attempt, int max_attempts, std::chrono::milliseconds elapsed_ms) {
   const std::string operation(call.operation);
-  const std::string_view token = call.token;
+  const SecretViews& secrets = call.secrets;
   const long long elapsed = elapsed_ms.count();
   const std::string where = std::string(call.method) + " " + *call.url;
   const std::string prefix =
@@ -155,7 +155,7 @@ AttemptOutcome classify_attempt(const CallContext& call, TransferResult&& result
     if (result.too_large) {
       outcome.error = std::make_exception_ptr(TransportError(redact(
           operation + ": response body larger than " + std::to_string(call.max_response_bytes) + " bytes (" + where + ")",
-          token)));
+          secrets)));
       return outcome;
     }
     if (result.code == CURLE_OPERATION_TIMEDOUT) {
@@ -165,12 +165,12 @@ AttemptOutcome classify_attempt(const CallContext& call, TransferResult&& result
                     " ms exceeded during attempt " + std::to_string(attempt) + " (" + where + ")"
               : operation + ": attempt " + std::to_string(attempt) + " timed out after " +
                     std::to_string(budget.timeout.count()) + " ms (" + where + "): " + detail_text;
-      outcome.error = std::make_exception_ptr(TimeoutError(redact(message, token)));
+      outcome.error = std::make_exception_ptr(TimeoutError(redact(message, secrets)));
       // Cut short by the overall deadline, another attempt would have no time left.
       if (!budget.limited_by_deadline) note_retryable(call, outcome, result.code, 0, detail_text);
     } else {
       outcome.error =
-          std::make_exception_ptr(TransportError(redact(operation + ": " + where + " failed: " + detail_text, token)));
+          std::make_exception_ptr(TransportError(redact(operation + ": " + where + " failed: " + detail_text, secrets)));
       note_retryable(call, outcome, result.code, 0, detail_text);
     }
     outcome.reason = detail_text;
@@ -187,7 +187,7 @@ AttemptOutcome classify_attempt(const CallContext& call, TransferResult&& result
   }
   if (result.retry_after) outcome.retry_after = parse_retry_after(*result.retry_after, std::time(nullptr));
   try {
-    throw_api_error(static_cast<int>(result.status), redact(result.body, token), operation, outcome.retry_after);
+    throw_api_error(static_cast<int>(result.status), redact(result.body, secrets), operation, outcome.retry_after);
   } catch (const Error&) {
     outcome.error = std::current_exception();
   }

@@ -19,6 +19,7 @@
 #include <string_view>
 
 #include "http_transfer.hpp"
+#include "redaction.hpp"
 #include "trunk/log.hpp"
 #include "trunk/repeat.hpp"
 #include "trunk/retry.hpp"
@@ -66,10 +67,10 @@ using AttemptClock = std::chrono::steady_clock;
 /// Everything the classification needs to know about the call an attempt belongs to.
 struct CallContext {
   std::string_view operation;
-  std::string_view method;  ///< "GET" or "POST", for messages
+  std::string_view method;  ///< "GET", "POST", ..., for messages
   const std::string* url = nullptr;
   Repeat repeat = Repeat::safe;
-  std::string_view token;  ///< redacted from every message (a view into the client's secret memory)
+  SecretViews secrets;  ///< redacted from every message (views into the client's secret memory)
   const RetryOptions* retry = nullptr;
   std::size_t max_response_bytes = 0;
   /// Receives already-redacted records (may be empty).

@@ -23,20 +23,18 @@ namespace {
 /// Whether a header line of the last response on `easy` held the token (a server may echo it). libcurl keeps
 /// response header lines in its own buffers for as long as the handle lives (the body buffer it frees after
 /// every transfer).
-bool headers_echoed_token(CURL* easy, std::string_view token) {
-  if (token.empty()) return false;
+bool headers_echoed_token(CURL* easy, const SecretViews& secrets) {
+  if (secrets[0].empty() && secrets[1].empty()) return false;
   constexpr unsigned kOrigins = CURLH_HEADER | CURLH_TRAILER | CURLH_CONNECT | CURLH_1XX;
   for (curl_header* header = curl_easy_nextheader(easy, kOrigins, -1, nullptr); header != nullptr;
        header = curl_easy_nextheader(easy, kOrigins, -1, header)) {
-    if (std::string_view(header->value).find(token) != std::string_view::npos ||
-        std::string_view(header->name).find(token) != std::string_view::npos) {
+    if (contains_any(header->value, secrets) || contains_any(header->name, secrets)) {
       return true;
     }
   }
   return false;
 }
 
-std::string_view method_name(HttpMethod method) { return method == HttpMethod::get ? "GET" : "POST"; }
 
 }  // namespace
 
@@ -187,7 +185,7 @@ bool TransferLoop::run_once() {
     const AttemptBudget budget = slot->budget();
     const milliseconds elapsed = slot->elapsed();
     TransferResult result = slot->finish(code);
-    if (headers_echoed_token(slot->easy(), settings_.token)) {
+    if (headers_echoed_token(slot->easy(), settings_.secrets)) {
       slot->replace(settings_.configure);
       handles_.discard = true;
     }
@@ -293,7 +291,7 @@ CallContext TransferLoop::new_call(const HttpRequest& request) const {
   call.method = method_name(request.method);
   call.url = &request.url;
   call.repeat = request.repeat;
-  call.token = settings_.token;
+  call.secrets = settings_.secrets;
   call.retry = settings_.retry;
   call.max_response_bytes = settings_.max_response_bytes;
   call.log = settings_.log;
@@ -336,8 +334,15 @@ void TransferLoop::start_due() {
     idle_.pop_back();
     TransferRequest transfer;
     transfer.url = &request.url;
-    transfer.body = request.method == HttpMethod::post ? &request.body : nullptr;
-    transfer.headers = request.answer == BodyKind::text ? settings_.text_headers : settings_.json_headers;
+    transfer.body = sends_body(request.method) ? &request.body : nullptr;
+    if (request.method != HttpMethod::get && request.method != HttpMethod::post) {
+      transfer.custom_method = method_name(request.method).data();  // the names are NUL-terminated literals
+    }
+    const EngineSettings::HeaderLists& lists =
+        request.credential == Credential::api_key ? settings_.api_key_headers : settings_.token_headers;
+    transfer.headers = request.answer == BodyKind::text       ? lists.text
+                       : request.content_type.empty()         ? lists.json
+                                                              : lists.merge_patch;
     transfer.timeout = budget.timeout;
     transfer.max_response_bytes = settings_.max_response_bytes;
     transfer.fresh_connection = request.repeat == Repeat::not_safe;

@@ -13,13 +13,32 @@
 #include <string_view>
 
 #include "rate_limiter.hpp"
+#include "redaction.hpp"
+#include "trunk/error.hpp"
 #include "trunk/log.hpp"
 #include "trunk/repeat.hpp"
 #include "trunk/retry.hpp"
 
 namespace trunk::detail {
 
-enum class HttpMethod { get, post };
+enum class HttpMethod { get, post, put, patch, delete_ };
+
+/// The method's name on the wire ("GET", "DELETE").
+constexpr std::string_view method_name(HttpMethod method) {
+  switch (method) {
+    case HttpMethod::get: return "GET";
+    case HttpMethod::post: return "POST";
+    case HttpMethod::put: return "PUT";
+    case HttpMethod::patch: return "PATCH";
+    case HttpMethod::delete_: return "DELETE";
+  }
+  return "POST";
+}
+
+/// Whether a request of `method` carries its body (POST, PUT, PATCH).
+constexpr bool sends_body(HttpMethod method) {
+  return method == HttpMethod::post || method == HttpMethod::put || method == HttpMethod::patch;
+}
 
 /// What a successful answer is: JSON (decoded by the caller) or text (e.g. Prometheus metrics). Chooses the
 /// request's Accept header.
@@ -30,8 +49,11 @@ struct HttpRequest {
   std::string_view operation;  ///< names the call in errors and log records ("get_test_details")
   HttpMethod method = HttpMethod::post;
   std::string url;
-  std::string body;  ///< sent with POST; a GET sends none
+  std::string body;  ///< sent with POST, PUT and PATCH; GET and DELETE send none
+  std::string_view content_type;  ///< of the body, when not JSON (a JSON merge patch); "" = application/json
   Repeat repeat = Repeat::safe;
+  /// The credential sent: the organization token (v1) or the API key (v2). The client checks it has it.
+  Credential credential = Credential::token;
   BodyKind answer = BodyKind::json;
 };
 
@@ -57,10 +79,16 @@ class Cancellation {
 struct EngineSettings {
   /// Sets the options that never change on a new easy handle (TLS, share, user agent...).
   std::function<void(CURL*)> configure;
-  /// Request headers (the token line in secret memory, curl_handles.hpp) for JSON and for text answers.
-  const curl_slist* json_headers = nullptr;
-  const curl_slist* text_headers = nullptr;
-  std::string_view token;  ///< for redaction and the echo check (a view into the secret memory)
+  /// The request headers of one credential (its line in secret memory, curl_handles.hpp): for JSON answers, for
+  /// text answers, and for a JSON merge patch body. Null when the client does not have that credential.
+  struct HeaderLists {
+    const curl_slist* json = nullptr;
+    const curl_slist* text = nullptr;
+    const curl_slist* merge_patch = nullptr;
+  };
+  HeaderLists token_headers;    ///< x-api-token (v1)
+  HeaderLists api_key_headers;  ///< Authorization: Bearer (v2)
+  SecretViews secrets;  ///< for redaction and the echo check (views into the secret memory)
   const RetryOptions* retry = nullptr;
   std::chrono::milliseconds attempt_timeout{0};
   std::size_t max_response_bytes = 0;

@@ -256,7 +256,7 @@ TEST(ClientOptions, RowsDeclareTheMembersAndTheirDefaults) {
   EXPECT_EQ(defaults.retry.overall_deadline, std::chrono::milliseconds(120000));
   EXPECT_TRUE(defaults.verify_tls && defaults.prefetch_pages && !defaults.allow_insecure_http);
   EXPECT_EQ(defaults.max_requests_per_second, 0.0);
-  EXPECT_FALSE(defaults.base_url.has_value() || defaults.token.has_value());
+  EXPECT_FALSE(defaults.base_url.has_value() || defaults.token.has_value() || defaults.api_key.has_value());
 
   std::vector<std::string> python_names;
   int secret_rows = 0;
@@ -267,11 +267,11 @@ TEST(ClientOptions, RowsDeclareTheMembersAndTheirDefaults) {
   options::for_each_option<RetryOptions>([&](const auto& row) {
     if (!row.name.empty()) python_names.emplace_back(row.name);
   });
-  EXPECT_EQ(secret_rows, 1);  // the token, converted in its own place
+  EXPECT_EQ(secret_rows, 2);  // the token and the API key, converted in their own place
   std::vector<std::string> sorted = python_names;
   std::sort(sorted.begin(), sorted.end());
   EXPECT_EQ(std::adjacent_find(sorted.begin(), sorted.end()), sorted.end()) << "two rows share a Python name";
-  EXPECT_EQ(python_names.size(), 12U);
+  EXPECT_EQ(python_names.size(), 13U);
 }
 
 }  // namespace
