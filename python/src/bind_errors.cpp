@@ -32,7 +32,8 @@ void raise(const py::object& cls, const py::object& instance) { PyErr_SetObject(
 
 void raise_api_error(const ApiError& error, const char* class_name) {
   const py::object cls = error_class(class_name);
-  raise(cls, cls(text(error.what()), error.status_code(), text(error.body()), text(error.operation())));
+  raise(cls, cls(text(error.what()), error.status_code(), text(error.body()), text(error.operation()),
+                 py::arg("code") = text(error.code()), py::arg("request_id") = text(error.request_id())));
 }
 
 void translate(std::exception_ptr pointer) {
@@ -72,7 +73,8 @@ void translate(std::exception_ptr pointer) {
   } catch (const RateLimitError& error) {
     const py::object cls = error_class("RateLimitError");
     py::object retry_after = error.retry_after() ? py::object(py::float_(*error.retry_after())) : py::none();
-    raise(cls, cls(text(error.what()), error.status_code(), text(error.body()), text(error.operation()), retry_after));
+    raise(cls, cls(text(error.what()), error.status_code(), text(error.body()), text(error.operation()), retry_after,
+                   py::arg("code") = text(error.code()), py::arg("request_id") = text(error.request_id())));
   } catch (const BadRequestError& error) {
     raise_api_error(error, "BadRequestError");
   } catch (const AuthenticationError& error) {

@@ -10,7 +10,7 @@ raises them through an exception translator, with messages built in C++ that nev
     ├── WebhookVerificationError (also ValueError)  a webhook delivery was refused (.reason)
     ├── TransportError (also ConnectionError)    no HTTP answer
     │   └── RequestTimeout (also TimeoutError)
-    └── ApiError                                 non-2xx answer (.status_code, .body, .operation)
+    └── ApiError                                 non-2xx answer (.status_code, .body, .operation, .code, .request_id)
         ├── BadRequestError        400
         ├── AuthenticationError    401
         ├── PermissionDeniedError  403
@@ -129,16 +129,35 @@ class RequestTimeout(TransportError, TimeoutError):
 
 
 class ApiError(TrunkError):
-    """The server answered with a non-2xx status."""
+    """The server answered with a non-2xx status.
 
-    def __init__(self, message: str, status_code: int = 0, body: str = "", operation: str = "") -> None:
+    ``status_code``, ``body`` (the raw body, bounded) and ``operation`` (the call, e.g. ``"get_queue"``) are always
+    there. ``code`` is the machine code of Trunk v2's error envelope (``{"error": {"code": ..., "message": ...}}``),
+    such as ``"QUEUE_ALREADY_EXISTS"`` or ``"INVALID_CURSOR"`` (new codes may appear), and ``""`` when the body is
+    no envelope (v1's plain text, a 429 from the edge). ``request_id`` is the answer's ``X-Request-Id``, ``""``
+    when it had none: quote it when asking Trunk's support about the call."""
+
+    def __init__(
+        self,
+        message: str,
+        status_code: int = 0,
+        body: str = "",
+        operation: str = "",
+        *,
+        code: str = "",
+        request_id: str = "",
+    ) -> None:
         super().__init__(message)
         self.status_code = status_code
         self.body = body
         self.operation = operation
+        self.code = code
+        self.request_id = request_id
 
     def __reduce__(self) -> tuple[object, ...]:
-        return (type(self), (str(self), self.status_code, self.body, self.operation))
+        # code and request_id are keywords: they travel as state, set after the positional construction.
+        return (type(self), (str(self), self.status_code, self.body, self.operation),
+                {"code": self.code, "request_id": self.request_id})
 
 
 class BadRequestError(ApiError):
@@ -150,7 +169,7 @@ class AuthenticationError(ApiError):
 
 
 class PermissionDeniedError(ApiError):
-    """403: the token may not do this."""
+    """403: the credential sent (token or API key) lacks a permission the operation needs."""
 
 
 class NotFoundError(ApiError):
@@ -171,12 +190,16 @@ class RateLimitError(ApiError):
         body: str = "",
         operation: str = "",
         retry_after: float | None = None,
+        *,
+        code: str = "",
+        request_id: str = "",
     ) -> None:
-        super().__init__(message, status_code, body, operation)
+        super().__init__(message, status_code, body, operation, code=code, request_id=request_id)
         self.retry_after = retry_after
 
     def __reduce__(self) -> tuple[object, ...]:
-        return (type(self), (str(self), self.status_code, self.body, self.operation, self.retry_after))
+        return (type(self), (str(self), self.status_code, self.body, self.operation, self.retry_after),
+                {"code": self.code, "request_id": self.request_id})
 
 
 class ServerError(ApiError):

@@ -9,7 +9,7 @@
 //   ├── CancelledError       the caller's interrupt check asked to stop (Ctrl-C in Python).
 //   ├── TransportError       no HTTP answer: refused, reset, truncated body, TLS failure...
 //   │   └── TimeoutError     ...or the attempt / the overall deadline ran out.
-//   └── ApiError             the server answered with a non-2xx status.
+//   └── ApiError             the server answered with a non-2xx status (code() and request_id() when it said).
 //       ├── BadRequestError        400
 //       ├── AuthenticationError    401
 //       ├── PermissionDeniedError  403
@@ -119,18 +119,40 @@ class TimeoutError : public TransportError {
 
 class ApiError : public Error {
  public:
-  /// body is kept bounded (see kMaxErrorBodyBytes); operation names the call, e.g. "list_failing_tests".
-  ApiError(int status_code, std::string body, const std::string& operation);
+  /// body is kept bounded (see kMaxErrorBodyBytes); operation names the call, e.g. "list_failing_tests";
+  /// request_id is the answer's X-Request-Id ("" when it had none). When the body is the error envelope of Trunk's
+  /// v2 API, {"error": {"code": "QUEUE_ALREADY_EXISTS", "message": "..."}}, code() is its code and what() quotes
+  /// its message instead of the raw body; any other body (v1's plain text, a 429 from the edge, JSON of another
+  /// shape, bytes that are not JSON) leaves code() empty. Reading the body never throws.
+  ApiError(int status_code, std::string body, const std::string& operation, std::string request_id = {});
   int status_code() const noexcept { return status_code_; }
   const std::string& body() const noexcept { return body_; }
   const std::string& operation() const noexcept { return operation_; }
+  /// The machine code of the v2 error envelope ("QUEUE_ALREADY_EXISTS", "INVALID_CURSOR", ...; new codes may
+  /// appear), "" when the body is no envelope.
+  const std::string& code() const noexcept { return code_; }
+  /// The answer's X-Request-Id header, "" when it had none: the service's name for the request, for support.
+  const std::string& request_id() const noexcept { return request_id_; }
 
   static constexpr std::size_t kMaxErrorBodyBytes = 4096;
 
+ protected:
+  /// For a subclass whose message says more: `note` goes before the server's text, `trail` after it (before
+  /// the request id).
+  ApiError(int status_code, std::string body, const std::string& operation, std::string request_id,
+           std::string_view note, std::string_view trail);
+
  private:
+  struct Envelope;
+  static Envelope read_envelope(std::string_view body) noexcept;
+  ApiError(const Envelope& envelope, int status_code, std::string&& body, const std::string& operation,
+           std::string&& request_id, std::string_view note, std::string_view trail);
+
   int status_code_;
   std::string body_;
   std::string operation_;
+  std::string code_;
+  std::string request_id_;
 };
 
 class BadRequestError : public ApiError {
@@ -141,9 +163,10 @@ class AuthenticationError : public ApiError {
  public:
   using ApiError::ApiError;
 };
+/// 403: the credential sent lacks a permission the operation needs; the message names the operation.
 class PermissionDeniedError : public ApiError {
  public:
-  using ApiError::ApiError;
+  PermissionDeniedError(int status_code, std::string body, const std::string& operation, std::string request_id = {});
 };
 class NotFoundError : public ApiError {
  public:
@@ -156,7 +179,8 @@ class ConflictError : public ApiError {
 };
 class RateLimitError : public ApiError {
  public:
-  RateLimitError(std::string body, const std::string& operation, std::optional<double> retry_after_seconds);
+  RateLimitError(std::string body, const std::string& operation, std::optional<double> retry_after_seconds,
+                 std::string request_id = {});
   /// Seconds the server asked us to wait (from Retry-After), if it said.
   std::optional<double> retry_after() const noexcept { return retry_after_; }
 
@@ -168,8 +192,9 @@ class ServerError : public ApiError {
   using ApiError::ApiError;
 };
 
-/// Throws the ApiError subclass that fits status_code (never returns).
+/// Throws the ApiError subclass that fits status_code (never returns). request_id: the answer's X-Request-Id.
 [[noreturn]] void throw_api_error(int status_code, std::string body, const std::string& operation,
-                                  std::optional<double> retry_after_seconds = std::nullopt);
+                                  std::optional<double> retry_after_seconds = std::nullopt,
+                                  std::string request_id = {});
 
 }  // namespace trunk

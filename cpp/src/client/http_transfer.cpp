@@ -71,8 +71,11 @@ extern "C" size_t on_header(char* data, size_t size, size_t count, void* user) {
     // A new status line starts a new response (an interim 1xx, say): forget the previous one's headers.
     if (iequals_prefix(line, "HTTP/")) {
       state->result.retry_after.reset();
+      state->result.request_id.clear();
     } else if (iequals_prefix(line, "retry-after:")) {
       state->result.retry_after = std::string(trim(line.substr(std::string_view("retry-after:").size())));
+    } else if (iequals_prefix(line, "x-request-id:")) {
+      state->result.request_id = std::string(trim(line.substr(std::string_view("x-request-id:").size())));
     } else if (iequals_prefix(line, "content-length:")) {
       // The whole body in one block, not 16 KiB at a time doubled (with a copy and a wipe at each step). Only
       // a hint: a length over the limit reserves nothing (on_body refuses the body when it gets there), and at

@@ -1,6 +1,6 @@
 #pragma once
-// One HTTP attempt set up on an easy handle (GET, or POST of a body) that collects status, body and
-// Retry-After. The transfer engine (transfer_engine.hpp) drives it on its multi handle.
+// One HTTP attempt set up on an easy handle (GET, or POST of a body) that collects status, body,
+// Retry-After and X-Request-Id. The transfer engine (transfer_engine.hpp) drives it on its multi handle.
 
 #include <curl/curl.h>
 
@@ -30,6 +30,7 @@ struct TransferResult {
   long status = 0;  ///< HTTP status of the final response, 0 when none was received
   std::string body;
   std::optional<std::string> retry_after;  ///< raw Retry-After header value of the final response
+  std::string request_id;                  ///< X-Request-Id header value of the final response ("" when none)
   std::string error_detail;                ///< libcurl's error buffer (may be empty)
   bool cancelled = false;                  ///< the caller cancelled the attempt (the engine removed it)
   bool too_large = false;                  ///< the body exceeded max_response_bytes

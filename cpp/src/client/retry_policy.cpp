@@ -186,10 +186,23 @@ AttemptOutcome classify_attempt(const CallContext& call, TransferResult&& result
     return outcome;
   }
   if (result.retry_after) outcome.retry_after = parse_retry_after(*result.retry_after, std::time(nullptr));
+  // Not secret, but redacted like the body in case a server echoes something in it.
+  const std::string request_id = redact(result.request_id, secrets);
+  const int status = static_cast<int>(result.status);
   try {
-    throw_api_error(static_cast<int>(result.status), redact(result.body, secrets), operation, outcome.retry_after);
-  } catch (const Error&) {
+    throw_api_error(status, redact(result.body, secrets), operation, outcome.retry_after, request_id);
+  } catch (const ApiError& error) {
     outcome.error = std::current_exception();
+    // The body is redacted byte for byte, but a v2 envelope's code and message are read with their JSON escapes
+    // undone: a server that echoed a secret with a JSON escape in it would show it in what() or code(). Then
+    // nothing of the body is kept.
+    if (contains_any(error.what(), secrets) || contains_any(error.code(), secrets)) {
+      try {
+        throw_api_error(status, std::string(kRedacted), operation, outcome.retry_after, request_id);
+      } catch (const ApiError&) {
+        outcome.error = std::current_exception();
+      }
+    }
   }
   wipe(result.body);  // a server may echo the token in an error body: only the redacted copy is kept
   outcome.reason = "HTTP " + std::to_string(result.status);
