@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "flat_fields.hpp"
+#include "trunk/merge_queue_v2.hpp"
 #include "trunk/describe.hpp"
 #include "trunk/time.hpp"
 
@@ -386,8 +387,10 @@ ArrowRecordBatch arrow_record_batch(const std::vector<Item>& items) {
 template class ArrowBatchBuilder<TestCase>;
 template class ArrowBatchBuilder<QuarantinedTest>;
 template class ArrowBatchBuilder<PullRequest>;
+template class ArrowBatchBuilder<MergeQueue>;
 template ArrowRecordBatch arrow_record_batch(const std::vector<TestCase>&);
 template ArrowRecordBatch arrow_record_batch(const std::vector<QuarantinedTest>&);
 template ArrowRecordBatch arrow_record_batch(const std::vector<PullRequest>&);
+template ArrowRecordBatch arrow_record_batch(const std::vector<MergeQueue>&);
 
 }  // namespace trunk::python

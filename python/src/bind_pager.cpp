@@ -135,6 +135,7 @@ void bind_pager(py::module_& m) {
   bind_listing<QuarantinedTestPage>(m, "QuarantinedTestIterator", "QuarantinedTestPageIterator", "QuarantinedTest",
                                     "QuarantinedTestPage");
   bind_listing<PullRequestPage>(m, "PullRequestIterator", "PullRequestPageIterator", "PullRequest", "PullRequestPage");
+  bind_listing<MergeQueueList>(m, "MergeQueueIterator", "MergeQueuePageIterator", "MergeQueue", "MergeQueueList");
 
   // What trunk_api.AsyncClient's listings need besides their walk (AsyncPages_*), from the same PageTraits:
   // which operations are listings, their item type, and what a page tells a progress bar.

@@ -98,6 +98,7 @@ void bind_sandbox(py::module_& m) {
       .def_property_readonly("url", &Sandbox::url)
       .def_property_readonly("port", &Sandbox::port)
       .def_property_readonly("token", &Sandbox::token)
+      .def_property_readonly("api_key", &Sandbox::api_key)
       .def_property_readonly("org_url_slug", &Sandbox::org_url_slug)
       .def_property_readonly("now", &Sandbox::now)
       .def_property_readonly("clock_now", &Sandbox::clock_now)

@@ -154,6 +154,10 @@ py::dict describe_api() {
     entry["response"] = std::string(schema::Model<typename Op::Response>::name);
     entry["safe_to_repeat"] = Op::repeat == Repeat::safe;
     entry["doc"] = std::string(Op::doc);
+    entry["status"] = Op::status;
+    entry["version"] = Op::credential == Credential::api_key ? 2 : 1;
+    entry["resource"] = std::string(Op::resource);  // v2: client.v2.<resource>.<verb>
+    entry["verb"] = std::string(Op::verb);
     if constexpr (requires { PageTraits<typename Op::Response>::style; }) {
       // The Python class of the listing's iterator (bind_pager.cpp names it).
       entry["iterator"] = py::type::of<ListingIterator<typename Op::Response>>().attr("__name__");

@@ -23,6 +23,8 @@
 #include <vector>
 
 #include "convert_args.hpp"
+#include "convert_json.hpp"
+#include "trunk/codec.hpp"
 #include "trunk/describe.hpp"
 #include "trunk/merge_queue_requests.hpp"
 #include "trunk/page.hpp"
@@ -33,6 +35,8 @@ namespace trunk::python {
 
 template <typename V>
 void convert_value(ArgCollector& args, pybind11::handle value, const std::string& path, V& out);
+template <typename M>
+void convert_model_list(ArgCollector& args, pybind11::handle value, const std::string& path, std::vector<M>& out);
 
 /// Whether a Python value can be the alternative X of a variant (told apart by Python type, as on the wire by
 /// JSON kind): str for text and enums, int (not bool) for integers, list/tuple for lists.
@@ -91,9 +95,32 @@ void convert_value(ArgCollector& args, pybind11::handle value, const std::string
     convert_variant(args, value, path, out, "an int (0..4294967295) or a priority name (str)");
   } else if constexpr (std::is_same_v<V, ImpactedTargets>) {
     convert_variant(args, value, path, out, "a list of target names or \"ALL\"");
+  } else if constexpr (schema::IsVector<V>::value && schema::Described<typename V::value_type>) {
+    convert_model_list(args, value, path, out);
   } else {
     static_assert(std::is_same_v<V, std::vector<std::string>>, "a request field type Python cannot pass yet");
     out = args.text_list(value, path);
+  }
+}
+
+/// A list of models in a request (v2's batchingRules): each item the model's Python object or a dict as its
+/// from_dict() takes it (wire names); a bad item is named by its index.
+template <typename M>
+void convert_model_list(ArgCollector& args, pybind11::handle value, const std::string& path, std::vector<M>& out) {
+  namespace py = pybind11;
+  if (!py::isinstance<py::list>(value) && !py::isinstance<py::tuple>(value)) {
+    args.reject_type(value, path, "must be a list");
+    return;
+  }
+  std::size_t index = 0;
+  for (py::handle item : value) {
+    const std::string item_path = path + "[" + std::to_string(index++) + "]";
+    try {
+      out.push_back(py::isinstance<M>(item) ? item.cast<M>() : from_json<M>(json_from_python(item)));
+    } catch (const Error& error) {
+      args.reject_type(item, item_path, std::string("must be a ") + std::string(schema::Model<M>::name) +
+                                            " or its dict: " + error.what());
+    }
   }
 }
 

@@ -18,6 +18,7 @@
 #include "flat_fields.hpp"
 #include "listing_items.hpp"
 #include "model_values.hpp"
+#include "trunk/merge_queue_v2.hpp"
 #include "trunk/operations.hpp"
 #include "trunk/pager.hpp"
 
@@ -254,6 +255,7 @@ py::dict columns_of(const std::vector<Item>& items) {
 template py::dict columns_of(const std::vector<TestCase>&);
 template py::dict columns_of(const std::vector<QuarantinedTest>&);
 template py::dict columns_of(const std::vector<PullRequest>&);
+template py::dict columns_of(const std::vector<MergeQueue>&);
 
 void bind_columns(py::module_& m) {
   m.def("test_columns", [](const std::vector<TestCase>& items) { return columns_of(items); }, py::arg("tests"),

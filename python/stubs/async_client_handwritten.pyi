@@ -4,6 +4,8 @@
 from collections.abc import AsyncIterator
 from typing import Any, Generic, TypeVar
 
+from trunk_api.v2 import V2
+
 # @imports
 
 __all__ = ["AsyncClient", "AsyncListing"]
@@ -29,6 +31,8 @@ class AsyncClient:
     # @init: scripts/generate-stubs puts __init__ here, from AsyncClient's signature (the option rows)
     @property
     def base_url(self) -> str: ...
+    @property
+    def v2(self) -> V2: ...
     def __reduce__(self) -> tuple[Any, ...]: ...
     async def __aenter__(self) -> AsyncClient: ...
     async def __aexit__(self, *exc_info: object) -> None: ...

@@ -60,6 +60,8 @@ def run(ctx: Any) -> int:
             print(f"export TRUNK_BASE_URL={sandbox.url}/v1", file=out)
             print(f"export TRUNK_API_TOKEN={sandbox.token}", file=out)
             print(f"export TRUNK_API_KEY={sandbox.token}", file=out)
+            # v2's API key, on its own line: TRUNK_API_KEY above holds the v1 token the Terraform provider reads.
+            print(f"api key (v2): {sandbox.api_key}", file=out)
             print("Press Ctrl-C to stop.", file=out, flush=True)
             while not stop.wait(0.2):  # a short wait keeps the signal handlers responsive
                 pass

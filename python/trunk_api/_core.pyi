@@ -109,6 +109,51 @@ class AllTargets(str, enum.Enum):
     __test__: ClassVar[bool]  # False: pytest must not collect TestHealth & co.
     ALL = 'ALL'
 
+class MergeQueueState(str, enum.Enum):
+    """State of a v2 merge queue; switchingModes while a mode change is under way."""
+    __test__: ClassVar[bool]  # False: pytest must not collect TestHealth & co.
+    RUNNING = 'running'
+    PAUSED = 'paused'
+    DRAINING = 'draining'
+    SWITCHING_MODES = 'switchingModes'
+
+class MergeQueueMode(str, enum.Enum):
+    """queue tests pull requests in one line (v1's single); graph in lanes (v1's parallel)."""
+    __test__: ClassVar[bool]  # False: pytest must not collect TestHealth & co.
+    QUEUE = 'queue'
+    GRAPH = 'graph'
+
+class ManagedState(str, enum.Enum):
+    """Who manages a merge queue's configuration: people, or Terraform (and whether it drifted)."""
+    __test__: ClassVar[bool]  # False: pytest must not collect TestHealth & co.
+    MANUAL = 'manual'
+    TERRAFORM = 'terraform'
+    TERRAFORM_WITH_DRIFT = 'terraformWithDrift'
+
+class QueueOptimization(str, enum.Enum):
+    """bisectionSkipRedundantTests bisects failed batches and skips redundant tests."""
+    __test__: ClassVar[bool]  # False: pytest must not collect TestHealth & co.
+    OFF = 'off'
+    BISECTION_SKIP_REDUNDANT_TESTS = 'bisectionSkipRedundantTests'
+
+class MergeStrategy(str, enum.Enum):
+    """The Git strategy used to merge a pull request into the target branch (v2 spelling)."""
+    __test__: ClassVar[bool]  # False: pytest must not collect TestHealth & co.
+    MERGE_COMMIT = 'mergeCommit'
+    SQUASH = 'squash'
+    REBASE = 'rebase'
+
+class TestBranchConstruction(str, enum.Enum):
+    """How the merge queue builds the branch it tests."""
+    __test__: ClassVar[bool]  # False: pytest must not collect TestHealth & co.
+    RENAME_TEMP_BRANCH = 'renameTempBranch'
+    PUSH_NEW_BRANCH_FROM_TEMP = 'pushNewBranchFromTemp'
+
+class BatchingRulePolicy(str, enum.Enum):
+    """What a batching rule does to the pull requests it matches: isolate tests them alone."""
+    __test__: ClassVar[bool]  # False: pytest must not collect TestHealth & co.
+    ISOLATE = 'isolate'
+
 class QueueEventAction(str, enum.Enum):
     """What moved a pull request in a merge queue (the suffix of its pull_request.* event; "canceled" with one l, unlike the API's cancelled)."""
     __test__: ClassVar[bool]  # False: pytest must not collect TestHealth & co.
@@ -835,6 +880,228 @@ class MergeQueueMetrics:
     def __copy__(self) -> MergeQueueMetrics: ...
     def __deepcopy__(self, memo: dict[int, Any]) -> MergeQueueMetrics: ...
 
+class BatchingRule:
+    """A batching rule: pull requests whose targets match are isolated."""
+    __match_args__: ClassVar[tuple[str, ...]] = ('target_pattern', 'policy')
+    __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
+    @property
+    def target_pattern(self) -> str:
+        """the targets the rule matches"""
+    @property
+    def policy(self) -> BatchingRulePolicy | str | None:
+        """what the rule does to matching pull requests (isolate)"""
+    @property
+    def extra(self) -> dict[str, Any]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> BatchingRule: ...
+    def __eq__(self, other: object) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __copy__(self) -> BatchingRule: ...
+    def __deepcopy__(self, memo: dict[int, Any]) -> BatchingRule: ...
+
+class MergeQueueConfig:
+    """Every setting of a v2 merge queue."""
+    __match_args__: ClassVar[tuple[str, ...]] = ('concurrency', 'bisection_concurrency', 'pending_failure_depth', 'can_optimistically_merge', 'allow_batching', 'batching_max_wait_time_minutes', 'batching_min_size', 'testing_timeout_minutes', 'not_ready_timeout_minutes', 'creates_prs_for_testing_branches', 'are_comments_enabled', 'are_commands_enabled', 'is_status_check_enabled', 'is_extension_enabled', 'are_label_commands_enabled', 'are_state_labels_enabled', 'required_statuses', 'allowed_bot_submitters', 'batching_rules', 'direct_merge_mode', 'optimization_mode', 'merge_method', 'test_branch_construction_mode', 'enqueueing_label')
+    __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
+    @property
+    def concurrency(self) -> int | None:
+        """pull requests or batches tested at once"""
+    @property
+    def bisection_concurrency(self) -> int | None:
+        """bisection runs at once"""
+    @property
+    def pending_failure_depth(self) -> int | None:
+        """pull requests behind a failure tested before it is failed"""
+    @property
+    def can_optimistically_merge(self) -> bool | None:
+        """merge when a later batch that contains it passes"""
+    @property
+    def allow_batching(self) -> bool | None:
+        """test pull requests in batches"""
+    @property
+    def batching_max_wait_time_minutes(self) -> int | None:
+        """longest wait for a batch to fill"""
+    @property
+    def batching_min_size(self) -> int | None:
+        """smallest batch"""
+    @property
+    def testing_timeout_minutes(self) -> int | None:
+        """longest test run before it fails"""
+    @property
+    def not_ready_timeout_minutes(self) -> int | None:
+        """longest wait of a pull request that is not ready (whole hours)"""
+    @property
+    def creates_prs_for_testing_branches(self) -> bool | None:
+        """open a pull request for each testing branch"""
+    @property
+    def are_comments_enabled(self) -> bool | None:
+        """comment on pull requests"""
+    @property
+    def are_commands_enabled(self) -> bool | None:
+        """accept /trunk commands"""
+    @property
+    def is_status_check_enabled(self) -> bool | None:
+        """post a status check"""
+    @property
+    def is_extension_enabled(self) -> bool | None:
+        """the browser extension"""
+    @property
+    def are_label_commands_enabled(self) -> bool | None:
+        """accept label commands"""
+    @property
+    def are_state_labels_enabled(self) -> bool | None:
+        """label pull requests with their state"""
+    @property
+    def required_statuses(self) -> list[str] | None:
+        """statuses that must pass ([] clears)"""
+    @property
+    def allowed_bot_submitters(self) -> list[str] | None:
+        """bots that may submit ([] clears)"""
+    @property
+    def batching_rules(self) -> list[BatchingRule] | None:
+        """batching rules ([] clears)"""
+    @property
+    def direct_merge_mode(self) -> DirectMergeMode | str | None:
+        """off or always"""
+    @property
+    def optimization_mode(self) -> QueueOptimization | str | None:
+        """off or bisectionSkipRedundantTests"""
+    @property
+    def merge_method(self) -> MergeStrategy | str | None:
+        """mergeCommit, squash or rebase"""
+    @property
+    def test_branch_construction_mode(self) -> TestBranchConstruction | str | None:
+        """how the tested branch is built"""
+    @property
+    def enqueueing_label(self) -> str | None:
+        """the label that submits a pull request"""
+    @property
+    def extra(self) -> dict[str, Any]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> MergeQueueConfig: ...
+    def __eq__(self, other: object) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __copy__(self) -> MergeQueueConfig: ...
+    def __deepcopy__(self, memo: dict[int, Any]) -> MergeQueueConfig: ...
+
+class MergeQueue:
+    """A v2 merge queue and its configuration."""
+    __match_args__: ClassVar[tuple[str, ...]] = ('id', 'repository_id', 'target_branch', 'state', 'mode', 'managed_state', 'created_at', 'updated_at', 'repository_url', 'pull_requests_url', 'html_url', 'config')
+    __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
+    @property
+    def id(self) -> str | None:
+        """the queue's id (opaque)"""
+    @property
+    def repository_id(self) -> str | None:
+        """its repository's id"""
+    @property
+    def target_branch(self) -> str | None:
+        """the branch it merges into"""
+    @property
+    def state(self) -> MergeQueueState | str | None:
+        """running, paused, ..."""
+    @property
+    def mode(self) -> MergeQueueMode | str | None:
+        """queue or graph"""
+    @property
+    def managed_state(self) -> ManagedState | str | None:
+        """who manages its configuration"""
+    @property
+    def created_at(self) -> datetime | None:
+        """when it was created"""
+    @property
+    def updated_at(self) -> datetime | None:
+        """when it last changed"""
+    @property
+    def repository_url(self) -> str | None:
+        """its repository's API address"""
+    @property
+    def pull_requests_url(self) -> str | None:
+        """the API address of its pull requests"""
+    @property
+    def html_url(self) -> str | None:
+        """its page in Trunk's web app"""
+    @property
+    def config(self) -> MergeQueueConfig | None:
+        """its whole configuration"""
+    @property
+    def extra(self) -> dict[str, Any]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> MergeQueue: ...
+    def __eq__(self, other: object) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __copy__(self) -> MergeQueue: ...
+    def __deepcopy__(self, memo: dict[int, Any]) -> MergeQueue: ...
+
+class MergeQueueStateChange:
+    """A merge queue's state after pause, resume, drain or switch-modes."""
+    __match_args__: ClassVar[tuple[str, ...]] = ('id', 'state', 'mode', 'pull_requests_url')
+    __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
+    @property
+    def id(self) -> str | None:
+        """the queue's id"""
+    @property
+    def state(self) -> MergeQueueState | str | None:
+        """its state after the write"""
+    @property
+    def mode(self) -> MergeQueueMode | str | None:
+        """its mode after the write"""
+    @property
+    def pull_requests_url(self) -> str | None:
+        """the API address of its pull requests"""
+    @property
+    def extra(self) -> dict[str, Any]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> MergeQueueStateChange: ...
+    def __eq__(self, other: object) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __copy__(self) -> MergeQueueStateChange: ...
+    def __deepcopy__(self, memo: dict[int, Any]) -> MergeQueueStateChange: ...
+
+class MergeQueueList:
+    """One page of merge queues."""
+    __match_args__: ClassVar[tuple[str, ...]] = ('data', 'next_cursor', 'has_more', 'total')
+    __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
+    @property
+    def data(self) -> list[MergeQueue]:
+        """the merge queues of this page"""
+    @property
+    def next_cursor(self) -> str | None:
+        """cursor of the next page; null on the last page"""
+    @property
+    def has_more(self) -> bool | None:
+        """whether another page follows"""
+    @property
+    def total(self) -> int | None:
+        """items of the whole listing, when asked"""
+    @property
+    def extra(self) -> dict[str, Any]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> MergeQueueList: ...
+    def __eq__(self, other: object) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __copy__(self) -> MergeQueueList: ...
+    def __deepcopy__(self, memo: dict[int, Any]) -> MergeQueueList: ...
+
+class NoContent:
+    """The service accepted the request and answered no body."""
+    __match_args__: ClassVar[tuple[str, ...]] = ()
+    __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
+    @property
+    def extra(self) -> dict[str, Any]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> NoContent: ...
+    def __eq__(self, other: object) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __copy__(self) -> NoContent: ...
+    def __deepcopy__(self, memo: dict[int, Any]) -> NoContent: ...
+
 class Repo:
     """A repository: host (github.com, gitlab.com or self-hosted), owner, name."""
     __match_args__: ClassVar[tuple[str, ...]] = ('host', 'owner', 'name')
@@ -1369,6 +1636,25 @@ class PullRequestIterator(Iterator[PullRequest]):
     @property
     def _fetched(self) -> tuple[int, int, int, int | None]: ...
 
+class MergeQueuePageIterator(Iterator[MergeQueueList]):
+    def __iter__(self) -> MergeQueuePageIterator: ...
+    def __next__(self) -> MergeQueueList: ...
+
+class MergeQueueIterator(Iterator[MergeQueue]):
+    """Lazy; next(), for, .pages and to_list() each continue where the previous one stopped."""
+    __test__: ClassVar[bool]
+    def __iter__(self) -> MergeQueueIterator: ...
+    def __next__(self) -> MergeQueue: ...
+    @property
+    def pages(self) -> MergeQueuePageIterator: ...
+    def to_list(self) -> list[MergeQueue]: ...
+    def to_columns(self) -> dict[str, tuple[str, Any, Any]]: ...
+    def to_pandas(self, *, dtype_backend: str | None = None) -> Any: ...  # pandas.DataFrame (untyped library)
+    def to_arrow(self) -> Any: ...  # pyarrow.Table (pyarrow ships no type information)
+    def to_polars(self) -> Any: ...  # polars.DataFrame
+    @property
+    def _fetched(self) -> tuple[int, int, int, int | None]: ...
+
 def test_columns(tests: Sequence[TestCase]) -> dict[str, tuple[str, Any, Any]]: ...
 def column_names(item_type: type[TestCase] | type[QuarantinedTest]) -> list[str]: ...
 def flat_row(item: TestCase | QuarantinedTest) -> tuple[Any, ...]: ...
@@ -1430,6 +1716,7 @@ class SandboxOptionKeywords(TypedDict, total=False):
     seed: int | None
     tests: int | None
     token: str | None
+    api_key: str | None
     org_url_slug: str | None
     now: datetime | str | None
     state_file: str | os.PathLike[str] | None
@@ -1542,6 +1829,16 @@ class Client:
     def get_merge_queue_testing_details(self, repo: _RepoLike, target_branch: str, test_run_id: str) -> TestRunDetails: ...
     def get_merge_queue_metrics(self, *, repo: _RepoLike | None = None) -> MergeQueueMetrics: ...
     def link_ticket_to_test_case(self, repo: _RepoLike, test_case_id: str, external_ticket_id: str) -> Acknowledgement: ...
+    def list_merge_queues(self, *, repository_id: str | None = None, target_branch: str | None = None, limit: int | None = None, cursor: str | None = None, include_total: bool | None = None) -> MergeQueueList: ...
+    def iter_merge_queues(self, *, repository_id: str | None = None, target_branch: str | None = None, limit: int | None = None, include_total: bool | None = None, max_results: int | None = None) -> MergeQueueIterator: ...
+    def create_merge_queue(self, repository_id: str, target_branch: str, *, mode: MergeQueueMode | str | None = None, concurrency: int | None = None, bisection_concurrency: int | None = None, enqueueing_label: str | None = None) -> MergeQueue: ...
+    def get_merge_queue(self, id: str) -> MergeQueue: ...
+    def delete_merge_queue(self, id: str) -> NoContent: ...
+    def pause_merge_queue(self, id: str) -> MergeQueueStateChange: ...
+    def resume_merge_queue(self, id: str) -> MergeQueueStateChange: ...
+    def drain_merge_queue(self, id: str) -> MergeQueueStateChange: ...
+    def switch_merge_queue_mode(self, id: str, mode: MergeQueueMode | str) -> MergeQueueStateChange: ...
+    def update_merge_queue_config(self, id: str, *, concurrency: int | None = None, bisection_concurrency: int | None = None, pending_failure_depth: int | None = None, can_optimistically_merge: bool | None = None, allow_batching: bool | None = None, batching_max_wait_time_minutes: int | None = None, batching_min_size: int | None = None, testing_timeout_minutes: int | None = None, not_ready_timeout_minutes: int | None = None, creates_prs_for_testing_branches: bool | None = None, are_comments_enabled: bool | None = None, are_commands_enabled: bool | None = None, is_status_check_enabled: bool | None = None, is_extension_enabled: bool | None = None, are_label_commands_enabled: bool | None = None, are_state_labels_enabled: bool | None = None, required_statuses: Sequence[str] | None = None, allowed_bot_submitters: Sequence[str] | None = None, batching_rules: Sequence[BatchingRule] | None = None, direct_merge_mode: DirectMergeMode | str | None = None, optimization_mode: QueueOptimization | str | None = None, merge_method: MergeStrategy | str | None = None, test_branch_construction_mode: TestBranchConstruction | str | None = None, enqueueing_label: str | None = None) -> MergeQueue: ...
 
 class AsyncClient:
     def __init__(
@@ -1590,6 +1887,15 @@ class AsyncClient:
     def get_merge_queue_testing_details(self, loop: asyncio.AbstractEventLoop, repo: _RepoLike, target_branch: str, test_run_id: str) -> asyncio.Future[TestRunDetails]: ...
     def get_merge_queue_metrics(self, loop: asyncio.AbstractEventLoop, *, repo: _RepoLike | None = None) -> asyncio.Future[MergeQueueMetrics]: ...
     def link_ticket_to_test_case(self, loop: asyncio.AbstractEventLoop, repo: _RepoLike, test_case_id: str, external_ticket_id: str) -> asyncio.Future[Acknowledgement]: ...
+    def list_merge_queues(self, loop: asyncio.AbstractEventLoop, *, repository_id: str | None = None, target_branch: str | None = None, limit: int | None = None, cursor: str | None = None, include_total: bool | None = None) -> asyncio.Future[MergeQueueList]: ...
+    def create_merge_queue(self, loop: asyncio.AbstractEventLoop, repository_id: str, target_branch: str, *, mode: MergeQueueMode | str | None = None, concurrency: int | None = None, bisection_concurrency: int | None = None, enqueueing_label: str | None = None) -> asyncio.Future[MergeQueue]: ...
+    def get_merge_queue(self, loop: asyncio.AbstractEventLoop, id: str) -> asyncio.Future[MergeQueue]: ...
+    def delete_merge_queue(self, loop: asyncio.AbstractEventLoop, id: str) -> asyncio.Future[NoContent]: ...
+    def pause_merge_queue(self, loop: asyncio.AbstractEventLoop, id: str) -> asyncio.Future[MergeQueueStateChange]: ...
+    def resume_merge_queue(self, loop: asyncio.AbstractEventLoop, id: str) -> asyncio.Future[MergeQueueStateChange]: ...
+    def drain_merge_queue(self, loop: asyncio.AbstractEventLoop, id: str) -> asyncio.Future[MergeQueueStateChange]: ...
+    def switch_merge_queue_mode(self, loop: asyncio.AbstractEventLoop, id: str, mode: MergeQueueMode | str) -> asyncio.Future[MergeQueueStateChange]: ...
+    def update_merge_queue_config(self, loop: asyncio.AbstractEventLoop, id: str, *, concurrency: int | None = None, bisection_concurrency: int | None = None, pending_failure_depth: int | None = None, can_optimistically_merge: bool | None = None, allow_batching: bool | None = None, batching_max_wait_time_minutes: int | None = None, batching_min_size: int | None = None, testing_timeout_minutes: int | None = None, not_ready_timeout_minutes: int | None = None, creates_prs_for_testing_branches: bool | None = None, are_comments_enabled: bool | None = None, are_commands_enabled: bool | None = None, is_status_check_enabled: bool | None = None, is_extension_enabled: bool | None = None, are_label_commands_enabled: bool | None = None, are_state_labels_enabled: bool | None = None, required_statuses: Sequence[str] | None = None, allowed_bot_submitters: Sequence[str] | None = None, batching_rules: Sequence[BatchingRule] | None = None, direct_merge_mode: DirectMergeMode | str | None = None, optimization_mode: QueueOptimization | str | None = None, merge_method: MergeStrategy | str | None = None, test_branch_construction_mode: TestBranchConstruction | str | None = None, enqueueing_label: str | None = None) -> asyncio.Future[MergeQueue]: ...
 
 class Sandbox:
     def __init__(
@@ -1600,6 +1906,7 @@ class Sandbox:
         seed: int | None = 42,
         tests: int | None = 2000,
         token: str | None = None,
+        api_key: str | None = None,
         org_url_slug: str | None = 'trunk-sandbox',
         now: datetime | str | None = None,
         state_file: str | os.PathLike[str] | None = None,
@@ -1633,6 +1940,8 @@ class Sandbox:
     def port(self) -> int: ...
     @property
     def token(self) -> str: ...
+    @property
+    def api_key(self) -> str: ...
     @property
     def org_url_slug(self) -> str: ...
     @property

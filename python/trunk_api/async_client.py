@@ -20,6 +20,7 @@ from typing import Any
 
 from trunk_api import _arrow, _core, _display, _pandas, _progress
 from trunk_api.client import SECRET_OPTIONS, Client, _bulk_answer
+from trunk_api.v2 import V2
 from trunk_api.errors import TrunkError, ValidationError, Violation
 
 __all__ = ["AsyncClient", "AsyncListing"]
@@ -73,6 +74,11 @@ class AsyncClient:
     def base_url(self) -> str:
         """The base address in use, without a trailing ``/``."""
         return self._core.base_url
+
+    @property
+    def v2(self) -> V2:
+        """Trunk's v2 API by resource, as coroutines: ``await client.v2.merge_queues.get(id)`` (see Client.v2)."""
+        return V2(self)
 
     def __repr__(self) -> str:
         return f"AsyncClient(base_url={self.base_url!r})"

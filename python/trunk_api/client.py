@@ -15,6 +15,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from trunk_api import _core, _progress
+from trunk_api import v2 as _v2
 from trunk_api._core import (
     Acknowledgement,
     MergeQueueMetrics,
@@ -123,6 +124,12 @@ class Client:
     def base_url(self) -> str:
         """The base address in use, without a trailing ``/``."""
         return self._core.base_url
+
+    @property
+    def v2(self) -> _v2.V2:
+        """Trunk's v2 API by resource: ``client.v2.merge_queues.list()``, ``.get(id)``, ``.pause(id)``... (needs an
+        API key, ``api_key=``; docs/reference/v2.md)."""
+        return _v2.V2(self)
 
     def __repr__(self) -> str:
         return f"Client(base_url={self.base_url!r})"
@@ -457,6 +464,7 @@ def _take_request_settings(method: Any, request: str) -> inspect.Signature:
 
 
 _UPDATE_QUEUE_SIGNATURE = _take_request_settings(Client.update_queue, "UpdateQueueRequest")
+_v2.add_flat_methods(Client)  # v2's operations, flat (list_merge_queues, ...), from the core's rows
 
 
 def _restore_client(settings: dict[str, Any]) -> Client:

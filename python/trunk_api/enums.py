@@ -1,4 +1,4 @@
-"""The enumerations of the Trunk v1 API as real :class:`enum.Enum` classes.
+"""The enumerations of the Trunk API (v1 and v2) as real :class:`enum.Enum` classes.
 
 Every member is also a ``str`` whose value is the exact wire string, so ``QueueState.PAUSED == "paused"``
 and members can be used anywhere a string is expected; ``str()`` and ``format()`` give the wire string.
@@ -13,20 +13,27 @@ from __future__ import annotations
 
 from trunk_api._core import (
     AllTargets,
+    BatchingRulePolicy,
     DirectMergeMode,
     GitHubMergeability,
     HealthStatus,
+    ManagedState,
     MergeMethod,
+    MergeQueueMode,
+    MergeQueueState,
+    MergeStrategy,
     MonitorStatus,
     OptimizationMode,
     PullRequestState,
-    QuarantinedTestStatus,
     QuarantineSetting,
+    QuarantinedTestStatus,
     QuarantiningSetting,
     QueueEventAction,
     QueueMode,
+    QueueOptimization,
     QueueState,
     RequiredStatusesSource,
+    TestBranchConstruction,
     TestHealth,
     TestingStatus,
     WebhookEventType,
@@ -34,10 +41,15 @@ from trunk_api._core import (
 
 __all__ = [
     "AllTargets",
+    "BatchingRulePolicy",
     "DirectMergeMode",
     "GitHubMergeability",
     "HealthStatus",
+    "ManagedState",
     "MergeMethod",
+    "MergeQueueMode",
+    "MergeQueueState",
+    "MergeStrategy",
     "MonitorStatus",
     "OptimizationMode",
     "PullRequestState",
@@ -46,8 +58,10 @@ __all__ = [
     "QuarantiningSetting",
     "QueueEventAction",
     "QueueMode",
+    "QueueOptimization",
     "QueueState",
     "RequiredStatusesSource",
+    "TestBranchConstruction",
     "TestHealth",
     "TestingStatus",
     "WebhookEventType",

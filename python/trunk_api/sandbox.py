@@ -164,8 +164,13 @@ class Sandbox:
 
     @property
     def token(self) -> str:
-        """The sandbox's own throwaway API token."""
+        """The sandbox's own throwaway API token (v1's organization token)."""
         return self._core.token
+
+    @property
+    def api_key(self) -> str:
+        """The sandbox's own throwaway v2 API key (``trunk_v2_...``), with every permission."""
+        return self._core.api_key
 
     @property
     def org_url_slug(self) -> str:
@@ -197,11 +202,11 @@ class Sandbox:
 
     def client(self, **options: Any) -> Client:
         """A Client pointed at this sandbox with its token; ``options`` go to :class:`Client`."""
-        return Client(self.token, self.url, **options)
+        return Client(self.token, self.url, **{"api_key": self.api_key, **options})
 
     def async_client(self, **options: Any) -> AsyncClient:
         """An AsyncClient pointed at this sandbox with its token; ``options`` go to :class:`AsyncClient`."""
-        return AsyncClient(self.token, self.url, **options)
+        return AsyncClient(self.token, self.url, **{"api_key": self.api_key, **options})
 
     def save_data(self, path: str | os.PathLike[str]) -> None:
         """Writes the generated history as JSON (usable as ``data_file``)."""

@@ -190,11 +190,28 @@ def test_quarantined_tests_and_get_queue_validate(box, repo, registry, document)
 
 
 def test_every_operation_of_the_document_is_served_by_the_sandbox(box, document):
-    # An empty body is a 400 (bad request), never a 404 or a 405; the GET (getMergeQueueMetrics) without a query
-    # answers 200 with every repository's metrics.
+    # v1: an empty body is a 400 (bad request), never a 404 or a 405; the GET (getMergeQueueMetrics) without a
+    # query answers 200 with every repository's metrics. v2: each method of each path, with an id no queue has and
+    # an empty body, answers with the envelope of its operation (200, 400 VALIDATION_FAILED or 404 *_NOT_FOUND),
+    # never the router's 404 NOT_FOUND or a 405.
     served = []
     for path, methods in document["paths"].items():
-        if "get" in methods:
+        if path.startswith("/v2/"):
+            answered = []
+            for method in methods:
+                request = urllib.request.Request(
+                    box.url + path.replace("{id}", "no-such-id"), method=method.upper(),
+                    data=b"{}" if method in ("post", "put", "patch") else None,
+                    headers={"Authorization": f"Bearer {box.api_key}", "Content-Type": "application/json"})
+                try:
+                    with urllib.request.urlopen(request, timeout=10) as answer:
+                        answered.append(answer.status in (200, 201, 204))
+                except urllib.error.HTTPError as error:
+                    code = json.loads(error.read())["error"]["code"]
+                    answered.append(error.code in (400, 404) and code != "NOT_FOUND")
+            if all(answered):
+                served.append(path)
+        elif "get" in methods:
             request = urllib.request.Request(box.url + path, headers={"x-api-token": box.token})
             try:
                 with urllib.request.urlopen(request, timeout=10) as answer:

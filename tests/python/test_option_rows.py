@@ -232,11 +232,12 @@ def test_the_sandbox_rows_are_the_options_we_know() -> None:
               "rate_limited_rate", "rate_limited_retry_after_seconds", "fault_seed", "webhook_duplicate_rate",
               "webhook_delay_ms", "webhook_jitter_ms"]
     assert [row["name"] for row in FAULT_ROWS] == faults
-    assert list(by_name) == ["host", "port", "seed", "tests", "token", "org_url_slug", "now", "state_file",
+    assert list(by_name) == ["host", "port", "seed", "tests", "token", "api_key", "org_url_slug", "now", "state_file",
                              "data_file", "threads", *faults, "record_requests", "clock", "flaky_failure_rate",
                              "broken_pull_request_rate"]
     assert {name: row["default"] for name, row in by_name.items()} == {
-        "host": "127.0.0.1", "port": 0, "seed": 42, "tests": 2000, "token": None, "org_url_slug": "trunk-sandbox",
+        "host": "127.0.0.1", "port": 0, "seed": 42, "tests": 2000, "token": None, "api_key": None,
+        "org_url_slug": "trunk-sandbox",
         "now": None, "state_file": None, "data_file": None, "threads": None, "latency_ms": 0, "jitter_ms": 0,
         "error_rate": 0.0, "rate_limit": 0.0, "drop_rate": 0.0, "truncate_rate": 0.0, "drop_after_rate": 0.0,
         "rate_limited_rate": 0.0, "rate_limited_retry_after_seconds": 1, "fault_seed": 1,

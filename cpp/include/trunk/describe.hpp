@@ -49,6 +49,9 @@ struct Rules {
   /// strict decoding refuses null for every other field; the encoders never write it). Only submitPullRequest's
   /// priority ("or null").
   bool nullable = false;
+  /// Requests: a path parameter, written into the operation's path where it says "{wireName}" (percent-encoded)
+  /// and nowhere else; required. The other fields go into the query (GET, DELETE) or the JSON body.
+  bool path = false;
   std::int64_t min = std::numeric_limits<std::int64_t>::min();  ///< integers: inclusive bounds
   std::int64_t max = std::numeric_limits<std::int64_t>::max();
 
@@ -61,6 +64,10 @@ inline constexpr Rules kNone{};
 inline constexpr Rules kRequired{.required = true};
 inline constexpr Rules kRequiredText{.required = true, .non_empty = true};
 inline constexpr Rules kRequiredUuid{.required = true, .uuid = true};
+/// The id of a v2 resource in its path (/v2/merge-queues/{id}): opaque text, required.
+inline constexpr Rules kPathId{.required = true, .non_empty = true, .path = true};
+/// The same where the id is a UUID (pull requests, repositories).
+inline constexpr Rules kPathUuid{.required = true, .uuid = true, .path = true};
 /// The unsigned 32-bit settings of the merge queue (docs/reference/service.md#limits).
 inline constexpr Rules kSetting{.min = 1, .max = 4294967295};
 inline constexpr Rules kRequiredSetting{.required = true, .min = 1, .max = 4294967295};

@@ -80,7 +80,7 @@ TRUNK_ENUM(AllTargets, "Every target of the repository is impacted (setImpactedT
 #define TRUNK_ALL_ENUMS(X)                                                                                     \
   X(QueueState) X(QueueMode) X(DirectMergeMode) X(OptimizationMode) X(MergeMethod) X(HealthStatus)             \
   X(PullRequestState) X(TestHealth) X(QuarantinedTestStatus) X(QuarantineSetting) X(GitHubMergeability)         \
-  X(TestingStatus) X(RequiredStatusesSource) X(AllTargets)
+  X(TestingStatus) X(RequiredStatusesSource) X(AllTargets) TRUNK_V2_ENUMS(X)  /* v2_enums.hpp */
 
 /// The wire string of a value; "" for a value outside the enumeration (only reachable through a cast).
 template <schema::DescribedEnum E>

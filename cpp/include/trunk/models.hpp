@@ -2,6 +2,7 @@
 // Convenience header: every model and message of the API.
 #include "trunk/enums.hpp"
 #include "trunk/merge_queue_answers.hpp"
+#include "trunk/merge_queue_v2.hpp"
 #include "trunk/merge_queue_requests.hpp"
 #include "trunk/open_enum.hpp"
 #include "trunk/page.hpp"
@@ -13,8 +14,10 @@
 #include "trunk/responses.hpp"
 #include "trunk/test_case.hpp"
 #include "trunk/time.hpp"
+#include "trunk/v2_enums.hpp"
 
 /// Every described struct (answers, then requests; the lists are beside the messages, in responses.hpp and
 /// requests.hpp), for the code instantiated per model.
-#define TRUNK_ALL_REQUEST_MODELS(X) TRUNK_REQUEST_MODELS(X) TRUNK_MERGE_QUEUE_REQUEST_MODELS(X)
+#define TRUNK_ALL_REQUEST_MODELS(X) \
+  TRUNK_REQUEST_MODELS(X) TRUNK_MERGE_QUEUE_REQUEST_MODELS(X) TRUNK_MERGE_QUEUE_V2_REQUEST_MODELS(X)
 #define TRUNK_ALL_MODELS(X) TRUNK_ANSWER_MODELS(X) TRUNK_ALL_REQUEST_MODELS(X)

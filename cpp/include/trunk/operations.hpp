@@ -7,64 +7,114 @@
 #include <tuple>
 
 #include "trunk/error.hpp"
+#include "trunk/merge_queue_v2.hpp"
 #include "trunk/models.hpp"
 #include "trunk/repeat.hpp"
 
 namespace trunk {
 
-// X(Type, name, "METHOD", "/path", Request, Response, Repeat, "doc")
-#define TRUNK_OPERATIONS(X)                                                                                     \
-  X(ListFailingTests, list_failing_tests, "POST", "/v1/flaky-tests/list-failing-tests", ListFailingTestsRequest, \
-    TestPage, Repeat::safe, "One page of the distinct tests that failed in a time window (at most 7 days).")   \
-  X(ListUnhealthyTests, list_unhealthy_tests, "POST", "/v1/flaky-tests/list-unhealthy-tests",                    \
-    ListUnhealthyTestsRequest, TestPage, Repeat::safe, "One page of the tests classed flaky or broken.")       \
-  X(GetTestDetails, get_test_details, "POST", "/v1/flaky-tests/get-test-details", GetTestDetailsRequest,         \
-    TestDetails, Repeat::safe, "Every detail of one test case.")                                              \
-  X(ListQuarantinedTests, list_quarantined_tests, "POST", "/v1/flaky-tests/list-quarantined-tests",              \
-    ListQuarantinedTestsRequest, QuarantinedTestPage, Repeat::safe, "One page of the quarantined tests.")      \
-  X(UpdateQueue, update_queue, "POST", "/v1/updateQueue", UpdateQueueRequest, QueueSettings, Repeat::safe,    \
-    "Changes the settings of a merge queue and returns the settings after the change.")                          \
-  X(GetQueue, get_queue, "POST", "/v1/getQueue", GetQueueRequest, QueueSettings, Repeat::safe,                \
-    "The settings of a merge queue and the pull requests in it.")                                                \
-  X(CreateQueue, create_queue, "POST", "/v1/createQueue", CreateQueueRequest, Acknowledgement, Repeat::not_safe, \
-    "Creates the merge queue of a target branch (409 when it exists).")                                         \
-  X(DeleteQueue, delete_queue, "POST", "/v1/deleteQueue", DeleteQueueRequest, Acknowledgement, Repeat::safe,     \
-    "Deletes an empty merge queue (400 while it holds pull requests).")                                         \
-  X(SubmitPullRequest, submit_pull_request, "POST", "/v1/submitPullRequest", SubmitPullRequestRequest,          \
-    Acknowledgement, Repeat::not_safe, "Submits a pull request to a merge queue.")                               \
-  X(CancelPullRequest, cancel_pull_request, "POST", "/v1/cancelPullRequest", CancelPullRequestRequest,          \
-    Acknowledgement, Repeat::safe, "Takes a pull request out of its merge queue.")                              \
-  X(RestartTestsOnPullRequest, restart_tests_on_pull_request, "POST", "/v1/restartTestsOnPullRequest",          \
-    RestartTestsOnPullRequestRequest, Acknowledgement, Repeat::not_safe,                                       \
-    "Restarts the tests of a pull request in its merge queue.")                                                 \
-  X(GetSubmittedPullRequest, get_submitted_pull_request, "POST", "/v1/getSubmittedPullRequest",                 \
-    GetSubmittedPullRequestRequest, SubmittedPullRequest, Repeat::safe,                                         \
-    "Where one submitted pull request stands, and what it waits for.")                                          \
-  X(ListPullRequests, list_pull_requests, "POST", "/v1/listPullRequests", ListPullRequestsRequest,              \
-    PullRequestPage, Repeat::safe, "One page of the pull requests of a merge queue.")                           \
-  X(SetImpactedTargets, set_impacted_targets, "POST", "/v1/setImpactedTargets", SetImpactedTargetsRequest,      \
-    Acknowledgement, Repeat::not_safe, "Reports the build targets a pull request changes (or ALL).")            \
-  X(GetMergeQueueTestingDetails, get_merge_queue_testing_details, "POST", "/v1/getMergeQueueTestingDetails",    \
-    GetMergeQueueTestingDetailsRequest, TestRunDetails, Repeat::safe, "The details of one merge queue test run.") \
-  X(GetMergeQueueMetrics, get_merge_queue_metrics, "GET", "/v1/getMergeQueueMetrics",                           \
-    GetMergeQueueMetricsRequest, MergeQueueMetrics, Repeat::safe,                                               \
-    "The merge queue metrics of a repository (Prometheus text and its samples).")                               \
-  X(LinkTicketToTestCase, link_ticket_to_test_case, "POST", "/v1/flaky-tests/link-ticket-to-test-case",         \
-    LinkTicketToTestCaseRequest, Acknowledgement, Repeat::safe, "Links an issue-tracker ticket to a test case.")
+// Rows: X(Type, name, "METHOD", "/path", Request, Response, Repeat, "doc", status, "resource", "verb")
+//   name      the C++ method (Client::name) and the flat Python name; unique across both versions;
+//   path      with "{wireName}" for each path parameter of the request (describe.hpp, Rules::path);
+//   status    the success status the service answers (200, 201 created, 202 accepted, 204 no content);
+//   resource  v2: the resource the operation belongs to (Python: client.v2.<resource>.<verb>); v1: "";
+//   verb      v2: the method's name within its resource ("list", "get", "pause"); v1: "".
+// The API version, and so the credential sent, is the path's (credential below).
+#define TRUNK_OPERATIONS(X) TRUNK_V1_OPERATIONS(X) TRUNK_V2_OPERATIONS(X)
+
+// v1: every operation of the legacy API (POST of a JSON body, but the metrics' GET).
+#define TRUNK_V1_OPERATIONS(X)                                                                                       \
+  X(ListFailingTests, list_failing_tests, "POST", "/v1/flaky-tests/list-failing-tests", ListFailingTestsRequest,     \
+    TestPage, Repeat::safe, "One page of the distinct tests that failed in a time window (at most 7 days).",         \
+    200, "", "")                                                                                                     \
+  X(ListUnhealthyTests, list_unhealthy_tests, "POST", "/v1/flaky-tests/list-unhealthy-tests",                        \
+    ListUnhealthyTestsRequest, TestPage, Repeat::safe, "One page of the tests classed flaky or broken.",             \
+    200, "", "")                                                                                                     \
+  X(GetTestDetails, get_test_details, "POST", "/v1/flaky-tests/get-test-details", GetTestDetailsRequest,             \
+    TestDetails, Repeat::safe, "Every detail of one test case.", 200, "", "")                                        \
+  X(ListQuarantinedTests, list_quarantined_tests, "POST", "/v1/flaky-tests/list-quarantined-tests",                  \
+    ListQuarantinedTestsRequest, QuarantinedTestPage, Repeat::safe, "One page of the quarantined tests.",            \
+    200, "", "")                                                                                                     \
+  X(UpdateQueue, update_queue, "POST", "/v1/updateQueue", UpdateQueueRequest, QueueSettings, Repeat::safe,           \
+    "Changes the settings of a merge queue and returns the settings after the change.", 200, "", "")                 \
+  X(GetQueue, get_queue, "POST", "/v1/getQueue", GetQueueRequest, QueueSettings, Repeat::safe,                       \
+    "The settings of a merge queue and the pull requests in it.", 200, "", "")                                       \
+  X(CreateQueue, create_queue, "POST", "/v1/createQueue", CreateQueueRequest, Acknowledgement, Repeat::not_safe,     \
+    "Creates the merge queue of a target branch (409 when it exists).", 200, "", "")                                 \
+  X(DeleteQueue, delete_queue, "POST", "/v1/deleteQueue", DeleteQueueRequest, Acknowledgement, Repeat::safe,         \
+    "Deletes an empty merge queue (400 while it holds pull requests).", 200, "", "")                                 \
+  X(SubmitPullRequest, submit_pull_request, "POST", "/v1/submitPullRequest", SubmitPullRequestRequest,               \
+    Acknowledgement, Repeat::not_safe, "Submits a pull request to a merge queue.", 200, "", "")                      \
+  X(CancelPullRequest, cancel_pull_request, "POST", "/v1/cancelPullRequest", CancelPullRequestRequest,               \
+    Acknowledgement, Repeat::safe, "Takes a pull request out of its merge queue.", 200, "", "")                      \
+  X(RestartTestsOnPullRequest, restart_tests_on_pull_request, "POST", "/v1/restartTestsOnPullRequest",               \
+    RestartTestsOnPullRequestRequest, Acknowledgement, Repeat::not_safe,                                             \
+    "Restarts the tests of a pull request in its merge queue.", 200, "", "")                                         \
+  X(GetSubmittedPullRequest, get_submitted_pull_request, "POST", "/v1/getSubmittedPullRequest",                      \
+    GetSubmittedPullRequestRequest, SubmittedPullRequest, Repeat::safe,                                              \
+    "Where one submitted pull request stands, and what it waits for.", 200, "", "")                                  \
+  X(ListPullRequests, list_pull_requests, "POST", "/v1/listPullRequests", ListPullRequestsRequest,                   \
+    PullRequestPage, Repeat::safe, "One page of the pull requests of a merge queue.", 200, "", "")                   \
+  X(SetImpactedTargets, set_impacted_targets, "POST", "/v1/setImpactedTargets", SetImpactedTargetsRequest,           \
+    Acknowledgement, Repeat::not_safe, "Reports the build targets a pull request changes (or ALL).", 200, "", "")    \
+  X(GetMergeQueueTestingDetails, get_merge_queue_testing_details, "POST", "/v1/getMergeQueueTestingDetails",         \
+    GetMergeQueueTestingDetailsRequest, TestRunDetails, Repeat::safe, "The details of one merge queue test run.",    \
+    200, "", "")                                                                                                     \
+  X(GetMergeQueueMetrics, get_merge_queue_metrics, "GET", "/v1/getMergeQueueMetrics",                                \
+    GetMergeQueueMetricsRequest, MergeQueueMetrics, Repeat::safe,                                                    \
+    "The merge queue metrics of a repository (Prometheus text and its samples).", 200, "", "")                       \
+  X(LinkTicketToTestCase, link_ticket_to_test_case, "POST", "/v1/flaky-tests/link-ticket-to-test-case",              \
+    LinkTicketToTestCaseRequest, Acknowledgement, Repeat::safe, "Links an issue-tracker ticket to a test case.",     \
+    200, "", "")                                                                                                    
+
+// v2: the merge-queue resources (docs/reference/v2.md). A GET or DELETE carries its request's non-path fields as
+// the query string; POST, PUT and PATCH as the JSON body.
+#define TRUNK_V2_OPERATIONS(X) TRUNK_V2_MERGE_QUEUE_OPERATIONS(X)
+
+#define TRUNK_V2_MERGE_QUEUE_OPERATIONS(X)                                                                           \
+  X(ListMergeQueues, list_merge_queues, "GET", "/v2/merge-queues", ListMergeQueuesRequest, MergeQueueList,           \
+    Repeat::safe, "One page of the organization's merge queues.", 200, "merge_queues", "list")                       \
+  X(CreateMergeQueue, create_merge_queue, "POST", "/v2/merge-queues", CreateMergeQueueRequest, MergeQueue,           \
+    Repeat::not_safe, "Creates the merge queue of a branch (409 QUEUE_ALREADY_EXISTS when it exists).", 201,         \
+    "merge_queues", "create")                                                                                        \
+  X(GetMergeQueue, get_merge_queue, "GET", "/v2/merge-queues/{id}", MergeQueueRef, MergeQueue, Repeat::safe,         \
+    "A merge queue and its whole configuration.", 200, "merge_queues", "get")                                        \
+  X(DeleteMergeQueue, delete_merge_queue, "DELETE", "/v2/merge-queues/{id}", MergeQueueRef, NoContent,               \
+    Repeat::safe, "Deletes an empty merge queue (409 QUEUE_HAS_ACTIVE_ENTRIES while it holds pull requests).",       \
+    204, "merge_queues", "delete")                                                                                   \
+  X(PauseMergeQueue, pause_merge_queue, "POST", "/v2/merge-queues/{id}/pause", MergeQueueRef,                        \
+    MergeQueueStateChange, Repeat::safe, "Pauses a merge queue: nothing new starts testing.", 200,                   \
+    "merge_queues", "pause")                                                                                         \
+  X(ResumeMergeQueue, resume_merge_queue, "POST", "/v2/merge-queues/{id}/resume", MergeQueueRef,                     \
+    MergeQueueStateChange, Repeat::safe, "Resumes a paused or draining merge queue.", 200, "merge_queues",           \
+    "resume")                                                                                                        \
+  X(DrainMergeQueue, drain_merge_queue, "POST", "/v2/merge-queues/{id}/drain", MergeQueueRef,                        \
+    MergeQueueStateChange, Repeat::safe, "Drains a merge queue: what it holds finishes, nothing new enters.",        \
+    200, "merge_queues", "drain")                                                                                    \
+  X(SwitchMergeQueueMode, switch_merge_queue_mode, "POST", "/v2/merge-queues/{id}/switch-modes",                     \
+    SwitchModesRequest, MergeQueueStateChange, Repeat::safe, "Switches a merge queue to queue or graph mode.",       \
+    200, "merge_queues", "switch_modes")                                                                             \
+  X(UpdateMergeQueueConfig, update_merge_queue_config, "PATCH", "/v2/merge-queues/{id}/config",                      \
+    UpdateMergeQueueConfigRequest, MergeQueue, Repeat::safe,                                                         \
+    "Changes the settings given and returns the queue after the change.", 200, "merge_queues", "update_config")
 
 namespace op {
-#define TRUNK_DECLARE_OPERATION_(Type, op_name, op_method, op_path, RequestType, ResponseType, op_repeat, op_doc) \
+#define TRUNK_DECLARE_OPERATION_(Type, op_name, op_method, op_path, RequestType, ResponseType, op_repeat, op_doc, \
+                                 op_status, op_resource, op_verb)                                                    \
   struct Type {                                                                                                     \
-    using Request = RequestType;                                                                                    \
-    using Response = ResponseType;                                                                                  \
-    static constexpr std::string_view name = #op_name;                                                              \
-    static constexpr std::string_view method = op_method;                                                           \
-    static constexpr std::string_view path = op_path;                                                               \
-    static constexpr Repeat repeat = op_repeat;                                                         \
-    static constexpr std::string_view doc = op_doc;                                                                 \
-    /** The credential it sends, from its path's version: v2 an API key, v1 the organization token. */              \
-    static constexpr Credential credential =                                                                        \
-        path.starts_with("/v2/") ? Credential::api_key : Credential::token;                                         \
+    using Request = RequestType;                                                                                     \
+    using Response = ResponseType;                                                                                   \
+    static constexpr std::string_view name = #op_name;                                                               \
+    static constexpr std::string_view method = op_method;                                                            \
+    static constexpr std::string_view path = op_path;                                                                \
+    static constexpr Repeat repeat = op_repeat;                                                                      \
+    static constexpr std::string_view doc = op_doc;                                                                  \
+    static constexpr int status = op_status;                                                                         \
+    static constexpr std::string_view resource = op_resource;                                                        \
+    static constexpr std::string_view verb = op_verb;                                                                \
+    /** The credential it sends, from its path's version: v2 an API key, v1 the organization token. */               \
+    static constexpr Credential credential =                                                                         \
+        path.starts_with("/v2/") ? Credential::api_key : Credential::token;                                          \
   };
 TRUNK_OPERATIONS(TRUNK_DECLARE_OPERATION_)
 #undef TRUNK_DECLARE_OPERATION_

@@ -44,6 +44,7 @@
 #include "trunk/describe.hpp"
 #include "trunk/error.hpp"
 #include "trunk/merge_queue_requests.hpp"
+#include "trunk/merge_queue_v2.hpp"
 #include "trunk/page.hpp"
 #include "trunk/page_walk.hpp"
 #include "trunk/responses.hpp"
@@ -131,6 +132,33 @@ struct PageTraits<PullRequestPage> {
   static constexpr WireAt wire_at() {
     return {wire_name_of(&PullRequestPage::pull_requests), {wire_name_of(&PullRequestPage::next_cursor), ""}};
   }
+};
+
+/// A page of a v2 listing (v2_page.hpp): its items in `data`, the next page's cursor in `nextCursor` (null on the
+/// last page), the request's position in its `cursor`, absent for the first page.
+template <class Page>
+concept V2Page = requires(Page page) {
+  page.data;
+  page.next_cursor;
+  page.has_more;
+};
+
+/// Cursor style, every v2 listing alike.
+template <V2Page Page>
+struct PageTraits<Page> {
+  using Item = typename decltype(Page::data)::value_type;
+  static constexpr PagingStyle style = PagingStyle::cursor;
+  static std::vector<Item>& items(Page& page) noexcept { return page.data; }
+  static std::optional<std::string> next(const Page& page) { return page.next_cursor; }
+  static std::string cursor_of(const auto& request) { return request.cursor.value_or(""); }
+  static void set_cursor(auto& request, const std::string& cursor) {
+    if (cursor.empty()) {
+      request.cursor.reset();
+    } else {
+      request.cursor = cursor;
+    }
+  }
+  static constexpr WireAt wire_at() { return {wire_name_of(&Page::data), {wire_name_of(&Page::next_cursor), ""}}; }
 };
 
 /// Whether `page` is the last of its listing (PageWalk's rule): what a progress report says when it closes.

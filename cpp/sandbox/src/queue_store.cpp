@@ -118,6 +118,14 @@ void QueueStore::adopt_repositories(const std::vector<std::pair<trunk::Repo, Fai
   }
 }
 
+std::vector<std::pair<std::string, std::string>> QueueStore::keys() const {
+  std::lock_guard lock(mutex_);
+  std::vector<std::pair<std::string, std::string>> out;
+  out.reserve(queues_.size());
+  for (const auto& [key, queue] : queues_) out.push_back(key);
+  return out;
+}
+
 QueueStore::Queue* QueueStore::find(const trunk::Repo& repo, const std::string& branch) {
   auto it = queues_.find({repo.to_string(), branch});
   return it == queues_.end() ? nullptr : &it->second;

@@ -83,6 +83,9 @@ class QueueStore {
   /// Whether a queue's required statuses are the manual list (else from branch protection).
   trunk::RequiredStatusesSource statuses_source(const trunk::Repo& repo, const std::string& branch) const;
 
+  /// Every queue, as (repository key "host/owner/name", target branch), in that order.
+  std::vector<std::pair<std::string, std::string>> keys() const;
+
   /// Runs every queue up to the clock's now (Sandbox::advance).
   void run_all_to_now();
   /// When the next thing happens by itself in any queue (after now); nullopt when nothing will.

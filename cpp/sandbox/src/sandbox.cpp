@@ -18,6 +18,7 @@
 #include "faults.hpp"
 #include "generator.hpp"
 #include "http_server.hpp"
+#include "identifiers.hpp"
 #include "random.hpp"
 #include "request_log.hpp"
 #include "sandbox_clock.hpp"
@@ -71,6 +72,8 @@ bool equals_ignoring_case(std::string_view a, std::string_view b) {
 struct Sandbox::Impl {
   SandboxOptions options;
   std::string token;
+  std::string api_key;
+  std::atomic<std::uint64_t> request_ids{1};
   Faults faults;
   RequestLog log;
   std::unique_ptr<SandboxClock> clock;  // before the service, whose queues read it
@@ -151,7 +154,7 @@ HttpAnswer Sandbox::Impl::answer(const HttpRequest& req, const FaultDecision& fa
     record.method = req.method;
     record.path = req.path;
     for (const auto& [name, value] : req.headers) {
-      const bool secret = equals_ignoring_case(name, kTokenHeader);
+      const bool secret = equals_ignoring_case(name, kTokenHeader) || equals_ignoring_case(name, "Authorization");
       record.headers.emplace_back(name, secret ? kRedacted : value);
     }
     record.body = req.body;
@@ -194,13 +197,16 @@ HttpAnswer Sandbox::Impl::answer(const HttpRequest& req, const FaultDecision& fa
   } else if (req.path == kWebhooksPath || req.path.starts_with(std::string(kWebhooksPath) + "/")) {
     reply = answer_webhooks(req.method, req.path, token, this->token, req.body, *webhooks);
   } else {
-    reply = service->handle(req.method, req.path, token, req.body, req.query, req.header("Content-Type"));
+    reply = service->handle(req.method, req.path, token, req.body, req.query, req.header("Content-Type"),
+                            req.header("Authorization"));
   }
   if (fault.drop_after) {
     finish(0, "drop_after");  // processed: the change is made, only the answer is lost
     return {0, "", "", {}, Delivery::no_answer};
   }
   HttpAnswer a{reply.status, std::move(reply.content_type), std::move(reply.body), std::move(reply.headers), Delivery::whole};
+  // Every answer names itself, as Trunk's do, for support tickets (docs/errors.md).
+  a.headers.emplace_back("X-Request-Id", hex40(mix64(request_ids.fetch_add(1) ^ options.seed)).substr(0, 32));
   if (fault.truncate && a.body.size() > 1) {
     a.delivery = Delivery::half_body;  // the full length declared, half the body sent, then the connection ends
     finish(reply.status, "truncate");
@@ -241,9 +247,12 @@ void Sandbox::start() {
     const PageTokens page_tokens(mix64(s.options.seed ^ 0x70616765546F6B65ULL), mix64(s.options.seed + 0x2545F4914F6CDD1DULL));
     s.service = std::make_unique<Service>(std::move(history), s.token, s.options.org_url_slug, std::move(queues),
                                           page_tokens);
+    s.api_key = s.options.api_key.empty() ? "trunk_v2_" + random_token() : s.options.api_key;
+    s.service->enable_v2(s.api_key, [clock] { return clock->now(); });
   } else if (s.options.token.empty()) {
     s.token = random_token();
   }
+  if (s.api_key.empty()) s.api_key = s.options.api_key.empty() ? "trunk_v2_" + random_token() : s.options.api_key;
 
   HttpServerOptions http;
   http.host = s.options.host;
@@ -275,6 +284,7 @@ std::string Sandbox::url() const {
 
 int Sandbox::port() const { return impl_->port; }
 const std::string& Sandbox::token() const { return impl_->token; }
+const std::string& Sandbox::api_key() const { return impl_->api_key; }
 const std::string& Sandbox::org_url_slug() const { return impl_->options.org_url_slug; }
 
 trunk::Timestamp Sandbox::now() const {

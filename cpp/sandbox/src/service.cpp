@@ -1,6 +1,7 @@
 #include "service.hpp"
 
 #include "identifiers.hpp"
+#include "v2_service.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -566,17 +567,29 @@ bool is_json_media_type(std::string_view content_type) {
 }
 }  // namespace
 
+Service::~Service() = default;
+
+void Service::enable_v2(std::string api_key, std::function<trunk::Timestamp()> clock) {
+  std::vector<trunk::Repo> repos;
+  for (const RepoHistory& repo : history_.repos) repos.push_back(repo.repo);
+  v2_ = std::make_unique<V2Service>(*queues_, std::move(repos), std::move(api_key), std::move(clock));
+}
+
 Reply Service::handle(std::string_view method, std::string_view path, const std::optional<std::string>& token,
-                      std::string_view body, std::string_view query, const std::optional<std::string>& content_type) {
+                      std::string_view body, std::string_view query, const std::optional<std::string>& content_type,
+                      const std::optional<std::string>& authorization) {
   if (path == kOpenApiPath) return openapi_reply(method);
+  if (v2_ && V2Service::serves(path)) return v2_->handle(method, path, authorization, body, query);
   using Serve = Reply (Service::*)(std::string_view, std::string_view);
   Serve operation = nullptr;
   std::string_view operation_method;
   trunk::for_each_operation([&](auto candidate) {
     using Op = decltype(candidate);
-    if (path == Op::path) {
-      operation = &Service::serve<Op>;
-      operation_method = Op::method;
+    if constexpr (Op::credential == trunk::Credential::token) {  // v1's; v2_ serves the others
+      if (path == Op::path) {
+        operation = &Service::serve<Op>;
+        operation_method = Op::method;
+      }
     }
   });
   if (operation == nullptr) return text_reply(404, "not found: no operation at " + std::string(path));

@@ -12,6 +12,7 @@
 #include <atomic>
 #include <cstdint>
 #include <map>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -26,6 +27,10 @@
 #include "history.hpp"
 #include "page_token.hpp"
 #include "queue_store.hpp"
+
+namespace trunk::sandbox {
+class V2Service;
+}
 #include "encoded_tests.hpp"
 
 namespace trunk::sandbox {
@@ -47,9 +52,18 @@ class Service {
 
   /// `token` is the x-api-token header (nullopt when absent); `query` the query string without its '?';
   /// `content_type` the Content-Type header (nullopt when absent: the body is read as JSON).
+  /// `authorization`: the Authorization header, which the v2 operations read (v2_service.hpp).
   Reply handle(std::string_view method, std::string_view path, const std::optional<std::string>& token,
                std::string_view body, std::string_view query = {},
-               const std::optional<std::string>& content_type = std::nullopt);
+               const std::optional<std::string>& content_type = std::nullopt,
+               const std::optional<std::string>& authorization = std::nullopt);
+
+  ~Service();
+  Service(const Service&) = delete;
+  Service& operator=(const Service&) = delete;
+
+  /// Serves v2 too, over the same queues, to the API key `api_key` (v2_service.hpp). Before the first request.
+  void enable_v2(std::string api_key, std::function<trunk::Timestamp()> clock);
 
   /// The merge queues (Sandbox::advance runs them to the clock's now).
   QueueStore& queues() noexcept { return *queues_; }
@@ -117,6 +131,7 @@ class Service {
   std::string token_;
   std::string org_url_slug_;
   std::unique_ptr<QueueStore> queues_;
+  std::unique_ptr<V2Service> v2_;
   PageTokens page_tokens_;
   std::vector<RepoIndex> index_;
   std::unique_ptr<TestJsonCache> test_json_;

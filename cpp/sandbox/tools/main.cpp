@@ -56,7 +56,9 @@ int main(int argc, char** argv) {
     // under both names its tools read), ready for `eval "$(grep '^export TRUNK_' out)"`.
     std::cout << "export TRUNK_BASE_URL=" << sandbox.url() << "/v1\n"
               << "export TRUNK_API_TOKEN=" << sandbox.token() << "\n"
-              << "export TRUNK_API_KEY=" << sandbox.token() << "\n";
+              << "export TRUNK_API_KEY=" << sandbox.token() << "\n"
+              // v2's API key, on its own line: TRUNK_API_KEY above holds the v1 token the Terraform provider reads.
+              << "api key (v2): " << sandbox.api_key() << "\n";
     std::cout.flush();
     int received = 0;
     sigwait(&stop_signals, &received);

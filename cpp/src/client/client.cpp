@@ -30,6 +30,7 @@
 #include "trunk/error.hpp"
 #include "trunk/validation.hpp"
 #include "trunk/version.hpp"
+#include "trunk/wire_request.hpp"
 
 namespace trunk {
 
@@ -41,10 +42,9 @@ using std::chrono::milliseconds;
 constexpr std::size_t kMaxResponseBytes = std::size_t{64} << 20;
 /// Idle connections kept after a burst of concurrent calls.
 constexpr std::size_t kMaxIdleConnections = 64;
-/// The variants of the request headers (SecretHeaderList::get): JSON answers, text answers, JSON merge patches.
+/// The variants of the request headers (SecretHeaderList::get): JSON answers, text answers.
 constexpr std::size_t kJsonHeaders = 0;
 constexpr std::size_t kTextHeaders = 1;
-constexpr std::size_t kMergePatchHeaders = 2;
 
 double default_random() {
   thread_local std::mt19937_64 generator{std::random_device{}()};
@@ -62,7 +62,7 @@ struct CredentialHeaders {
   }
   static detail::EngineSettings::HeaderLists lists(const std::unique_ptr<detail::SecretHeaderList>& headers) {
     if (!headers) return {};
-    return {headers->get(kJsonHeaders), headers->get(kTextHeaders), headers->get(kMergePatchHeaders)};
+    return {headers->get(kJsonHeaders), headers->get(kTextHeaders)};
   }
 };
 
@@ -75,8 +75,7 @@ CredentialHeaders make_request_headers(const std::optional<Secret>& configured_t
   // No "Expect: 100-continue" round trip for larger bodies. Every variant ends in the one credential line.
   const std::vector<std::vector<std::string>> variants{
       {"Content-Type: application/json", "Accept: application/json", "Expect:"},
-      {"Content-Type: application/json", "Accept: text/plain, */*;q=0.5", "Expect:"},
-      {"Content-Type: application/merge-patch+json", "Accept: application/json", "Expect:"}};
+      {"Content-Type: application/json", "Accept: text/plain, */*;q=0.5", "Expect:"}};
   CredentialHeaders headers;
   if (!views.token.empty()) {
     headers.token = std::make_unique<detail::SecretHeaderList>(variants, "x-api-token", views.token);
@@ -188,7 +187,9 @@ struct Client::Impl {
       ~WipeOnExit() { detail::wipe(text); }
     } wipe_on_exit{response};
     return redacting([&] {
-      if constexpr (kTextAnswer<Response>) {
+      if constexpr (std::is_same_v<Response, NoContent>) {
+        return NoContent{};  // a 204 (or a 202 without a body): whatever came is not read
+      } else if constexpr (kTextAnswer<Response>) {
         return Response::parse(response);
       } else {
         return detail::decode_body<Response>(response);
@@ -220,8 +221,9 @@ struct Client::Impl {
     }
   }
 
-  /// The HTTP request of operation Op of operations.hpp, validated first (ValidationError): its method and retry
-  /// rule; a GET carries its request as the query string; a text answer (metrics) asks for text.
+  /// The HTTP request of operation Op of operations.hpp, validated first (ValidationError): its method, credential
+  /// and retry rule; its fields where the operation puts them (wire_request.hpp: the path's parameters, a query
+  /// for GET and DELETE, else a JSON body; v1's metrics GET has its own query); a text answer asks for text.
   template <typename Op>
   detail::HttpRequest build(const typename Op::Request& request) const {
     require(Op::credential, Op::name);
@@ -230,14 +232,14 @@ struct Client::Impl {
     http.operation = Op::name;
     http.repeat = Op::repeat;
     http.credential = Op::credential;
-    if constexpr (Op::method == std::string_view("GET")) {
-      http.method = detail::HttpMethod::get;
+    http.method = detail::http_method(Op::method);
+    if constexpr (requires { to_query(request); }) {
       const std::string query = to_query(request);
       http.url = base_url + std::string(Op::path) + (query.empty() ? "" : "?" + query);
     } else {
-      http.method = detail::HttpMethod::post;
-      http.url = base_url + std::string(Op::path);
-      http.body = encode(request);
+      WireRequest wire = to_wire_request(request, Op::method, Op::path);
+      http.url = base_url + wire.path + (wire.query.empty() ? "" : "?" + wire.query);
+      http.body = std::move(wire.body);
     }
     if constexpr (kTextAnswer<typename Op::Response>) http.answer = detail::BodyKind::text;
     return http;
@@ -367,6 +369,7 @@ TRUNK_INSTANTIATE_PAGER_(ListFailingTests)
 TRUNK_INSTANTIATE_PAGER_(ListUnhealthyTests)
 TRUNK_INSTANTIATE_PAGER_(ListQuarantinedTests)
 TRUNK_INSTANTIATE_PAGER_(ListPullRequests)
+TRUNK_INSTANTIATE_PAGER_(ListMergeQueues)
 #undef TRUNK_INSTANTIATE_PAGER_
 
 TestPager Client::failing_tests(ListFailingTestsRequest request) { return pager<op::ListFailingTests>(std::move(request)); }
@@ -416,6 +419,7 @@ TRUNK_INSTANTIATE_ASYNC_PAGER_(ListFailingTests)
 TRUNK_INSTANTIATE_ASYNC_PAGER_(ListUnhealthyTests)
 TRUNK_INSTANTIATE_ASYNC_PAGER_(ListQuarantinedTests)
 TRUNK_INSTANTIATE_ASYNC_PAGER_(ListPullRequests)
+TRUNK_INSTANTIATE_ASYNC_PAGER_(ListMergeQueues)
 #undef TRUNK_INSTANTIATE_ASYNC_PAGER_
 
 #define TRUNK_ASYNC_METHOD_(Type, name, method, path, RequestType, ResponseType, ...)                          \

@@ -340,9 +340,7 @@ void TransferLoop::start_due() {
     }
     const EngineSettings::HeaderLists& lists =
         request.credential == Credential::api_key ? settings_.api_key_headers : settings_.token_headers;
-    transfer.headers = request.answer == BodyKind::text       ? lists.text
-                       : request.content_type.empty()         ? lists.json
-                                                              : lists.merge_patch;
+    transfer.headers = request.answer == BodyKind::text ? lists.text : lists.json;
     transfer.timeout = budget.timeout;
     transfer.max_response_bytes = settings_.max_response_bytes;
     transfer.fresh_connection = request.repeat == Repeat::not_safe;

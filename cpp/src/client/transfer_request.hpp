@@ -35,6 +35,15 @@ constexpr std::string_view method_name(HttpMethod method) {
   return "POST";
 }
 
+/// The method an operation declares ("GET", "DELETE": operations.hpp).
+constexpr HttpMethod http_method(std::string_view name) {
+  if (name == "GET") return HttpMethod::get;
+  if (name == "PUT") return HttpMethod::put;
+  if (name == "PATCH") return HttpMethod::patch;
+  if (name == "DELETE") return HttpMethod::delete_;
+  return HttpMethod::post;
+}
+
 /// Whether a request of `method` carries its body (POST, PUT, PATCH).
 constexpr bool sends_body(HttpMethod method) {
   return method == HttpMethod::post || method == HttpMethod::put || method == HttpMethod::patch;
@@ -50,7 +59,6 @@ struct HttpRequest {
   HttpMethod method = HttpMethod::post;
   std::string url;
   std::string body;  ///< sent with POST, PUT and PATCH; GET and DELETE send none
-  std::string_view content_type;  ///< of the body, when not JSON (a JSON merge patch); "" = application/json
   Repeat repeat = Repeat::safe;
   /// The credential sent: the organization token (v1) or the API key (v2). The client checks it has it.
   Credential credential = Credential::token;
@@ -79,12 +87,11 @@ class Cancellation {
 struct EngineSettings {
   /// Sets the options that never change on a new easy handle (TLS, share, user agent...).
   std::function<void(CURL*)> configure;
-  /// The request headers of one credential (its line in secret memory, curl_handles.hpp): for JSON answers, for
-  /// text answers, and for a JSON merge patch body. Null when the client does not have that credential.
+  /// The request headers of one credential (its line in secret memory, curl_handles.hpp): for JSON answers and for
+  /// text answers. Null when the client does not have that credential.
   struct HeaderLists {
     const curl_slist* json = nullptr;
     const curl_slist* text = nullptr;
-    const curl_slist* merge_patch = nullptr;
   };
   HeaderLists token_headers;    ///< x-api-token (v1)
   HeaderLists api_key_headers;  ///< Authorization: Bearer (v2)

@@ -36,6 +36,8 @@ constexpr std::string_view kSchemasPrefix = "#/components/schemas/";
 constexpr std::string_view kResponsesPrefix = "#/components/responses/";
 // Also the header's name (docs/reference/service.md#authentication).
 constexpr std::string_view kSecurityScheme = "x-api-token";
+/// v2's credential: an API key as a bearer token (docs/reference/credentials.md).
+constexpr std::string_view kApiKeyScheme = "apiKey";
 
 /// Which side of the exchange a schema describes: requests are strict, answers tolerant (as the decoders).
 enum class Side { request, answer };
@@ -137,12 +139,15 @@ Doc value_schema(const schema::Rules& rules) {
   }
 }
 
+/// The schema of a model. A request's path parameters (Rules::path) are in its path, never in a body or a query:
+/// they are left out (path_parameters() describes them).
 template <schema::Described T>
 Doc model_schema() {
   constexpr Side side = side_of<T>();
   Doc properties = Doc::object();
   Doc required = Doc::array();
   schema::for_each_field<T>([&](const auto& field) {
+    if (field.rules.path) return;
     using Member = typename std::remove_cvref_t<decltype(field)>::member_type;
     Doc property = value_schema<Member, side>(field.rules);
     if (side == Side::request && field.rules.nullable) {
@@ -212,6 +217,64 @@ Doc error_responses() {
   };
 }
 
+/// The error answers of v2: the JSON envelope {"error": {"code", "message"}} (docs/reference/v2.md#errors).
+Doc v2_error_responses() {
+  const auto envelope = [](std::string description) {
+    return Doc{{"description", std::move(description)},
+               {"content", {{"application/json", {{"schema", ref(kSchemasPrefix, "ErrorResponse")}}}}}};
+  };
+  Doc rate_limited = envelope("Rate limited. Retryable after Retry-After. From the edge it may come without the "
+                              "envelope.");
+  rate_limited["headers"] = {{"Retry-After",
+                              {{"description", "When to retry: seconds, or an HTTP-date. May be missing."},
+                               {"schema", {{"type", "string"}}}}}};
+  return Doc{
+      {"V2BadRequest", envelope("VALIDATION_FAILED (a broken rule, named in the message) or INVALID_CURSOR.")},
+      {"V2Unauthorized", envelope("AUTHENTICATION_REQUIRED or INVALID_TOKEN: no API key, or not a valid one.")},
+      {"V2Forbidden", envelope("INSUFFICIENT_PERMISSIONS: the key lacks the permission this operation needs.")},
+      {"V2NotFound", envelope("The resource does not exist, or belongs to another organization.")},
+      {"V2Conflict", envelope("The resource's state forbids it (QUEUE_ALREADY_EXISTS, QUEUE_HAS_ACTIVE_ENTRIES, "
+                              "PR_ALREADY_ENQUEUED, MODE_CHANGE_IN_PROGRESS, ...).")},
+      {"V2TooManyRequests", std::move(rate_limited)},
+      {"V2ServerError", envelope("INTERNAL_ERROR. Retryable.")},
+  };
+}
+
+/// The error envelope's schema.
+Doc error_envelope_schema() {
+  return Doc{{"type", "object"},
+             {"description", "The error answer of every v2 operation."},
+             {"required", Doc::array({"error"})},
+             {"properties",
+              {{"error",
+                {{"type", "object"},
+                 {"required", Doc::array({"code", "message"})},
+                 {"properties",
+                  {{"code", {{"type", "string"}, {"description", "A machine-readable code; new ones may appear."}}},
+                   {"message", {{"type", "string"}, {"description", "For people; not stable."}}}}}}}}}};
+}
+
+/// The path parameters of request T, and for a GET or DELETE its query parameters, each with its field's schema.
+template <schema::Described T>
+Doc parameters_of(bool query) {
+  Doc out = Doc::array();
+  schema::for_each_field<T>([&](const auto& field) {
+    if (!field.rules.path && !query) return;
+    using Member = typename std::remove_cvref_t<decltype(field)>::member_type;
+    Doc parameter{{"name", std::string(field.wire)},
+                  {"in", field.rules.path ? "path" : "query"},
+                  {"required", field.rules.path || field.rules.required},
+                  {"description", std::string(field.doc)},
+                  {"schema", value_schema<Member, Side::request>(field.rules)}};
+    if constexpr (schema::IsVector<schema::unwrap_optional_t<Member>>::value) {
+      parameter["style"] = "form";
+      parameter["explode"] = false;  // comma-separated, as v2 takes lists
+    }
+    out.push_back(std::move(parameter));
+  });
+  return out;
+}
+
 std::string lower(std::string_view text) {
   std::string out(text);
   std::transform(out.begin(), out.end(), out.begin(),
@@ -219,9 +282,46 @@ std::string lower(std::string_view text) {
   return out;
 }
 
+/// A v2 operation: its parameters, its body (POST, PUT, PATCH), its declared success and the envelope's errors.
+template <typename Op>
+Doc v2_operation_object(const Doc& errors) {
+  using Request = typename Op::Request;
+  using Response = typename Op::Response;
+  Doc out{{"operationId", std::string(Op::name)},
+          {"summary", std::string(Op::doc)},
+          {"tags", Doc::array({std::string(Op::resource)})},
+          {"x-trunk-repeatable", Op::repeat == Repeat::safe},
+          {"security", Doc::array({{{std::string(kApiKeyScheme), Doc::array()}}})}};
+  const bool query = Op::method == std::string_view("GET") || Op::method == std::string_view("DELETE");
+  if (Doc parameters = parameters_of<Request>(query); !parameters.empty()) out["parameters"] = std::move(parameters);
+  if (!query) {
+    out["requestBody"] = {{"required", true},
+                          {"content",
+                           {{"application/json", {{"schema", ref(kSchemasPrefix, schema::Model<Request>::name)}}}}}};
+  }
+  Doc answer{{"description", std::string(schema::Model<Response>::doc)}};
+  if constexpr (!std::is_same_v<Response, NoContent>) {
+    answer["content"] = {{"application/json", {{"schema", ref(kSchemasPrefix, schema::Model<Response>::name)}}}};
+  }
+  Doc responses{{std::to_string(Op::status), std::move(answer)}};
+  const std::pair<const char*, const char*> codes[] = {{"400", "V2BadRequest"}, {"401", "V2Unauthorized"},
+                                                       {"403", "V2Forbidden"},  {"404", "V2NotFound"},
+                                                       {"409", "V2Conflict"},   {"429", "V2TooManyRequests"},
+                                                       {"500", "V2ServerError"}};
+  for (const auto& [code, name] : codes) {
+    if (!errors.contains(name)) throw std::logic_error(std::string("OpenAPI: no error answer named ") + name);
+    responses[code] = ref(kResponsesPrefix, name);
+  }
+  out["responses"] = std::move(responses);
+  return out;
+}
+
 template <typename Op>
 Doc operation_object(const Doc& errors) {
   using Response = typename Op::Response;
+  if constexpr (Op::credential == Credential::api_key) {
+    return v2_operation_object<Op>(errors);
+  } else {
   Doc out{{"operationId", std::string(Op::name)},
           {"summary", std::string(Op::doc)},
           {"x-trunk-repeatable", Op::repeat == Repeat::safe},
@@ -270,6 +370,7 @@ Doc operation_object(const Doc& errors) {
   }
   out["responses"] = std::move(responses);
   return out;
+  }
 }
 
 /// The headers of every delivery (docs/webhooks.md, "Verifying a delivery").
@@ -321,7 +422,9 @@ std::string build_document() {
   TRUNK_WEBHOOK_ENUMS(TRUNK_OPENAPI_ENUM_)
 #undef TRUNK_OPENAPI_ENUM_
 
-  const Doc errors = error_responses();
+  add_component(schemas, "ErrorResponse", error_envelope_schema());
+  Doc errors = error_responses();
+  errors.update(v2_error_responses());
   Doc paths = Doc::object();
   for_each_operation([&](auto operation) {
     using Op = decltype(operation);
@@ -331,11 +434,12 @@ std::string build_document() {
   Doc document{
       {"openapi", "3.1.0"},
       {"info",
-       {{"title", "Trunk v1 API (as implemented by trunk-api)"},
+       {{"title", "Trunk API, v1 and v2 (as implemented by trunk-api)"},
         {"version", kVersion},
         {"description",
-         "The operations, requests and answers of the Trunk v1 API (merge queue and flaky tests) that "
-         "trunk-api implements, generated from its declarations. Requests are strict: only the listed "
+         "The operations, requests and answers of the Trunk API (v1 and v2; merge queue and flaky tests) "
+         "that trunk-api implements, generated from its declarations. v1 takes the organization token "
+         "(x-api-token), v2 an API key (Authorization: Bearer trunk_v2_...). Requests are strict: only the listed "
          "properties, only the values a request may carry, no null where none is declared. Answers are tolerant: they may carry "
          "more properties, and enumeration values beyond the known ones. x-trunk-repeatable tells whether a "
          "retry may send the request again. The webhooks are the events Trunk posts to the endpoints an "
@@ -351,7 +455,11 @@ std::string build_document() {
            {{"type", "apiKey"},
             {"in", "header"},
             {"name", std::string(kSecurityScheme)},
-            {"description", "An organization API token."}}}}}}}};
+            {"description", "An organization API token (v1)."}}},
+          {std::string(kApiKeyScheme),
+           {{"type", "http"},
+            {"scheme", "bearer"},
+            {"description", "A v2 API key, trunk_v2_... (v2)."}}}}}}}};
   return document.dump(2);
 }
 

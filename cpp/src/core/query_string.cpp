@@ -9,6 +9,7 @@
 #include "trunk/codec.hpp"
 #include "trunk/error.hpp"
 #include "trunk/validation.hpp"
+#include "trunk/wire_request.hpp"
 
 namespace trunk {
 
@@ -18,6 +19,15 @@ bool is_unreserved(unsigned char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '.' ||
          c == '_' || c == '~';
 }
+
+int hex_value(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+}  // namespace
 
 std::string percent_encode(std::string_view text, bool keep_slash) {
   static constexpr char kHex[] = "0123456789ABCDEF";
@@ -32,13 +42,6 @@ std::string percent_encode(std::string_view text, bool keep_slash) {
     }
   }
   return out;
-}
-
-int hex_value(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
 }
 
 std::optional<std::string> percent_decode(std::string_view text) {
@@ -60,7 +63,6 @@ std::optional<std::string> percent_decode(std::string_view text) {
   return out;
 }
 
-}  // namespace
 
 std::string to_query(const GetMergeQueueMetricsRequest& request) {
   if (!request.repo) return "";  // every repository: nothing the caller did not set

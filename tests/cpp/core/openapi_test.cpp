@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <cctype>
 #include <functional>
+#include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -59,13 +61,16 @@ void walk(const Json& node, const std::string& path,
 
 TEST(OpenApi, IsAnOpenApi31DocumentOfThisVersionOfTheLibrary) {
   EXPECT_EQ(document().at("openapi"), "3.1.0");
-  EXPECT_EQ(document().at("info").at("title"), "Trunk v1 API (as implemented by trunk-api)");
+  EXPECT_EQ(document().at("info").at("title"), "Trunk API, v1 and v2 (as implemented by trunk-api)");
   EXPECT_EQ(document().at("info").at("version"), trunk::kVersion);
   EXPECT_EQ(document().at("servers").at(0).at("url"), "https://api.trunk.io");
   const Json& scheme = document().at("components").at("securitySchemes").at("x-api-token");
   EXPECT_EQ(scheme.at("type"), "apiKey");
   EXPECT_EQ(scheme.at("in"), "header");
   EXPECT_EQ(scheme.at("name"), "x-api-token");
+  const Json& bearer = document().at("components").at("securitySchemes").at("apiKey");
+  EXPECT_EQ(bearer.at("type"), "http");
+  EXPECT_EQ(bearer.at("scheme"), "bearer");
 }
 
 // Pretty and stable, so that a copy checked in somewhere diffs meaningfully between versions.
@@ -80,6 +85,7 @@ TEST(OpenApi, EveryOperationHasItsPathMethodBodyAnswerErrorsAndToken) {
   std::size_t operations = 0;
   trunk::for_each_operation([&](auto operation) {
     using Op = decltype(operation);
+    if constexpr (Op::credential == trunk::Credential::token) {  // v1's; v2's are the next test's
     ++operations;
     const std::string path(Op::path);
     SCOPED_TRACE(path);
@@ -115,9 +121,58 @@ TEST(OpenApi, EveryOperationHasItsPathMethodBodyAnswerErrorsAndToken) {
     }
     EXPECT_TRUE(resolve(op.at("responses").at("429")).at("headers").contains("Retry-After"));
     EXPECT_FALSE(resolve(op.at("responses").at("400")).contains("headers"));
+    }
   });
-  EXPECT_EQ(document().at("paths").size(), operations) << "one path per operation, no other";
   EXPECT_EQ(operations, 17U);
+}
+
+TEST(OpenApi, EveryV2OperationHasItsPathParametersQueryOrBodyStatusAndEnvelopeErrors) {
+  std::size_t operations = 0;
+  std::set<std::string> operation_paths;
+  trunk::for_each_operation([&](auto operation) {
+    using Op = decltype(operation);
+    using Request = typename Op::Request;
+    operation_paths.insert(std::string(Op::path));
+    if constexpr (Op::credential == trunk::Credential::api_key) {
+      ++operations;
+      const std::string path(Op::path);
+      SCOPED_TRACE(path + " " + std::string(Op::method));
+      const Json& op = document().at("paths").at(path).at(lower(Op::method));
+      EXPECT_EQ(op.at("operationId"), std::string(Op::name));
+      EXPECT_EQ(op.at("security"), Json::parse(R"([{"apiKey": []}])"));
+      EXPECT_EQ(op.at("tags").at(0), std::string(Op::resource));
+      const bool query = Op::method == std::string_view("GET") || Op::method == std::string_view("DELETE");
+      std::map<std::string, std::string> parameters;  // name -> in
+      for (const Json& parameter : op.value("parameters", Json::array())) {
+        parameters[parameter.at("name")] = parameter.at("in");
+        if (parameter.at("in") == "path") {
+          EXPECT_EQ(parameter.at("required"), true);
+          EXPECT_NE(path.find("{" + parameter.at("name").get<std::string>() + "}"), std::string::npos);
+        }
+      }
+      trunk::schema::for_each_field<Request>([&](const auto& field) {
+        const std::string wire(field.wire);
+        if (field.rules.path) {
+          EXPECT_EQ(parameters[wire], "path") << wire;
+        } else if (query) {
+          EXPECT_EQ(parameters[wire], "query") << wire;
+        } else {
+          EXPECT_FALSE(parameters.contains(wire)) << wire << " is in the body";
+        }
+      });
+      EXPECT_EQ(op.contains("requestBody"), !query);
+      const Json& success = op.at("responses").at(std::to_string(Op::status));
+      EXPECT_EQ(success.contains("content"), !(std::is_same_v<typename Op::Response, trunk::NoContent>));
+      for (const char* code : {"400", "401", "403", "404", "409", "429", "500"}) {
+        const Json& answer = resolve(op.at("responses").at(code));
+        EXPECT_EQ(answer.at("content").at("application/json").at("schema").at("$ref"),
+                  "#/components/schemas/ErrorResponse")
+            << code;
+      }
+    }
+  });
+  EXPECT_EQ(operations, 9U);
+  EXPECT_EQ(document().at("paths").size(), operation_paths.size()) << "one path item per path, no other";
 }
 
 template <typename T>
@@ -130,8 +185,14 @@ void expect_model_fields() {
   // Requests are checked strictly by the sandbox; answers may grow keys the decoder keeps in `extra`.
   EXPECT_EQ(model.at("additionalProperties"), trunk::schema::HasExtras<T>);
   std::vector<std::string> required;
+  std::size_t path_fields = 0;
   trunk::schema::for_each_field<T>([&](const auto& field) {
     const std::string wire(field.wire);
+    if (field.rules.path) {  // in the path, never in a body or a query
+      ++path_fields;
+      EXPECT_FALSE(model.at("properties").contains(wire)) << wire;
+      return;
+    }
     ASSERT_TRUE(model.at("properties").contains(wire)) << wire;
     const Json& value = model.at("properties").at(wire);
     EXPECT_EQ(value.at("description").get<std::string>().rfind(std::string(field.doc), 0), 0U) << wire;
@@ -150,7 +211,8 @@ void expect_model_fields() {
       EXPECT_EQ(number->at("maximum"), field.rules.max) << wire;
     }
   });
-  EXPECT_EQ(model.at("properties").size(), trunk::schema::field_count<T>()) << "no property without a field";
+  EXPECT_EQ(model.at("properties").size(), trunk::schema::field_count<T>() - path_fields)
+      << "no property without a field";
   if (required.empty()) {
     EXPECT_FALSE(model.contains("required"));
   } else {

@@ -114,6 +114,8 @@ inline constexpr options::OptionRule kServerThreads{.min = 1, .max = 1024, .comp
     "Test cases generated across the repositories.")                                                             \
   X(std::string, token, "token", {}, options::kAnyValue, options::kNoVariables,                                 \
     "API token the sandbox accepts; none = a random one per start.")                                            \
+  X(std::string, api_key, "api_key", {}, options::kAnyValue, options::kNoVariables,                             \
+    "v2 API key the sandbox accepts (trunk_v2_...); none = a random one per start.")                            \
   X(std::string, org_url_slug, "org_url_slug", {"trunk-sandbox"}, options::with_flag(options::kAnyValue, "org"), \
     options::kNoVariables, "Organization URL slug it serves.")                                                   \
   X(std::optional<trunk::Timestamp>, now, "now", {}, options::kAnyValue, options::kNoVariables,                 \
@@ -154,7 +156,7 @@ TRUNK_DESCRIBE_OPTIONS(sandbox::SandboxOptions, TRUNK_SANDBOX_OPTIONS)
 
 namespace trunk::sandbox {
 
-/// One request the sandbox received. The x-api-token header value is replaced by "<redacted>".
+/// One request the sandbox received. The x-api-token and Authorization header values are replaced by "<redacted>".
 struct RecordedRequest {
   std::string method;
   std::string path;
@@ -216,6 +218,8 @@ class Sandbox {
   std::string url() const;  ///< "http://127.0.0.1:PORT" (base address; the paths are under /v1)
   int port() const;
   const std::string& token() const;
+  /// The v2 API key it accepts (Authorization: Bearer), every permission granted.
+  const std::string& api_key() const;
   const std::string& org_url_slug() const;
   /// The clock the data was generated against (see the header comment).
   trunk::Timestamp now() const;

@@ -1,0 +1,88 @@
+#pragma once
+// The sandbox's v2 API (docs/sandbox.md#v2): the v2 operations of operations.hpp served over the same queue store
+// as v1, so a queue changed through one version reads the same through the other. Routes, path parameters and
+// the reading of requests are derived from the operation rows (wire_request.hpp); each operation's behaviour is
+// one answer<Op> in v2_service.cpp. Authentication is v2's: `Authorization: Bearer <API key>`; errors are v2's
+// envelope {"error": {"code", "message"}}.
+//
+// Ids: a repository's id is a UUID derived from its "host/owner/name", a queue's an 8-character id derived from
+// its repository and branch; both are stable across restarts and state files.
+
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "queue_store.hpp"
+#include "service.hpp"
+#include "trunk/merge_queue_v2.hpp"
+#include "trunk/repo.hpp"
+
+namespace trunk::sandbox {
+
+/// The UUID the sandbox gives a repository ("host/owner/name").
+std::string repository_id(const std::string& repo_key);
+/// The id the sandbox gives the queue of `branch` in a repository.
+std::string merge_queue_id(const std::string& repo_key, const std::string& branch);
+
+/// A v2 error answer: the envelope with a machine code.
+Reply v2_error(int status, std::string_view code, std::string message);
+
+class V2Service {
+ public:
+  /// `clock`: the sandbox's (a queue's createdAt is when v2 first saw it).
+  V2Service(QueueStore& queues, std::vector<trunk::Repo> repos, std::string api_key, QueueStore::Clock clock);
+
+  /// Whether `path` is one of v2's (then handle() answers it).
+  static bool serves(std::string_view path) { return path.starts_with("/v2/"); }
+  /// Answers a request to a v2 path: 404 NOT_FOUND for no operation, 405 for another method, 401 without the
+  /// API key as a bearer token, 400 VALIDATION_FAILED for a bad request, else the operation's answer.
+  Reply handle(std::string_view method, std::string_view path, const std::optional<std::string>& authorization,
+               std::string_view body, std::string_view query);
+
+  const std::string& api_key() const noexcept { return api_key_; }
+
+ private:
+  /// Reads operation Op's request (its path parameters, then the query or the body), validates it, answers it.
+  template <typename Op>
+  Reply serve(const std::vector<std::pair<std::string, std::string>>& parameters, std::string_view body,
+              std::string_view query);
+  template <typename Op>
+  Reply answer(const typename Op::Request& request);
+
+  /// A queue by its v2 id: its repository and branch; nullopt when no queue has that id.
+  struct QueueKey {
+    trunk::Repo repo;
+    std::string branch;
+  };
+  std::optional<QueueKey> find_queue(const std::string& id) const;
+  std::optional<trunk::Repo> find_repository(const std::string& id) const;
+  /// The queue as v2 shows it, from the store's (v1) settings and the v2-only settings kept here.
+  trunk::MergeQueue to_merge_queue(const QueueKey& key, const trunk::QueueSettings& settings);
+  trunk::MergeQueueStateChange to_state_change(const QueueKey& key, const trunk::QueueSettings& settings) const;
+  /// Applies a v1 update to the queue `id` names and answers with `respond(key, settings)`.
+  template <typename Respond>
+  Reply update(const std::string& id, trunk::UpdateQueueRequest change, Respond&& respond);
+
+  /// The settings v2 has and v1 does not, per queue id (in memory: not in the state file).
+  struct V2OnlySettings {
+    std::optional<trunk::Timestamp> created_at;  ///< when v2 first saw the queue
+    std::optional<trunk::Timestamp> updated_at;  ///< when v2 last changed it
+    std::int64_t not_ready_timeout_minutes = 0;
+    std::vector<std::string> allowed_bot_submitters;
+    std::vector<trunk::BatchingRule> batching_rules;
+    trunk::TestBranchConstruction test_branch_construction = trunk::TestBranchConstruction::rename_temp_branch;
+  };
+
+  QueueStore& queues_;
+  std::vector<trunk::Repo> repos_;
+  std::string api_key_;
+  QueueStore::Clock clock_;
+  std::mutex mutex_;
+  std::map<std::string, V2OnlySettings> v2_only_;
+};
+
+}  // namespace trunk::sandbox
