@@ -54,6 +54,12 @@ def _is_part(field: dict[str, Any]) -> bool:
     return field["type"] in models and field["type"] not in _WHOLE_PARTS
 
 
+def is_nested(field: dict[str, Any]) -> bool:
+    """Whether a field holds another model or a list (what a table's column cannot show in a word)."""
+    models = {entry["name"] for entry in schema()["models"]}
+    return field["type"].removesuffix(" | None") in models or field["type"].startswith("list[")
+
+
 def _flat_fields(model: str) -> list[dict[str, Any]]:
     """The request's fields with nested parts replaced by their own fields (the Python parameters)."""
     fields: list[dict[str, Any]] = []

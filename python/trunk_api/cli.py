@@ -44,6 +44,7 @@ from trunk_api import _cli_export, _cli_sandbox, _cli_webhooks
 from trunk_api import _cli_output as render
 from trunk_api import _core
 from trunk_api import errors
+from trunk_api import v2 as _v2
 from trunk_api.client import SECRET_OPTIONS
 from trunk_api._cli_output import CSV_COLUMNS
 
@@ -263,6 +264,27 @@ def build_parser() -> argparse.ArgumentParser:
     operation_command(ticket_commands, "link", "link_ticket_to_test_case", "link a ticket to a test case",
                       "Link a ticket of the issue tracker (e.g. KAN-123) to a test case.", _run_write)
 
+    # v2, by resource: one command per operation row of version 2 (trunk_api.v2.OPERATIONS), named by its
+    # resource and verb (`trunk-api v2 merge-queues pause --id ID`); a listing walks every page.
+    v2 = commands.add_parser("v2", help="Trunk's v2 API, by resource (needs an API key)",
+                             description="Trunk's v2 API, by resource: `trunk-api v2 RESOURCE COMMAND`. Needs a v2 "
+                                         "API key (TRUNK_API_KEY=trunk_v2_..., or --api-key).")
+    v2_resources = v2.add_subparsers(dest="v2_resource", metavar="RESOURCE", required=True)
+    resource_commands: dict[str, Any] = {}
+    for operation in _v2.OPERATIONS:
+        resource = operation["resource"]
+        if resource not in resource_commands:
+            title = resource.replace("_", " ")
+            resource_parser = v2_resources.add_parser(resource.replace("_", "-"), help=f"v2's {title}",
+                                                      description=f"v2's {title}.")
+            resource_commands[resource] = resource_parser.add_subparsers(dest="v2_verb", metavar="COMMAND",
+                                                                         required=True)
+        listing = "iterator" in operation
+        name = "iter_" + operation["name"].removeprefix("list_") if listing else operation["name"]
+        handler = _run_v2_listing if listing else _run_write if operation["status"] == 204 else _run_object
+        operation_command(resource_commands[resource], operation["verb"].replace("_", "-"), name,
+                          operation["doc"].rstrip(".").lower(), operation["doc"], handler, listing=listing)
+
     _cli_sandbox.add_command(commands)
     _cli_webhooks.add_command(commands)
     _cli_export.add_command(commands, add_repo_options=_add_repo_options,
@@ -387,6 +409,16 @@ def _call(ctx: _Context) -> Any:
     if listing:
         arguments["max_results"] = ctx.args.max_results
     return getattr(ctx.client(), operation)(**arguments)
+
+
+def _run_v2_listing(ctx: _Context) -> int:
+    """Every item of a v2 listing; the table shows the item's plain fields (text, numbers, states)."""
+    items = _call(ctx)
+    item_type = _core.listings()[ctx.args.operation.replace("iter_", "list_", 1)]
+    plain = [field["name"] for field in declared.declared_fields(item_type.__name__)
+             if not declared.is_nested(field)][:6]
+    columns = [(name.upper().replace("_", " "), render.field(name)) for name in plain]
+    return _write_listing(ctx, items, columns, what=item_type.__name__.lower(), item_type=item_type)
 
 
 def _run_queue_get(ctx: _Context) -> int:

@@ -126,3 +126,49 @@ def test_v1_calls_still_send_the_token_and_v2_calls_the_key(box) -> None:
     v1, v2 = box.requests[-2:]
     assert "x-api-token" in v1.headers and "authorization" not in v1.headers
     assert "authorization" in v2.headers and "x-api-token" not in v2.headers
+
+
+def _run_cli(*argv: str) -> tuple[int, str, str]:
+    import contextlib
+    import io
+
+    from trunk_api.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(list(argv))
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_the_command_line_has_a_command_per_v2_operation(box, monkeypatch) -> None:
+    import json
+
+    monkeypatch.setenv("TRUNK_BASE_URL", box.url)
+    monkeypatch.delenv("TRUNK_API_TOKEN", raising=False)
+    monkeypatch.setenv("TRUNK_API_KEY", box.api_key)
+    code, out, err = _run_cli("v2", "merge-queues", "list", "--format", "ndjson")
+    assert code == 0, err
+    queues = [json.loads(line) for line in out.splitlines()]
+    assert len(queues) == len(box.repos) and all(queue["targetBranch"] == "main" for queue in queues)
+    queue_id = queues[0]["id"]
+    code, out, err = _run_cli("v2", "merge-queues", "pause", "--id", queue_id, "--format", "json")
+    assert code == 0 and json.loads(out)["state"] == "paused", err
+    code, out, err = _run_cli("v2", "merge-queues", "resume", "--id", queue_id, "--format", "json")
+    assert code == 0 and json.loads(out)["state"] == "running", err
+    code, out, err = _run_cli("v2", "merge-queues", "list", "--format", "csv")
+    assert code == 0 and out.splitlines()[0].startswith("id,") and len(out.splitlines()) == len(box.repos) + 1
+    code, out, err = _run_cli("v2", "merge-queues", "get", "--id", "missing")
+    assert code == 4 and "MERGE_QUEUE_NOT_FOUND" in err  # the not-found exit code, and v2's code
+    code, out, err = _run_cli("v2", "merge-queues", "list", "--limit", "0")
+    assert code == 2 and "limit" in err
+    assert box.api_key not in out + err
+
+
+def test_the_command_line_names_the_api_key_a_v2_command_needs(box, monkeypatch) -> None:
+    monkeypatch.setenv("TRUNK_BASE_URL", box.url)
+    monkeypatch.setenv("TRUNK_API_TOKEN", box.token)
+    monkeypatch.delenv("TRUNK_API_KEY", raising=False)
+    code, out, err = _run_cli("v2", "merge-queues", "list")
+    assert code == 2
+    assert "v2 operation" in err and "TRUNK_API_KEY" in err and "--api-key" in err
+    assert box.token not in out + err

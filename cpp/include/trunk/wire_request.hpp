@@ -17,6 +17,7 @@
 
 #include "trunk/codec.hpp"
 #include "trunk/describe.hpp"
+#include "trunk/error.hpp"
 #include "trunk/json_value.hpp"
 
 namespace trunk {
@@ -95,8 +96,10 @@ Json request_json(const std::vector<std::pair<std::string, std::string>>& path_p
                   Json object = Json::object());
 
 namespace detail {
-/// The name=value pairs of a query string, percent-decoded (ValidationError naming a malformed one).
-std::vector<std::pair<std::string, std::string>> query_pairs(std::string_view query);
+/// The name=value pairs of a query string, percent-decoded; a malformed pair is added to `violations` (field
+/// "query") and left out.
+std::vector<std::pair<std::string, std::string>> query_pairs(std::string_view query,
+                                                             std::vector<Violation>& violations);
 }  // namespace detail
 
 template <schema::Described T>
@@ -110,7 +113,9 @@ Json request_json(const std::vector<std::pair<std::string, std::string>>& path_p
     });
     object[name] = detail::query_json(value, kind);
   };
-  for (const auto& [name, value] : detail::query_pairs(query)) put(name, value);
+  std::vector<Violation> violations;
+  for (const auto& [name, value] : detail::query_pairs(query, violations)) put(name, value);
+  if (!violations.empty()) throw ValidationError(std::move(violations));
   for (const auto& [name, value] : path_parameters) put(name, value);  // the path wins over a query of that name
   return object;
 }

@@ -73,22 +73,13 @@ std::string to_query(const GetMergeQueueMetricsRequest& request) {
 GetMergeQueueMetricsRequest metrics_request_from_query(std::string_view query) {
   std::vector<Violation> violations;
   std::optional<std::string> repo, host;
-  while (!query.empty()) {
-    const std::size_t amp = query.find('&');
-    const std::string_view pair = query.substr(0, amp);
-    query.remove_prefix(amp == std::string_view::npos ? query.size() : amp + 1);
-    if (pair.empty()) continue;
-    const std::size_t eq = pair.find('=');
-    const auto key = percent_decode(pair.substr(0, eq));
-    const auto value = percent_decode(eq == std::string_view::npos ? std::string_view{} : pair.substr(eq + 1));
-    if (!key || !value) {
-      violations.push_back({"query", detail::quoted(pair), "must be percent-encoded"});
-    } else if (*key == "repo") {
-      repo = *value;
-    } else if (*key == "repoHost") {
-      host = *value;
+  for (const auto& [key, value] : detail::query_pairs(query, violations)) {
+    if (key == "repo") {
+      repo = value;
+    } else if (key == "repoHost") {
+      host = value;
     } else {
-      violations.push_back({*key, detail::quoted(*value), "is not a parameter of this operation"});
+      violations.push_back({key, detail::quoted(value), "is not a parameter of this operation"});
     }
   }
   GetMergeQueueMetricsRequest request;

@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cstdint>
 
+#include "text.hpp"
 #include "trunk/error.hpp"
 
 namespace trunk {
@@ -72,9 +73,9 @@ Json query_json(std::string_view text, QueryKind kind) {
   return std::string(text);
 }
 
-std::vector<std::pair<std::string, std::string>> query_pairs(std::string_view query) {
+std::vector<std::pair<std::string, std::string>> query_pairs(std::string_view query,
+                                                             std::vector<Violation>& violations) {
   std::vector<std::pair<std::string, std::string>> pairs;
-  std::vector<Violation> violations;
   while (!query.empty()) {
     const std::size_t amp = query.find('&');
     const std::string_view pair = query.substr(0, amp);
@@ -84,12 +85,11 @@ std::vector<std::pair<std::string, std::string>> query_pairs(std::string_view qu
     const auto name = percent_decode(pair.substr(0, eq));
     const auto value = percent_decode(eq == std::string_view::npos ? std::string_view{} : pair.substr(eq + 1));
     if (!name || !value) {
-      violations.push_back({std::string(pair.substr(0, eq)), std::string(pair), "is not percent-encoded correctly"});
+      violations.push_back({"query", quoted(pair), "must be percent-encoded"});
       continue;
     }
     pairs.emplace_back(*name, *value);
   }
-  if (!violations.empty()) throw ValidationError(std::move(violations));
   return pairs;
 }
 

@@ -20,34 +20,9 @@ namespace trunk {
 namespace {
 
 using testing::kToken;
+using testing::ScopedEnv;
 
 constexpr const char* kApiKey = "trunk_v2_KEY-SECRET-8c1d77";
-
-/// Sets (or unsets, with nullopt) an environment variable for the scope of one test.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, std::optional<std::string> value) : name_(name) {
-    if (const char* old = std::getenv(name)) previous_ = old;
-    if (value) {
-      ::setenv(name, value->c_str(), 1);
-    } else {
-      ::unsetenv(name);
-    }
-  }
-  ~ScopedEnv() {
-    if (previous_) {
-      ::setenv(name_, previous_->c_str(), 1);
-    } else {
-      ::unsetenv(name_);
-    }
-  }
-  ScopedEnv(const ScopedEnv&) = delete;
-  ScopedEnv& operator=(const ScopedEnv&) = delete;
-
- private:
-  const char* name_;
-  std::optional<std::string> previous_;
-};
 
 /// Neither variable set, for the scope of a test.
 struct CleanEnvironment {

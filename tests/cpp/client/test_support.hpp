@@ -3,8 +3,10 @@
 // requests, and response bodies.
 
 #include <chrono>
+#include <cstdlib>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +26,32 @@ struct SleepRecorder {
     std::lock_guard lock(mutex);
     return delays;
   }
+};
+
+/// Sets (or unsets, with nullopt) an environment variable for the scope of one test.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, std::optional<std::string> value) : name_(name) {
+    if (const char* old = std::getenv(name)) previous_ = old;
+    if (value) {
+      ::setenv(name, value->c_str(), 1);
+    } else {
+      ::unsetenv(name);
+    }
+  }
+  ~ScopedEnv() {
+    if (previous_) {
+      ::setenv(name_, previous_->c_str(), 1);
+    } else {
+      ::unsetenv(name_);
+    }
+  }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  const char* name_;
+  std::optional<std::string> previous_;
 };
 
 /// Options for a client of `base_url`: token kToken, no real sleeping (recorded), jitter fixed at 0.5.
