@@ -28,7 +28,9 @@ Two kinds of hook, and nothing else:
 
 from __future__ import annotations
 
+import ast
 import datetime as _dt
+import functools
 import json
 import os
 import re
@@ -42,6 +44,23 @@ from hypothesis import strategies as st
 # ---- the accepted failure -----------------------------------------------------------------------------------
 
 #: The listings that take a page_query, whose foreign token the sandbox answers 500.
+def _serialised(parse: Any) -> Any:
+    lock = threading.Lock()
+
+    @functools.wraps(parse)
+    def parse_one_at_a_time(*args: Any, **kwargs: Any) -> Any:
+        with lock:
+            return parse(*args, **kwargs)
+
+    return parse_one_at_a_time
+
+
+# CPython before 3.11.9 / 3.12.4 can fail two ast.parse calls running at once in different threads ("AST constructor
+# recursion depth mismatch", python/cpython#106905). Hypothesis parses source to describe a strategy's lambda, and
+# with several workers Schemathesis's coverage phase does so from several threads: the parses take turns.
+ast.parse = _serialised(ast.parse)
+
+
 PAGED_LISTINGS = frozenset({
     "POST /v1/flaky-tests/list-failing-tests",
     "POST /v1/flaky-tests/list-unhealthy-tests",

@@ -46,8 +46,9 @@ struct Rules {
   /// The position of a listing's page (listPullRequests' cursor): pagers set it, so iter_ calls do not take it.
   bool page_position = false;
   /// Requests: the service's published description allows `null` for this optional field, read as absent (the
-  /// strict decoding refuses null for every other field; the encoders never write it). Only submitPullRequest's
-  /// priority ("or null").
+  /// strict decoding refuses null for every other field; the encoders never write it): submitPullRequest's
+  /// priority ("or null"). Answers: the description declares null a value of it (v2's nextCursor on the last
+  /// page); the tolerant decoder reads any null as absent anyway, this only tells the OpenAPI document.
   bool nullable = false;
   /// Requests: a path parameter, written into the operation's path where it says "{wireName}" (percent-encoded)
   /// and nowhere else; required. The other fields go into the query (GET, DELETE) or the JSON body.

@@ -22,7 +22,7 @@ namespace trunk {
 
 /// The answer fields of every v2 listing, after its `data` row.
 #define TRUNK_V2_PAGE_FIELDS(X)                                                                               \
-  X(std::optional<std::string>, next_cursor, "nextCursor", {}, schema::kRequired,                            \
+  X(std::optional<std::string>, next_cursor, "nextCursor", {}, (schema::Rules{.required = true, .nullable = true}), \
     "cursor of the next page; null on the last page")                                                        \
   X(std::optional<bool>, has_more, "hasMore", {}, schema::kRequired, "whether another page follows")         \
   X(std::optional<std::int64_t>, total, "total", {}, schema::kNone, "items of the whole listing, when asked")

@@ -62,6 +62,15 @@ constexpr QueryKind query_kind() {
 Json query_json(std::string_view text, QueryKind kind);
 }  // namespace detail
 
+/// Whether a request of type T has fields outside its path: what a POST, PUT or PATCH of it carries as its body.
+/// One whose every field is in the path (pause, resume, drain) declares no body; the sandbox ignores any it gets.
+template <schema::Described T>
+constexpr bool has_body_fields() {
+  bool any = false;
+  schema::for_each_field<T>([&](const auto& field) { any = any || !field.rules.path; });
+  return any;
+}
+
 /// The wire form of `request` for an operation of `method` and `path_template` (Op::method, Op::path).
 template <schema::Described T>
 WireRequest to_wire_request(const T& request, std::string_view method, std::string_view path_template) {

@@ -76,7 +76,12 @@ std::string merge_queue_id(const std::string& repo_key, const std::string& branc
 }
 
 Reply v2_error(int status, std::string_view code, std::string message) {
-  return json_reply(trunk::Json{{"error", {{"code", std::string(code)}, {"message", std::move(message)}}}}, status);
+  // A message may quote what the caller sent, which need not be UTF-8: such bytes become U+FFFD, never a 500.
+  Reply reply;
+  reply.status = status;
+  reply.body = trunk::Json{{"error", {{"code", std::string(code)}, {"message", std::move(message)}}}}.dump(
+      -1, ' ', false, trunk::Json::error_handler_t::replace);
+  return reply;
 }
 
 V2Service::V2Service(QueueStore& queues, std::vector<trunk::Repo> repos, std::string api_key, QueueStore::Clock clock)
@@ -325,8 +330,16 @@ Reply V2Service::serve(const std::vector<std::pair<std::string, std::string>>& p
   try {
     trunk::Json object = trunk::Json::object();
     const bool has_body = Op::method != std::string_view("GET") && Op::method != std::string_view("DELETE");
-    if (has_body && body.find_first_not_of(" \t\r\n") != std::string_view::npos) {
-      object = trunk::Json::parse(body);
+    // A request whose fields are all in its path (pause, resume, drain) declares no body: any is ignored.
+    if (has_body && trunk::has_body_fields<Request>()) {
+      if (body.find_first_not_of(" \t\r\n") == std::string_view::npos) {
+        return v2_error(400, "VALIDATION_FAILED", "the request body is required (a JSON object)");
+      }
+      try {
+        object = trunk::Json::parse(body);
+      } catch (const std::exception&) {  // its message would quote the bytes, which may not even be UTF-8
+        return v2_error(400, "VALIDATION_FAILED", "the request body is not valid JSON");
+      }
       if (!object.is_object()) return v2_error(400, "VALIDATION_FAILED", "the body must be a JSON object");
     }
     const Request request =

@@ -3,6 +3,7 @@
 // written here, so the document cannot drift from what the client sends and the sandbox checks; only the
 // prose of the error answers is, since no declaration carries it.
 #include "trunk/openapi.hpp"
+#include "trunk/wire_request.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -150,8 +151,9 @@ Doc model_schema() {
     if (field.rules.path) return;
     using Member = typename std::remove_cvref_t<decltype(field)>::member_type;
     Doc property = value_schema<Member, side>(field.rules);
-    if (side == Side::request && field.rules.nullable) {
-      // The one kind of null a request may carry (the published description's "or null"): read as absent.
+    if (field.rules.nullable) {
+      // A request's one kind of null (the published description's "or null", read as absent), and an answer's
+      // declared null (v2's nextCursor on the last page).
       if (!property.contains("oneOf")) property = Doc{{"oneOf", Doc::array({std::move(property)})}};
       property["oneOf"].push_back(Doc{{"type", "null"}});
     }
@@ -294,7 +296,7 @@ Doc v2_operation_object(const Doc& errors) {
           {"security", Doc::array({{{std::string(kApiKeyScheme), Doc::array()}}})}};
   const bool query = Op::method == std::string_view("GET") || Op::method == std::string_view("DELETE");
   if (Doc parameters = parameters_of<Request>(query); !parameters.empty()) out["parameters"] = std::move(parameters);
-  if (!query) {
+  if (!query && has_body_fields<Request>()) {
     out["requestBody"] = {{"required", true},
                           {"content",
                            {{"application/json", {{"schema", ref(kSchemasPrefix, schema::Model<Request>::name)}}}}}};
