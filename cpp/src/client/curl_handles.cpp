@@ -47,6 +47,7 @@ SecretHeaderList::SecretHeaderList(const std::vector<std::vector<std::string>>& 
   char* text = memory_.data() + sizeof(curl_slist);
   char* cursor = text;
   for (const std::string_view part : {secret_name, separator, value_prefix, secret_value}) {
+    if (part.empty()) continue;  // an empty view may hold no pointer at all, which memcpy must not get
     std::memcpy(cursor, part.data(), part.size());
     cursor += part.size();
   }
