@@ -374,8 +374,16 @@ using OtherOperations =
                trunk::op::GetMergeQueueTestingDetails, trunk::op::GetMergeQueueMetrics,
                trunk::op::LinkTicketToTestCase>;
 constexpr int kOperations = 4 + static_cast<int>(std::tuple_size_v<OtherOperations>);
-static_assert(kOperations == static_cast<int>(std::tuple_size_v<trunk::AllOperations>) - 1,
-              "an operation is missing from the fuzz target (AllOperations ends with schema::End)");
+/// v1's operations, every one of which this target fuzzes. v2's (the Authorization-keyed V2Service) are not fuzzed
+/// here yet: Schemathesis covers them (scripts/schemathesis); a v2 target is left to issue 36's next part.
+constexpr int kV1Operations = [] {
+  int count = 0;
+  trunk::for_each_operation([&](auto operation) {
+    if (decltype(operation)::credential == trunk::Credential::token) ++count;
+  });
+  return count;
+}();
+static_assert(kOperations == kV1Operations, "a v1 operation is missing from the fuzz target");
 
 template <typename Op>
 void check_other_operation(std::string_view body) {
