@@ -186,8 +186,11 @@ Reply V2Service::answer<trunk::op::ListMergeQueues>(const trunk::ListMergeQueues
   for (const auto& [repo_key, branch] : queues_.keys()) {
     if (request.repository_id && repository_id(repo_key) != lower(*request.repository_id)) continue;
     if (request.target_branch && branch != *request.target_branch) continue;
-    const auto key = find_queue(merge_queue_id(repo_key, branch));
-    if (!key) continue;
+    // The key is at hand: no search by id (find_queue walks every queue) for each queue listed.
+    const auto repo = std::find_if(repos_.begin(), repos_.end(),
+                                   [&](const trunk::Repo& r) { return r.to_string() == repo_key; });
+    if (repo == repos_.end()) continue;
+    const std::optional<QueueKey> key = QueueKey{*repo, branch};
     auto settings = queues_.get(key->repo, key->branch);
     if (const auto* found = std::get_if<trunk::QueueSettings>(&settings)) all.push_back(to_merge_queue(*key, *found));
   }
