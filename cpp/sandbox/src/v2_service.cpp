@@ -183,7 +183,10 @@ Reply V2Service::answer<trunk::op::ListMergeQueues>(const trunk::ListMergeQueues
     return v2_error(400, "VALIDATION_FAILED", "targetBranch needs repositoryId");
   }
   std::vector<trunk::MergeQueue> all;
-  for (const auto& [repo_key, branch] : queues_.keys()) {
+  for (const auto& stored : queues_.keys()) {
+    // Named copies, not a structured binding: clang 14 cannot capture a binding in the lambda below.
+    const std::string& repo_key = stored.first;
+    const std::string& branch = stored.second;
     if (request.repository_id && repository_id(repo_key) != lower(*request.repository_id)) continue;
     if (request.target_branch && branch != *request.target_branch) continue;
     // The key is at hand: no search by id (find_queue walks every queue) for each queue listed.
