@@ -11,7 +11,7 @@
 #include <utility>
 
 #include "flat_fields.hpp"
-#include "trunk/merge_queue_v2.hpp"
+#include "trunk/listings.hpp"
 #include "trunk/describe.hpp"
 #include "trunk/time.hpp"
 
@@ -382,15 +382,11 @@ ArrowRecordBatch arrow_record_batch(const std::vector<Item>& items) {
   return builder.finish();
 }
 
-// Instantiated for every listing's items (a listing added to operations.hpp needs a line here, as for
-// columns_of in to_columns.cpp).
-template class ArrowBatchBuilder<TestCase>;
-template class ArrowBatchBuilder<QuarantinedTest>;
-template class ArrowBatchBuilder<PullRequest>;
-template class ArrowBatchBuilder<MergeQueue>;
-template ArrowRecordBatch arrow_record_batch(const std::vector<TestCase>&);
-template ArrowRecordBatch arrow_record_batch(const std::vector<QuarantinedTest>&);
-template ArrowRecordBatch arrow_record_batch(const std::vector<PullRequest>&);
-template ArrowRecordBatch arrow_record_batch(const std::vector<MergeQueue>&);
+// Instantiated for the items of every page of listings.hpp.
+#define TRUNK_INSTANTIATE_ARROW_(Page, ...)                          \
+  template class ArrowBatchBuilder<PageTraits<Page>::Item>;          \
+  template ArrowRecordBatch arrow_record_batch(const std::vector<PageTraits<Page>::Item>&);
+TRUNK_LISTING_PAGES(TRUNK_INSTANTIATE_ARROW_)
+#undef TRUNK_INSTANTIATE_ARROW_
 
 }  // namespace trunk::python

@@ -18,6 +18,7 @@
 #include "listing_iterator.hpp"
 #include "option_keywords.hpp"
 #include "trunk/client.hpp"
+#include "trunk/listings.hpp"
 #include "trunk/validation.hpp"
 
 namespace py = pybind11;
@@ -47,7 +48,7 @@ void bind_operation(py::class_<PyClient>& cls, Method method) {
     return call_without_gil([&] { return method(*self.client, request); });
   }, std::string(Op::doc).c_str());
   if constexpr (requires { PageTraits<typename Op::Response>::style; }) {
-    const std::string iter_name = "iter_" + name.substr(name.find('_') + 1);  // list_failing_tests -> iter_failing_tests
+    const std::string iter_name = iterator_method_name(Op::name);
     cls.def(iter_name.c_str(), [iter_name](PyClient& self, const py::args& args, py::kwargs kwargs) {
       std::optional<std::int64_t> limit;
       if (kwargs.contains("max_results")) {

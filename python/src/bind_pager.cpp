@@ -1,5 +1,5 @@
 // The listing iterators (listing_iterator.hpp) and their page views: one template, bound once per listing.
-// A new listing is one bind_listing<Page>(...) line below, plus its columns_of overload (to_columns.hpp).
+// Every listing of listings.hpp is bound here (bind_listing), from its row.
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -14,6 +14,7 @@
 #include "facade_hooks.hpp"
 #include "to_columns.hpp"
 #include "listing_iterator.hpp"
+#include "trunk/listings.hpp"
 #include "trunk/operations.hpp"
 #include "trunk/pager.hpp"
 
@@ -131,11 +132,11 @@ void bind_listing(py::module_& m, const char* name, const char* page_view_name, 
 }  // namespace
 
 void bind_pager(py::module_& m) {
-  bind_listing<TestPage>(m, "TestIterator", "PageIterator", "TestCase", "TestPage");
-  bind_listing<QuarantinedTestPage>(m, "QuarantinedTestIterator", "QuarantinedTestPageIterator", "QuarantinedTest",
-                                    "QuarantinedTestPage");
-  bind_listing<PullRequestPage>(m, "PullRequestIterator", "PullRequestPageIterator", "PullRequest", "PullRequestPage");
-  bind_listing<MergeQueueList>(m, "MergeQueueIterator", "MergeQueuePageIterator", "MergeQueue", "MergeQueueList");
+#define TRUNK_BIND_LISTING_(Page, iterator, page_iterator)                                                 \
+  bind_listing<Page>(m, iterator, page_iterator, std::string(schema::Model<PageTraits<Page>::Item>::name), \
+                     std::string(schema::Model<Page>::name));
+  TRUNK_LISTING_PAGES(TRUNK_BIND_LISTING_)
+#undef TRUNK_BIND_LISTING_
 
   // What trunk_api.AsyncClient's listings need besides their walk (AsyncPages_*), from the same PageTraits:
   // which operations are listings, their item type, and what a page tells a progress bar.
@@ -149,6 +150,16 @@ void bind_pager(py::module_& m) {
     });
     return listings;
   }, "{operation name: item type} of every listing operation.");
+  m.def("iterators", [] {
+    py::dict iterators;
+    for_each_operation([&](auto operation) {
+      using Op = decltype(operation);
+      if constexpr (requires { PageTraits<typename Op::Response>::style; }) {
+        iterators[py::str(iterator_method_name(Op::name))] = std::string(Op::name);
+      }
+    });
+    return iterators;
+  }, "{iterator method name: operation name} of every listing (iter_failing_tests: list_failing_tests).");
   m.def("page_facts", [](py::handle page) -> py::tuple {
     std::optional<py::tuple> facts;
     for_each_operation([&](auto operation) {

@@ -11,6 +11,7 @@
 
 #include "bindings.hpp"
 #include "listing_iterator.hpp"
+#include "trunk/listings.hpp"
 #include "model_values.hpp"
 #include "trunk/models.hpp"
 #include "trunk/operations.hpp"
@@ -161,6 +162,7 @@ py::dict describe_api() {
     if constexpr (requires { PageTraits<typename Op::Response>::style; }) {
       // The Python class of the listing's iterator (bind_pager.cpp names it).
       entry["iterator"] = py::type::of<ListingIterator<typename Op::Response>>().attr("__name__");
+      entry["iter"] = iterator_method_name(Op::name);  // the client's lazy iterator method
     }
     operations.append(entry);
   });

@@ -37,6 +37,8 @@ template <typename V>
 void convert_value(ArgCollector& args, pybind11::handle value, const std::string& path, V& out);
 template <typename M>
 void convert_model_list(ArgCollector& args, pybind11::handle value, const std::string& path, std::vector<M>& out);
+template <typename X>
+void convert_list(ArgCollector& args, pybind11::handle value, const std::string& path, std::vector<X>& out);
 
 /// Whether a Python value can be the alternative X of a variant (told apart by Python type, as on the wire by
 /// JSON kind): str for text and enums, int (not bool) for integers, list/tuple for lists.
@@ -97,9 +99,27 @@ void convert_value(ArgCollector& args, pybind11::handle value, const std::string
     convert_variant(args, value, path, out, "a list of target names or \"ALL\"");
   } else if constexpr (schema::IsVector<V>::value && schema::Described<typename V::value_type>) {
     convert_model_list(args, value, path, out);
-  } else {
-    static_assert(std::is_same_v<V, std::vector<std::string>>, "a request field type Python cannot pass yet");
+  } else if constexpr (std::is_same_v<V, std::vector<std::string>>) {
     out = args.text_list(value, path);
+  } else {
+    static_assert(schema::IsVector<V>::value, "a request field type Python cannot pass yet");
+    convert_list(args, value, path, out);
+  }
+}
+
+/// A list of plain values in a request (v2's states, numbers): each item converted as a field of its type would
+/// be, named by its index. A lone string is refused (it would be a list of its characters).
+template <typename X>
+void convert_list(ArgCollector& args, pybind11::handle value, const std::string& path, std::vector<X>& out) {
+  if (!(PyList_Check(value.ptr()) || PyTuple_Check(value.ptr()))) {
+    args.reject_type(value, path, "must be a list");
+    return;
+  }
+  std::size_t index = 0;
+  for (pybind11::handle item : value) {
+    X converted{};
+    convert_value(args, item, path + "[" + std::to_string(index++) + "]", converted);
+    out.push_back(std::move(converted));
   }
 }
 

@@ -18,7 +18,7 @@
 #include "flat_fields.hpp"
 #include "listing_items.hpp"
 #include "model_values.hpp"
-#include "trunk/merge_queue_v2.hpp"
+#include "trunk/listings.hpp"
 #include "trunk/operations.hpp"
 #include "trunk/pager.hpp"
 
@@ -251,11 +251,10 @@ py::dict columns_of(const std::vector<Item>& items) {
   return build_columns(items);
 }
 
-// Instantiated for every listing's items (a listing added to operations.hpp needs a line here).
-template py::dict columns_of(const std::vector<TestCase>&);
-template py::dict columns_of(const std::vector<QuarantinedTest>&);
-template py::dict columns_of(const std::vector<PullRequest>&);
-template py::dict columns_of(const std::vector<MergeQueue>&);
+// Instantiated for the items of every page of listings.hpp.
+#define TRUNK_INSTANTIATE_COLUMNS_(Page, ...) template py::dict columns_of(const std::vector<PageTraits<Page>::Item>&);
+TRUNK_LISTING_PAGES(TRUNK_INSTANTIATE_COLUMNS_)
+#undef TRUNK_INSTANTIATE_COLUMNS_
 
 void bind_columns(py::module_& m) {
   m.def("test_columns", [](const std::vector<TestCase>& items) { return columns_of(items); }, py::arg("tests"),

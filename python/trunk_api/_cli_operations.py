@@ -118,6 +118,13 @@ def add_request_options(parser: argparse.ArgumentParser, operation: str, *, list
             else:
                 exclusive.add_argument("--clear-" + name.replace("_", "-"), action="store_true",
                                        dest="clear_" + name, help=f"set {name} to the empty list")
+        elif kind.startswith("list["):  # numbers or values of an enumeration (v2's number, state)
+            item = kind.removeprefix("list[").split("]")[0]
+            values = ",".join(requestable_values(field["enum"])) if field["enum"] else ""
+            group.add_argument("--" + _singular(name).replace("_", "-"), action="append", dest=name,
+                               required=required, type=int if item == "int" else str,
+                               metavar="N" if item == "int" else f"{{{values}}}" if values else item.upper(),
+                               help=doc + " (repeat the option for several)")
         else:  # str, datetime, and their optional forms
             metavar = "RFC3339" if "datetime" in kind else name.upper()
             group.add_argument(flag, dest=name, required=required, metavar=metavar, help=doc)

@@ -154,6 +154,56 @@ class BatchingRulePolicy(str, enum.Enum):
     __test__: ClassVar[bool]  # False: pytest must not collect TestHealth & co.
     ISOLATE = 'isolate'
 
+class QueueEntryState(str, enum.Enum):
+    """Where a pull request's queue entry stands (v1's PullRequestState, v2 spelling)."""
+    __test__: ClassVar[bool]  # False: pytest must not collect TestHealth & co.
+    NOT_READY = 'notReady'
+    PENDING = 'pending'
+    TESTING = 'testing'
+    TESTS_PASSED = 'testsPassed'
+    MERGED = 'merged'
+    FAILED = 'failed'
+    CANCELLED = 'cancelled'
+    PENDING_FAILURE = 'pendingFailure'
+
+class PullRequestProviderState(str, enum.Enum):
+    """A pull request's state on its code host: open, closed or merged."""
+    __test__: ClassVar[bool]  # False: pytest must not collect TestHealth & co.
+    OPEN = 'open'
+    CLOSED = 'closed'
+    MERGED = 'merged'
+
+class Mergeability(str, enum.Enum):
+    """Whether the code host would merge a pull request now (v1's GitHubMergeability)."""
+    __test__: ClassVar[bool]  # False: pytest must not collect TestHealth & co.
+    MERGEABLE = 'mergeable'
+    NOT_MERGEABLE = 'notMergeable'
+    IN_PROGRESS = 'inProgress'
+    UNSPECIFIED = 'unspecified'
+
+class MergeabilityReasonCode(str, enum.Enum):
+    """Why the code host would not merge a pull request now."""
+    __test__: ClassVar[bool]  # False: pytest must not collect TestHealth & co.
+    CONFLICT = 'conflict'
+    BEHIND = 'behind'
+    DRAFT = 'draft'
+    CLOSED = 'closed'
+    PENDING = 'pending'
+    AWAITING_CHECK = 'awaitingCheck'
+    FAILING_CHECK = 'failingCheck'
+    REVIEW_REQUIRED = 'reviewRequired'
+    CHANGES_REQUESTED = 'changesRequested'
+    STACK_NEEDS_REBASE = 'stackNeedsRebase'
+    OTHER = 'other'
+
+class RepositoryProvider(str, enum.Enum):
+    """The code host of a repository."""
+    __test__: ClassVar[bool]  # False: pytest must not collect TestHealth & co.
+    GITHUB = 'github'
+    GITLAB = 'gitlab'
+    BITBUCKET = 'bitbucket'
+    UNKNOWN = 'unknown'
+
 class QueueEventAction(str, enum.Enum):
     """What moved a pull request in a merge queue (the suffix of its pull_request.* event; "canceled" with one l, unlike the API's cancelled)."""
     __test__: ClassVar[bool]  # False: pytest must not collect TestHealth & co.
@@ -1102,6 +1152,295 @@ class NoContent:
     def __copy__(self) -> NoContent: ...
     def __deepcopy__(self, memo: dict[int, Any]) -> NoContent: ...
 
+class MergeabilityReason:
+    """One reason the code host would not merge a pull request now."""
+    __match_args__: ClassVar[tuple[str, ...]] = ('code', 'message', 'have', 'need', 'check', 'onto_pr_number')
+    __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
+    @property
+    def code(self) -> MergeabilityReasonCode | str | None:
+        """why, as a code"""
+    @property
+    def message(self) -> str | None:
+        """why, for people"""
+    @property
+    def have(self) -> int | None:
+        """how many it has (approvals, ...)"""
+    @property
+    def need(self) -> int | None:
+        """how many it needs"""
+    @property
+    def check(self) -> str | None:
+        """the check concerned"""
+    @property
+    def onto_pr_number(self) -> int | None:
+        """the pull request it must be rebased onto"""
+    @property
+    def extra(self) -> dict[str, Any]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> MergeabilityReason: ...
+    def __eq__(self, other: object) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __copy__(self) -> MergeabilityReason: ...
+    def __deepcopy__(self, memo: dict[int, Any]) -> MergeabilityReason: ...
+
+class MergeabilityDetails:
+    """What the code host says of a pull request's mergeability."""
+    __match_args__: ClassVar[tuple[str, ...]] = ('provider', 'reasons')
+    __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
+    @property
+    def provider(self) -> str | None:
+        """the code host that said so"""
+    @property
+    def reasons(self) -> list[MergeabilityReason] | None:
+        """its reasons"""
+    @property
+    def extra(self) -> dict[str, Any]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> MergeabilityDetails: ...
+    def __eq__(self, other: object) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __copy__(self) -> MergeabilityDetails: ...
+    def __deepcopy__(self, memo: dict[int, Any]) -> MergeabilityDetails: ...
+
+class ReadinessV2:
+    """What a queue entry still waits for before it can be tested."""
+    __match_args__: ClassVar[tuple[str, ...]] = ('requires_impacted_targets', 'has_impacted_targets', 'does_base_branch_match', 'mergeability', 'mergeability_details')
+    __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
+    @property
+    def requires_impacted_targets(self) -> bool | None:
+        """whether it needs impacted targets to be tested (graph mode)"""
+    @property
+    def has_impacted_targets(self) -> bool | None:
+        """whether targets were uploaded for its head commit"""
+    @property
+    def does_base_branch_match(self) -> bool | None:
+        """whether it targets the queue's branch"""
+    @property
+    def mergeability(self) -> Mergeability | str | None:
+        """whether the code host would merge it now"""
+    @property
+    def mergeability_details(self) -> MergeabilityDetails | None:
+        """why not, when it would not"""
+    @property
+    def extra(self) -> dict[str, Any]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> ReadinessV2: ...
+    def __eq__(self, other: object) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __copy__(self) -> ReadinessV2: ...
+    def __deepcopy__(self, memo: dict[int, Any]) -> ReadinessV2: ...
+
+class QueueEntry:
+    """A pull request's submission to a merge queue."""
+    __match_args__: ClassVar[tuple[str, ...]] = ('id', 'merge_queue_id', 'state', 'state_changed_at', 'priority_value', 'priority_name', 'used_default_priority_name', 'skips_the_line', 'allow_batching', 'direct', 'verified_by_verification_run_id', 'readiness', 'created_at', 'updated_at')
+    __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
+    @property
+    def id(self) -> str | None:
+        """the entry's id (one per submission)"""
+    @property
+    def merge_queue_id(self) -> str | None:
+        """the queue's id"""
+    @property
+    def state(self) -> QueueEntryState | str | None:
+        """where it stands"""
+    @property
+    def state_changed_at(self) -> datetime | None:
+        """when it entered that state"""
+    @property
+    def priority_value(self) -> int | None:
+        """its priority (lower first)"""
+    @property
+    def priority_name(self) -> str | None:
+        """its priority's name"""
+    @property
+    def used_default_priority_name(self) -> str | None:
+        """the default priority it got, when none was asked"""
+    @property
+    def skips_the_line(self) -> bool | None:
+        """whether it skips the line"""
+    @property
+    def allow_batching(self) -> bool | None:
+        """whether it may be tested in a batch"""
+    @property
+    def direct(self) -> bool | None:
+        """whether it may merge without a test run"""
+    @property
+    def verified_by_verification_run_id(self) -> str | None:
+        """the verification run that tested it, once passed"""
+    @property
+    def readiness(self) -> ReadinessV2 | None:
+        """what it still waits for"""
+    @property
+    def created_at(self) -> datetime | None:
+        """when it was submitted"""
+    @property
+    def updated_at(self) -> datetime | None:
+        """when it last changed"""
+    @property
+    def extra(self) -> dict[str, Any]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> QueueEntry: ...
+    def __eq__(self, other: object) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __copy__(self) -> QueueEntry: ...
+    def __deepcopy__(self, memo: dict[int, Any]) -> QueueEntry: ...
+
+class PullRequestV2:
+    """A v2 pull request and its latest queue entry."""
+    __match_args__: ClassVar[tuple[str, ...]] = ('id', 'repository_id', 'number', 'title', 'branch', 'sha', 'base_branch', 'author', 'url', 'state', 'is_currently_submitted_to_queue', 'queue_entry', 'created_at', 'html_url', 'viewer_is_author')
+    __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
+    @property
+    def id(self) -> str | None:
+        """the pull request's id (a UUID)"""
+    @property
+    def repository_id(self) -> str | None:
+        """its repository's id"""
+    @property
+    def number(self) -> int | None:
+        """its number on the code host"""
+    @property
+    def title(self) -> str | None:
+        """its title"""
+    @property
+    def branch(self) -> str | None:
+        """its head branch"""
+    @property
+    def sha(self) -> str | None:
+        """its head commit"""
+    @property
+    def base_branch(self) -> str | None:
+        """the branch it targets"""
+    @property
+    def author(self) -> str | None:
+        """its author's login"""
+    @property
+    def url(self) -> str | None:
+        """its API address"""
+    @property
+    def state(self) -> PullRequestProviderState | str | None:
+        """open, closed or merged on the code host"""
+    @property
+    def is_currently_submitted_to_queue(self) -> bool | None:
+        """whether it is in a queue now"""
+    @property
+    def queue_entry(self) -> QueueEntry | None:
+        """its latest queue entry"""
+    @property
+    def created_at(self) -> datetime | None:
+        """when Trunk first saw it"""
+    @property
+    def html_url(self) -> str | None:
+        """its page on the code host"""
+    @property
+    def viewer_is_author(self) -> bool | None:
+        """whether the caller wrote it"""
+    @property
+    def extra(self) -> dict[str, Any]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> PullRequestV2: ...
+    def __eq__(self, other: object) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __copy__(self) -> PullRequestV2: ...
+    def __deepcopy__(self, memo: dict[int, Any]) -> PullRequestV2: ...
+
+class PullRequestList:
+    """One page of v2 pull requests."""
+    __match_args__: ClassVar[tuple[str, ...]] = ('data', 'next_cursor', 'has_more', 'total')
+    __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
+    @property
+    def data(self) -> list[PullRequestV2]:
+        """the pull requests of this page"""
+    @property
+    def next_cursor(self) -> str | None:
+        """cursor of the next page; null on the last page"""
+    @property
+    def has_more(self) -> bool | None:
+        """whether another page follows"""
+    @property
+    def total(self) -> int | None:
+        """items of the whole listing, when asked"""
+    @property
+    def extra(self) -> dict[str, Any]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> PullRequestList: ...
+    def __eq__(self, other: object) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __copy__(self) -> PullRequestList: ...
+    def __deepcopy__(self, memo: dict[int, Any]) -> PullRequestList: ...
+
+class Repository:
+    """A repository Trunk knows, by its v2 id."""
+    __match_args__: ClassVar[tuple[str, ...]] = ('id', 'provider', 'path', 'host', 'url', 'default_branch', 'is_private', 'created_at', 'updated_at')
+    __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
+    @property
+    def id(self) -> str | None:
+        """the repository's id (a UUID)"""
+    @property
+    def provider(self) -> RepositoryProvider | str | None:
+        """its code host"""
+    @property
+    def path(self) -> str | None:
+        """owner/name on the code host"""
+    @property
+    def host(self) -> str | None:
+        """the code host's name (null when unknown)"""
+    @property
+    def url(self) -> str | None:
+        """its address on the code host"""
+    @property
+    def default_branch(self) -> str | None:
+        """its default branch (null when unknown)"""
+    @property
+    def is_private(self) -> bool | None:
+        """whether it is private (null when unknown)"""
+    @property
+    def created_at(self) -> datetime | None:
+        """when Trunk first saw it"""
+    @property
+    def updated_at(self) -> datetime | None:
+        """when it last changed"""
+    @property
+    def extra(self) -> dict[str, Any]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> Repository: ...
+    def __eq__(self, other: object) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __copy__(self) -> Repository: ...
+    def __deepcopy__(self, memo: dict[int, Any]) -> Repository: ...
+
+class RepositoryList:
+    """One page of repositories."""
+    __match_args__: ClassVar[tuple[str, ...]] = ('data', 'next_cursor', 'has_more', 'total')
+    __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
+    @property
+    def data(self) -> list[Repository]:
+        """the repositories of this page"""
+    @property
+    def next_cursor(self) -> str | None:
+        """cursor of the next page; null on the last page"""
+    @property
+    def has_more(self) -> bool | None:
+        """whether another page follows"""
+    @property
+    def total(self) -> int | None:
+        """items of the whole listing, when asked"""
+    @property
+    def extra(self) -> dict[str, Any]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> RepositoryList: ...
+    def __eq__(self, other: object) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __copy__(self) -> RepositoryList: ...
+    def __deepcopy__(self, memo: dict[int, Any]) -> RepositoryList: ...
+
 class Repo:
     """A repository: host (github.com, gitlab.com or self-hosted), owner, name."""
     __match_args__: ClassVar[tuple[str, ...]] = ('host', 'owner', 'name')
@@ -1655,11 +1994,50 @@ class MergeQueueIterator(Iterator[MergeQueue]):
     @property
     def _fetched(self) -> tuple[int, int, int, int | None]: ...
 
+class PullRequestV2PageIterator(Iterator[PullRequestList]):
+    def __iter__(self) -> PullRequestV2PageIterator: ...
+    def __next__(self) -> PullRequestList: ...
+
+class PullRequestV2Iterator(Iterator[PullRequestV2]):
+    """Lazy; next(), for, .pages and to_list() each continue where the previous one stopped."""
+    __test__: ClassVar[bool]
+    def __iter__(self) -> PullRequestV2Iterator: ...
+    def __next__(self) -> PullRequestV2: ...
+    @property
+    def pages(self) -> PullRequestV2PageIterator: ...
+    def to_list(self) -> list[PullRequestV2]: ...
+    def to_columns(self) -> dict[str, tuple[str, Any, Any]]: ...
+    def to_pandas(self, *, dtype_backend: str | None = None) -> Any: ...  # pandas.DataFrame (untyped library)
+    def to_arrow(self) -> Any: ...  # pyarrow.Table (pyarrow ships no type information)
+    def to_polars(self) -> Any: ...  # polars.DataFrame
+    @property
+    def _fetched(self) -> tuple[int, int, int, int | None]: ...
+
+class RepositoryPageIterator(Iterator[RepositoryList]):
+    def __iter__(self) -> RepositoryPageIterator: ...
+    def __next__(self) -> RepositoryList: ...
+
+class RepositoryIterator(Iterator[Repository]):
+    """Lazy; next(), for, .pages and to_list() each continue where the previous one stopped."""
+    __test__: ClassVar[bool]
+    def __iter__(self) -> RepositoryIterator: ...
+    def __next__(self) -> Repository: ...
+    @property
+    def pages(self) -> RepositoryPageIterator: ...
+    def to_list(self) -> list[Repository]: ...
+    def to_columns(self) -> dict[str, tuple[str, Any, Any]]: ...
+    def to_pandas(self, *, dtype_backend: str | None = None) -> Any: ...  # pandas.DataFrame (untyped library)
+    def to_arrow(self) -> Any: ...  # pyarrow.Table (pyarrow ships no type information)
+    def to_polars(self) -> Any: ...  # polars.DataFrame
+    @property
+    def _fetched(self) -> tuple[int, int, int, int | None]: ...
+
 def test_columns(tests: Sequence[TestCase]) -> dict[str, tuple[str, Any, Any]]: ...
 def column_names(item_type: type[TestCase] | type[QuarantinedTest]) -> list[str]: ...
 def flat_row(item: TestCase | QuarantinedTest) -> tuple[Any, ...]: ...
 def listing_columns(item_type: type[Any], items: list[Any]) -> dict[str, tuple[str, Any, Any]]: ...
 def listings() -> dict[str, type[Any]]: ...
+def iterators() -> dict[str, str]: ...
 def page_facts(page: Any) -> tuple[int, int | None, bool]: ...
 def schema() -> dict[str, Any]: ...
 def client_defaults() -> dict[str, Any]: ...
@@ -1839,6 +2217,19 @@ class Client:
     def drain_merge_queue(self, id: str) -> MergeQueueStateChange: ...
     def switch_merge_queue_mode(self, id: str, mode: MergeQueueMode | str) -> MergeQueueStateChange: ...
     def update_merge_queue_config(self, id: str, *, concurrency: int | None = None, bisection_concurrency: int | None = None, pending_failure_depth: int | None = None, can_optimistically_merge: bool | None = None, allow_batching: bool | None = None, batching_max_wait_time_minutes: int | None = None, batching_min_size: int | None = None, testing_timeout_minutes: int | None = None, not_ready_timeout_minutes: int | None = None, creates_prs_for_testing_branches: bool | None = None, are_comments_enabled: bool | None = None, are_commands_enabled: bool | None = None, is_status_check_enabled: bool | None = None, is_extension_enabled: bool | None = None, are_label_commands_enabled: bool | None = None, are_state_labels_enabled: bool | None = None, required_statuses: Sequence[str] | None = None, allowed_bot_submitters: Sequence[str] | None = None, batching_rules: Sequence[BatchingRule] | None = None, direct_merge_mode: DirectMergeMode | str | None = None, optimization_mode: QueueOptimization | str | None = None, merge_method: MergeStrategy | str | None = None, test_branch_construction_mode: TestBranchConstruction | str | None = None, enqueueing_label: str | None = None) -> MergeQueue: ...
+    def submit_to_merge_queue(self, id: str, number: int, *, allow_batching: bool | None = None, priority_value: int | None = None, priority_name: str | None = None, direct: bool | None = None) -> PullRequestV2: ...
+    def list_merge_queue_pull_requests(self, id: str, *, state: Sequence[QueueEntryState] | None = None, author: str | None = None, concluded_after: _TimeLike | None = None, concluded_before: _TimeLike | None = None, limit: int | None = None, cursor: str | None = None, include_total: bool | None = None) -> PullRequestList: ...
+    def iter_merge_queue_pull_requests(self, id: str, *, state: Sequence[QueueEntryState] | None = None, author: str | None = None, concluded_after: _TimeLike | None = None, concluded_before: _TimeLike | None = None, limit: int | None = None, include_total: bool | None = None, max_results: int | None = None) -> PullRequestV2Iterator: ...
+    def resolve_pull_requests(self, repository_id: str, *, number: Sequence[int] | None = None, branch: str | None = None, base_branch: str | None = None, limit: int | None = None, cursor: str | None = None, include_total: bool | None = None) -> PullRequestList: ...
+    def iter_resolve_pull_requests(self, repository_id: str, *, number: Sequence[int] | None = None, branch: str | None = None, base_branch: str | None = None, limit: int | None = None, include_total: bool | None = None, max_results: int | None = None) -> PullRequestV2Iterator: ...
+    def get_pull_request(self, id: str) -> PullRequestV2: ...
+    def reprioritize_pull_request(self, id: str, *, priority_value: int | None = None, priority_name: str | None = None) -> PullRequestV2: ...
+    def update_queue_entry(self, id: str, *, priority_value: int | None = None, priority_name: str | None = None, direct: bool | None = None, allow_batching: bool | None = None) -> PullRequestV2: ...
+    def dequeue_pull_request(self, id: str) -> PullRequestV2: ...
+    def restart_pull_request_tests(self, id: str) -> PullRequestV2: ...
+    def resolve_repositories(self, provider_url: str, *, limit: int | None = None, cursor: str | None = None, include_total: bool | None = None) -> RepositoryList: ...
+    def iter_resolve_repositories(self, provider_url: str, *, limit: int | None = None, include_total: bool | None = None, max_results: int | None = None) -> RepositoryIterator: ...
+    def get_repository(self, id: str) -> Repository: ...
 
 class AsyncClient:
     def __init__(
@@ -1896,6 +2287,16 @@ class AsyncClient:
     def drain_merge_queue(self, loop: asyncio.AbstractEventLoop, id: str) -> asyncio.Future[MergeQueueStateChange]: ...
     def switch_merge_queue_mode(self, loop: asyncio.AbstractEventLoop, id: str, mode: MergeQueueMode | str) -> asyncio.Future[MergeQueueStateChange]: ...
     def update_merge_queue_config(self, loop: asyncio.AbstractEventLoop, id: str, *, concurrency: int | None = None, bisection_concurrency: int | None = None, pending_failure_depth: int | None = None, can_optimistically_merge: bool | None = None, allow_batching: bool | None = None, batching_max_wait_time_minutes: int | None = None, batching_min_size: int | None = None, testing_timeout_minutes: int | None = None, not_ready_timeout_minutes: int | None = None, creates_prs_for_testing_branches: bool | None = None, are_comments_enabled: bool | None = None, are_commands_enabled: bool | None = None, is_status_check_enabled: bool | None = None, is_extension_enabled: bool | None = None, are_label_commands_enabled: bool | None = None, are_state_labels_enabled: bool | None = None, required_statuses: Sequence[str] | None = None, allowed_bot_submitters: Sequence[str] | None = None, batching_rules: Sequence[BatchingRule] | None = None, direct_merge_mode: DirectMergeMode | str | None = None, optimization_mode: QueueOptimization | str | None = None, merge_method: MergeStrategy | str | None = None, test_branch_construction_mode: TestBranchConstruction | str | None = None, enqueueing_label: str | None = None) -> asyncio.Future[MergeQueue]: ...
+    def submit_to_merge_queue(self, loop: asyncio.AbstractEventLoop, id: str, number: int, *, allow_batching: bool | None = None, priority_value: int | None = None, priority_name: str | None = None, direct: bool | None = None) -> asyncio.Future[PullRequestV2]: ...
+    def list_merge_queue_pull_requests(self, loop: asyncio.AbstractEventLoop, id: str, *, state: Sequence[QueueEntryState] | None = None, author: str | None = None, concluded_after: _TimeLike | None = None, concluded_before: _TimeLike | None = None, limit: int | None = None, cursor: str | None = None, include_total: bool | None = None) -> asyncio.Future[PullRequestList]: ...
+    def resolve_pull_requests(self, loop: asyncio.AbstractEventLoop, repository_id: str, *, number: Sequence[int] | None = None, branch: str | None = None, base_branch: str | None = None, limit: int | None = None, cursor: str | None = None, include_total: bool | None = None) -> asyncio.Future[PullRequestList]: ...
+    def get_pull_request(self, loop: asyncio.AbstractEventLoop, id: str) -> asyncio.Future[PullRequestV2]: ...
+    def reprioritize_pull_request(self, loop: asyncio.AbstractEventLoop, id: str, *, priority_value: int | None = None, priority_name: str | None = None) -> asyncio.Future[PullRequestV2]: ...
+    def update_queue_entry(self, loop: asyncio.AbstractEventLoop, id: str, *, priority_value: int | None = None, priority_name: str | None = None, direct: bool | None = None, allow_batching: bool | None = None) -> asyncio.Future[PullRequestV2]: ...
+    def dequeue_pull_request(self, loop: asyncio.AbstractEventLoop, id: str) -> asyncio.Future[PullRequestV2]: ...
+    def restart_pull_request_tests(self, loop: asyncio.AbstractEventLoop, id: str) -> asyncio.Future[PullRequestV2]: ...
+    def resolve_repositories(self, loop: asyncio.AbstractEventLoop, provider_url: str, *, limit: int | None = None, cursor: str | None = None, include_total: bool | None = None) -> asyncio.Future[RepositoryList]: ...
+    def get_repository(self, loop: asyncio.AbstractEventLoop, id: str) -> asyncio.Future[Repository]: ...
 
 class Sandbox:
     def __init__(

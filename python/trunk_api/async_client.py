@@ -148,6 +148,7 @@ del _name
 # ---- listings -------------------------------------------------------------------------------------------------
 #: {list operation: item type}, from the core's PageTraits; each has the async iterator iter_<noun>, as Client has.
 _LISTINGS: dict[str, type] = _core.listings()
+_ITERATORS: dict[str, str] = _core.iterators()  # iter_failing_tests -> list_failing_tests
 
 
 class AsyncListing:
@@ -169,7 +170,7 @@ class AsyncListing:
             )
         self._client = client
         self._name = name
-        self._operation = "list_" + name.removeprefix("iter_")
+        self._operation = _ITERATORS[name]
         self._item_type = _LISTINGS[self._operation]
         self._args = args
         self._kwargs = kwargs
@@ -365,8 +366,8 @@ def _listing(name: str) -> Any:
     return call
 
 
-for _name in _LISTINGS:
-    setattr(AsyncClient, "iter_" + _name.removeprefix("list_"), _listing("iter_" + _name.removeprefix("list_")))
+for _name in _ITERATORS:
+    setattr(AsyncClient, _name, _listing(_name))
 del _name
 
 

@@ -226,7 +226,8 @@ def build_parser() -> argparse.ArgumentParser:
         """A command that runs one operation: an option per field of its request (_cli_operations.py)."""
         command = group.add_parser(name, help=summary, description=description)
         command.set_defaults(handler=handler, operation=operation)
-        declared.add_request_options(command, operation.replace("iter_", "list_", 1), listing=listing, title=title)
+        declared.add_request_options(command, _core.iterators().get(operation, operation), listing=listing,
+                                     title=title)
         _add_output_options(command, listing=listing, page_size=False)
         _add_connection_options(command)
 
@@ -280,7 +281,7 @@ def build_parser() -> argparse.ArgumentParser:
             resource_commands[resource] = resource_parser.add_subparsers(dest="v2_verb", metavar="COMMAND",
                                                                          required=True)
         listing = "iterator" in operation
-        name = "iter_" + operation["name"].removeprefix("list_") if listing else operation["name"]
+        name = operation["iter"] if listing else operation["name"]
         handler = _run_v2_listing if listing else _run_write if operation["status"] == 204 else _run_object
         operation_command(resource_commands[resource], operation["verb"].replace("_", "-"), name,
                           operation["doc"].rstrip(".").lower(), operation["doc"], handler, listing=listing)
@@ -404,8 +405,8 @@ def _run_test(ctx: _Context) -> int:
 def _call(ctx: _Context) -> Any:
     """Runs the command's operation with the options as its keyword arguments."""
     operation = ctx.args.operation
-    listing = operation.startswith("iter_")
-    arguments = declared.request_arguments(ctx.args, operation.replace("iter_", "list_", 1), listing=listing)
+    listing = operation in _core.iterators()
+    arguments = declared.request_arguments(ctx.args, _core.iterators().get(operation, operation), listing=listing)
     if listing:
         arguments["max_results"] = ctx.args.max_results
     return getattr(ctx.client(), operation)(**arguments)
@@ -414,7 +415,7 @@ def _call(ctx: _Context) -> Any:
 def _run_v2_listing(ctx: _Context) -> int:
     """Every item of a v2 listing; the table shows the item's plain fields (text, numbers, states)."""
     items = _call(ctx)
-    item_type = _core.listings()[ctx.args.operation.replace("iter_", "list_", 1)]
+    item_type = _core.listings()[_core.iterators()[ctx.args.operation]]
     plain = [field["name"] for field in declared.declared_fields(item_type.__name__)
              if not declared.is_nested(field)][:6]
     columns = [(name.upper().replace("_", " "), render.field(name)) for name in plain]

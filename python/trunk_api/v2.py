@@ -6,7 +6,7 @@ those of version 2), and each becomes
 
 - a flat method of :class:`~trunk_api.Client` named as its row (``list_merge_queues``, ``pause_merge_queue``), from
   which :class:`~trunk_api.AsyncClient` derives its coroutine as for every v1 operation; a listing also gets its
-  lazy iterator ``iter_<noun>`` (``iter_merge_queues``: every item of every page, ``max_results``, ``.pages``,
+  lazy iterator (``iter_merge_queues``: every item of every page, ``max_results``, ``.pages``,
   ``to_arrow()``...);
 - a method of its resource under ``client.v2`` named by its verb, which calls the flat one. A listing's verb
   (``list``) returns the lazy iterator; ``list_page`` reads one page (``cursor=``).
@@ -69,7 +69,7 @@ def add_flat_methods(client_class: type) -> None:
         name = operation["name"]
         setattr(client_class, name, _flat_method(name, name, operation["doc"], _request_signature(operation, False)))
         if "iterator" in operation:
-            iterator = "iter_" + name.removeprefix("list_")
+            iterator = operation["iter"]
             signature = _request_signature(operation, True).replace(return_annotation=operation["iterator"])
             doc = f"Every item of every page of :meth:`{name}`, fetched lazily; max_results stops early."
             setattr(client_class, iterator, _flat_method(iterator, iterator, doc, signature))
@@ -108,7 +108,7 @@ def _resource_classes() -> dict[str, type[Resource]]:
         name, verb = operation["name"], operation["verb"]
         listing = "iterator" in operation
         if listing:  # the verb walks every page; <verb>_page reads one
-            iterator = "iter_" + name.removeprefix("list_")
+            iterator = operation["iter"]
             setattr(cls, verb, _resource_method(verb, iterator, _request_signature(operation, True),
                                                 f"Every item of every page: {operation['doc']}"))
             setattr(cls, verb + "_page", _resource_method(verb + "_page", name, _request_signature(operation, False),

@@ -3,6 +3,8 @@
 #include "trunk/enums.hpp"
 #include "trunk/merge_queue_answers.hpp"
 #include "trunk/merge_queue_v2.hpp"
+#include "trunk/pull_request_v2.hpp"
+#include "trunk/repository_v2.hpp"
 #include "trunk/merge_queue_requests.hpp"
 #include "trunk/open_enum.hpp"
 #include "trunk/page.hpp"
@@ -19,5 +21,6 @@
 /// Every described struct (answers, then requests; the lists are beside the messages, in responses.hpp and
 /// requests.hpp), for the code instantiated per model.
 #define TRUNK_ALL_REQUEST_MODELS(X) \
-  TRUNK_REQUEST_MODELS(X) TRUNK_MERGE_QUEUE_REQUEST_MODELS(X) TRUNK_MERGE_QUEUE_V2_REQUEST_MODELS(X)
+  TRUNK_REQUEST_MODELS(X) TRUNK_MERGE_QUEUE_REQUEST_MODELS(X) TRUNK_MERGE_QUEUE_V2_REQUEST_MODELS(X) \
+  TRUNK_PULL_REQUEST_V2_REQUEST_MODELS(X) TRUNK_REPOSITORY_V2_REQUEST_MODELS(X)
 #define TRUNK_ALL_MODELS(X) TRUNK_ANSWER_MODELS(X) TRUNK_ALL_REQUEST_MODELS(X)

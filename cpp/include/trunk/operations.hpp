@@ -69,7 +69,8 @@ namespace trunk {
 
 // v2: the merge-queue resources (docs/reference/v2.md). A GET or DELETE carries its request's non-path fields as
 // the query string; POST, PUT and PATCH as the JSON body.
-#define TRUNK_V2_OPERATIONS(X) TRUNK_V2_MERGE_QUEUE_OPERATIONS(X)
+#define TRUNK_V2_OPERATIONS(X) \
+  TRUNK_V2_MERGE_QUEUE_OPERATIONS(X) TRUNK_V2_PULL_REQUEST_OPERATIONS(X) TRUNK_V2_REPOSITORY_OPERATIONS(X)
 
 #define TRUNK_V2_MERGE_QUEUE_OPERATIONS(X)                                                                           \
   X(ListMergeQueues, list_merge_queues, "GET", "/v2/merge-queues", ListMergeQueuesRequest, MergeQueueList,           \
@@ -96,7 +97,39 @@ namespace trunk {
     200, "merge_queues", "switch_modes")                                                                             \
   X(UpdateMergeQueueConfig, update_merge_queue_config, "PATCH", "/v2/merge-queues/{id}/config",                      \
     UpdateMergeQueueConfigRequest, MergeQueue, Repeat::safe,                                                         \
-    "Changes the settings given and returns the queue after the change.", 200, "merge_queues", "update_config")
+    "Changes the settings given and returns the queue after the change.", 200, "merge_queues", "update_config")     \
+  X(SubmitToMergeQueue, submit_to_merge_queue, "POST", "/v2/merge-queues/{id}/pull-requests",                       \
+    SubmitPullRequestRequestV2, PullRequestV2, Repeat::not_safe,                                                     \
+    "Submits a pull request to a merge queue (409 PR_ALREADY_ENQUEUED when it is in it).", 201, "merge_queues",     \
+    "submit_pull_request")                                                                                           \
+  X(ListMergeQueuePullRequests, list_merge_queue_pull_requests, "GET", "/v2/merge-queues/{id}/pull-requests",        \
+    ListQueuePullRequestsRequest, PullRequestList, Repeat::safe,                                                     \
+    "One page of a merge queue's pull requests, newest submission first.", 200, "merge_queues", "list_pull_requests")
+
+#define TRUNK_V2_PULL_REQUEST_OPERATIONS(X)                                                                          \
+  X(ResolvePullRequests, resolve_pull_requests, "GET", "/v2/pull-requests", ResolvePullRequestsRequest,              \
+    PullRequestList, Repeat::safe, "The pull requests of a repository with these numbers, or from this branch.",     \
+    200, "pull_requests", "resolve")                                                                                 \
+  X(GetPullRequest, get_pull_request, "GET", "/v2/pull-requests/{id}", PullRequestRefV2, PullRequestV2,              \
+    Repeat::safe, "A pull request and its latest queue entry.", 200, "pull_requests", "get")                         \
+  X(ReprioritizePullRequest, reprioritize_pull_request, "POST", "/v2/pull-requests/{id}/reprioritize",               \
+    ReprioritizeRequest, PullRequestV2, Repeat::safe, "Gives a queued pull request another priority.", 200,          \
+    "pull_requests", "reprioritize")                                                                                 \
+  X(UpdateQueueEntry, update_queue_entry, "PATCH", "/v2/pull-requests/{id}/queue-entry", UpdateQueueEntryRequest,    \
+    PullRequestV2, Repeat::safe, "Changes the priority, batching or direct merge of a queued pull request.", 200,     \
+    "pull_requests", "update_queue_entry")                                                                           \
+  X(DequeuePullRequest, dequeue_pull_request, "POST", "/v2/pull-requests/{id}/dequeue", PullRequestRefV2,            \
+    PullRequestV2, Repeat::safe, "Takes a pull request out of its merge queue.", 200, "pull_requests", "dequeue")    \
+  X(RestartPullRequestTests, restart_pull_request_tests, "POST", "/v2/pull-requests/{id}/restart-tests",             \
+    PullRequestRefV2, PullRequestV2, Repeat::not_safe, "Restarts the tests of a queued pull request.", 200,          \
+    "pull_requests", "restart_tests")
+
+#define TRUNK_V2_REPOSITORY_OPERATIONS(X)                                                                            \
+  X(ResolveRepositories, resolve_repositories, "GET", "/v2/repositories", ResolveRepositoriesRequest,                \
+    RepositoryList, Repeat::safe, "The repositories at an address on the code host.", 200, "repositories",          \
+    "resolve")                                                                                                       \
+  X(GetRepository, get_repository, "GET", "/v2/repositories/{id}", RepositoryRefV2, Repository, Repeat::safe,        \
+    "A repository, by its v2 id.", 200, "repositories", "get")
 
 namespace op {
 #define TRUNK_DECLARE_OPERATION_(Type, op_name, op_method, op_path, RequestType, ResponseType, op_repeat, op_doc, \

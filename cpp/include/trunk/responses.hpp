@@ -55,6 +55,7 @@ TRUNK_DESCRIBE(QuarantinedTestPage, "One page of quarantined tests.", TRUNK_QUAR
   X(RepositoryRef) X(TicketRef) X(TestStatus) X(FailureSummary) X(TestCase) X(PageInfo) X(TestPage) X(TestDetails) \
   X(QuarantinedTest) X(QuarantinedTestPage) X(PullRequest) X(QueueSettings) X(Readiness) X(SubmittedPullRequest)      \
   X(Acknowledgement) X(PullRequestPage) X(TestRunDetails) X(MetricSample) X(HistogramBucket)  \
-  X(Histogram) X(MergeQueueMetrics) TRUNK_MERGE_QUEUE_V2_ANSWER_MODELS(X)
+  X(Histogram) X(MergeQueueMetrics) TRUNK_MERGE_QUEUE_V2_ANSWER_MODELS(X)                     \
+  TRUNK_PULL_REQUEST_V2_ANSWER_MODELS(X) TRUNK_REPOSITORY_V2_ANSWER_MODELS(X)
 
 }  // namespace trunk

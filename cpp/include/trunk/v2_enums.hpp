@@ -42,10 +42,81 @@ TRUNK_ENUM(TestBranchConstruction, "How the merge queue builds the branch it tes
 TRUNK_ENUM(BatchingRulePolicy, "What a batching rule does to the pull requests it matches: isolate tests them alone.",
            TRUNK_BATCHING_RULE_POLICY_VALUES)
 
+#define TRUNK_QUEUE_ENTRY_STATE_VALUES(X)                                                                    \
+  X(not_ready, "notReady") X(pending, "pending") X(testing, "testing") X(tests_passed, "testsPassed")        \
+  X(merged, "merged") X(failed, "failed") X(cancelled, "cancelled") X(pending_failure, "pendingFailure")
+TRUNK_ENUM(QueueEntryState, "Where a pull request's queue entry stands (v1's PullRequestState, v2 spelling).",
+           TRUNK_QUEUE_ENTRY_STATE_VALUES)
+
+#define TRUNK_PULL_REQUEST_PROVIDER_STATE_VALUES(X) X(open, "open") X(closed, "closed") X(merged, "merged")
+TRUNK_ENUM(PullRequestProviderState, "A pull request's state on its code host: open, closed or merged.",
+           TRUNK_PULL_REQUEST_PROVIDER_STATE_VALUES)
+
+#define TRUNK_MERGEABILITY_VALUES(X) \
+  X(mergeable, "mergeable") X(not_mergeable, "notMergeable") X(in_progress, "inProgress") X(unspecified, "unspecified")
+TRUNK_ENUM(Mergeability, "Whether the code host would merge a pull request now (v1's GitHubMergeability).",
+           TRUNK_MERGEABILITY_VALUES)
+
+#define TRUNK_MERGEABILITY_REASON_CODE_VALUES(X)                                                             \
+  X(conflict, "conflict") X(behind, "behind") X(draft, "draft") X(closed, "closed") X(pending, "pending")   \
+  X(awaiting_check, "awaitingCheck") X(failing_check, "failingCheck") X(review_required, "reviewRequired")  \
+  X(changes_requested, "changesRequested") X(stack_needs_rebase, "stackNeedsRebase") X(other, "other")
+TRUNK_ENUM(MergeabilityReasonCode, "Why the code host would not merge a pull request now.",
+           TRUNK_MERGEABILITY_REASON_CODE_VALUES)
+
+#define TRUNK_REPOSITORY_PROVIDER_VALUES(X) \
+  X(github, "github") X(gitlab, "gitlab") X(bitbucket, "bitbucket") X(unknown, "unknown")
+TRUNK_ENUM(RepositoryProvider, "The code host of a repository.", TRUNK_REPOSITORY_PROVIDER_VALUES)
+
+#define TRUNK_VERIFICATION_RUN_STATUS_VALUES(X) \
+  X(in_progress, "inProgress") X(failed, "failed") X(cancelled, "cancelled") X(succeeded, "succeeded")
+TRUNK_ENUM(VerificationRunStatus, "Where a verification run stands (v1's TestingStatus, v2 spelling).",
+           TRUNK_VERIFICATION_RUN_STATUS_VALUES)
+
+#define TRUNK_REQUIRED_STATUSES_SOURCE_V2_VALUES(X)                                                           \
+  X(trunk_config, "trunkConfig") X(repo_provider_branch_protection, "repoProviderBranchProtection")          \
+  X(merge_instance, "mergeInstance")
+TRUNK_ENUM(RequiredStatusesSourceV2, "Where a run's required statuses came from (v1's RequiredStatusesSource).",
+           TRUNK_REQUIRED_STATUSES_SOURCE_V2_VALUES)
+
+#define TRUNK_CHECK_KIND_VALUES(X) X(check_run, "checkRun") X(status_check, "statusCheck")
+TRUNK_ENUM(CheckKind, "A check run or a commit status.", TRUNK_CHECK_KIND_VALUES)
+
+#define TRUNK_CHECK_STATUS_VALUES(X) X(queued, "queued") X(in_progress, "inProgress") X(completed, "completed")
+TRUNK_ENUM(CheckStatus, "Whether a check has finished.", TRUNK_CHECK_STATUS_VALUES)
+
+#define TRUNK_CHECK_CONCLUSION_VALUES(X)                                                                     \
+  X(success, "success") X(failure, "failure") X(neutral, "neutral") X(cancelled, "cancelled")               \
+  X(skipped, "skipped") X(timeout, "timeout")
+TRUNK_ENUM(CheckConclusion, "How a finished check ended.", TRUNK_CHECK_CONCLUSION_VALUES)
+
+#define TRUNK_PROVIDER_CHECK_STATUS_VALUES(X)                                                                \
+  X(queued, "QUEUED") X(in_progress, "IN_PROGRESS") X(completed, "COMPLETED") X(pending, "PENDING")         \
+  X(waiting, "WAITING") X(requested, "REQUESTED")
+TRUNK_ENUM(ProviderCheckStatus, "A check's status as the code host spells it.", TRUNK_PROVIDER_CHECK_STATUS_VALUES)
+
+#define TRUNK_PROVIDER_CHECK_CONCLUSION_VALUES(X)                                                            \
+  X(action_required, "ACTION_REQUIRED") X(cancelled, "CANCELLED") X(error, "ERROR") X(failure, "FAILURE")   \
+  X(neutral, "NEUTRAL") X(pending, "PENDING") X(skipped, "SKIPPED") X(stale, "STALE") X(success, "SUCCESS") \
+  X(timed_out, "TIMED_OUT")
+TRUNK_ENUM(ProviderCheckConclusion, "A check's conclusion as the code host spells it.",
+           TRUNK_PROVIDER_CHECK_CONCLUSION_VALUES)
+
+#define TRUNK_CONFLICT_CULPRIT_KIND_VALUES(X) \
+  X(queue_pull_request, "queuePullRequest") X(base_branch, "baseBranch") X(stacked_pull_request, "stackedPullRequest")
+TRUNK_ENUM(ConflictCulpritKind, "What a failed pull request conflicted with.", TRUNK_CONFLICT_CULPRIT_KIND_VALUES)
+
+#define TRUNK_HISTORY_DIRECTION_VALUES(X) X(oldest, "oldest") X(newest, "newest")
+TRUNK_ENUM(HistoryDirection, "The order of a queue-entry history: oldest first (the default) or newest first.",
+           TRUNK_HISTORY_DIRECTION_VALUES)
+
 /// Every enumeration of v2, for the code instantiated per enumeration (beside TRUNK_ALL_ENUMS).
 #define TRUNK_V2_ENUMS(X)                                                                                    \
   X(MergeQueueState) X(MergeQueueMode) X(ManagedState) X(QueueOptimization) X(MergeStrategy)               \
-  X(TestBranchConstruction) X(BatchingRulePolicy)
+  X(TestBranchConstruction) X(BatchingRulePolicy) X(QueueEntryState) X(PullRequestProviderState)           \
+  X(Mergeability) X(MergeabilityReasonCode) X(RepositoryProvider) X(VerificationRunStatus)                  \
+  X(RequiredStatusesSourceV2) X(CheckKind) X(CheckStatus) X(CheckConclusion) X(ProviderCheckStatus)          \
+  X(ProviderCheckConclusion) X(ConflictCulpritKind) X(HistoryDirection)
 
 // ---- v1 -> v2: the one place that maps v1's values to v2's (the migration guide's table) ------------------
 constexpr MergeQueueMode to_v2(QueueMode mode) noexcept {
@@ -74,6 +145,36 @@ constexpr MergeStrategy to_v2(MergeMethod method) noexcept {
     case MergeMethod::rebase: return MergeStrategy::rebase;
   }
   return MergeStrategy::merge_commit;
+}
+
+/// v1's and v2's pull-request states list the same states in the same order: only the spelling differs.
+constexpr QueueEntryState to_v2(PullRequestState state) noexcept { return static_cast<QueueEntryState>(state); }
+constexpr PullRequestState to_v1(QueueEntryState state) noexcept { return static_cast<PullRequestState>(state); }
+static_assert(schema::Enum<QueueEntryState>::names == schema::Enum<PullRequestState>::names,
+              "to_v2/to_v1 of the pull-request states cast: both enumerations must name the same states in order");
+constexpr Mergeability to_v2(GitHubMergeability mergeability) noexcept {
+  switch (mergeability) {
+    case GitHubMergeability::mergeable: return Mergeability::mergeable;
+    case GitHubMergeability::not_mergeable: return Mergeability::not_mergeable;
+    case GitHubMergeability::in_progress: return Mergeability::in_progress;
+    case GitHubMergeability::unspecified: return Mergeability::unspecified;
+  }
+  return Mergeability::unspecified;
+}
+
+constexpr VerificationRunStatus to_v2(TestingStatus status) noexcept {
+  switch (status) {
+    case TestingStatus::in_progress: return VerificationRunStatus::in_progress;
+    case TestingStatus::failed: return VerificationRunStatus::failed;
+    case TestingStatus::cancelled: return VerificationRunStatus::cancelled;
+    case TestingStatus::succeeded: return VerificationRunStatus::succeeded;
+  }
+  return VerificationRunStatus::in_progress;
+}
+static_assert(schema::Enum<RequiredStatusesSourceV2>::names == schema::Enum<RequiredStatusesSource>::names,
+              "to_v2 of the required statuses' source casts: both enumerations must name the same sources in order");
+constexpr RequiredStatusesSourceV2 to_v2(RequiredStatusesSource source) noexcept {
+  return static_cast<RequiredStatusesSourceV2>(source);
 }
 
 constexpr OptimizationMode to_v1(QueueOptimization mode) noexcept {

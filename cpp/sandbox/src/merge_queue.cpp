@@ -190,7 +190,7 @@ void MergeQueue::transition(std::size_t submission, PullRequestState to, std::st
   }
 
   s.state = to;
-  s.state_changed_at = now_;
+  s.state_changed_at = s.changed_at = now_;
   s.reason = why;
   if (s.concluded()) {
     s.concluded_at = now_;
@@ -549,7 +549,7 @@ void MergeQueue::advance_to(trunk::Timestamp now, const trunk::QueueSettings& se
       const bool alone = std::none_of(open_.begin(), open_.end(), [&](std::size_t j) {
         return j != i && submissions_[j].state != PullRequestState::not_ready;
       });
-      if (direct && alone && state_of(settings) == trunk::QueueState::running && !switching_ && !s.broken &&
+      if ((direct || s.direct) && alone && state_of(settings) == trunk::QueueState::running && !switching_ && !s.broken &&
           s.merges_at_submission == merges_ && !waits_for_targets(s)) {
         transition(i, PullRequestState::merged, reason::kDirectMerge);
       }

@@ -58,6 +58,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -88,9 +89,16 @@ inline constexpr PriorityLevel kPriorityLevels[] = {
 inline constexpr PriorityLevel kDefaultPriority{"medium", 100};
 
 /// An answer other than 200: status and one line of text.
+/// An answer other than 200: status and one line of text, and what v2 answers for the same refusal where its
+/// status or code differ from v1's (a pull request already in the queue: v1 400, v2 409 PR_ALREADY_ENQUEUED).
 struct Refusal {
+  Refusal() = default;
+  Refusal(int status_, std::string message_, int v2_status_ = 0, std::string_view v2_code_ = {})
+      : status(status_), message(std::move(message_)), v2_status(v2_status_), v2_code(v2_code_) {}
   int status = 400;
   std::string message;
+  int v2_status = 0;           ///< 0: as `status`
+  std::string_view v2_code;    ///< "": the v2 service's code for `status`
 };
 
 /// The state a queue's settings give it: absent or unknown reads as running.
@@ -170,11 +178,40 @@ class MergeQueue {
   void begin_mode_switch();
   bool switching() const noexcept { return switching_; }
 
-  std::optional<Refusal> submit(const trunk::SubmitPullRequestRequest& request, const trunk::QueueSettings& settings);
+  /// `direct`: v2's per-submission direct merge (as directMergeMode always, for this pull request only).
+  std::optional<Refusal> submit(const trunk::SubmitPullRequestRequest& request, const trunk::QueueSettings& settings,
+                                bool direct = false);
   std::optional<Refusal> cancel(std::int64_t number, const trunk::QueueSettings& settings);
   std::optional<Refusal> restart(std::int64_t number, const trunk::QueueSettings& settings);
   std::optional<Refusal> set_impacted_targets(const trunk::SetImpactedTargetsRequest& request,
                                               const trunk::QueueSettings& settings);
+
+  /// What v2 changes of a queued pull request (priority, batching, direct merge): each given one; a pending pull
+  /// request takes its new place in the line at once, one testing keeps its run. 409 when it is not in the queue.
+  struct EntryChange {
+    std::optional<trunk::Priority> priority;
+    std::optional<bool> no_batch;
+    std::optional<bool> direct;
+  };
+  std::optional<Refusal> change_entry(std::int64_t number, const EntryChange& change,
+                                      const trunk::QueueSettings& settings);
+
+  /// One submission as v2 shows it, a pull request's queue entry (merge_queue_views.cpp).
+  struct EntryView {
+    std::string id;
+    std::int64_t number = 0;
+    std::string title, author, sha;
+    std::int64_t priority_value = 0;
+    std::string priority_name;
+    bool used_default_priority = false, no_batch = false, direct = false;
+    trunk::PullRequestState state = trunk::PullRequestState::not_ready;
+    trunk::Timestamp submitted_at, state_changed_at, updated_at;
+    std::optional<trunk::Timestamp> concluded_at;
+    bool concluded = false, mergeable = false, requires_targets = false, has_targets = false;
+    std::optional<std::string> passed_run;  ///< the run that passed it (tests_passed, merged)
+  };
+  /// Every submission, oldest first.
+  std::vector<EntryView> entries() const;
 
   std::variant<trunk::SubmittedPullRequest, Refusal> submitted(std::int64_t number) const;
   std::variant<trunk::PullRequestPage, Refusal> list(const trunk::ListPullRequestsRequest& request);
@@ -213,10 +250,12 @@ class MergeQueue {
     std::string priority_name;
     bool used_default_priority = false;
     bool no_batch = false;
+    bool direct = false;  ///< v2: merge directly when it can, as directMergeMode always does for every one
     bool broken = false;
     trunk::PullRequestState state = trunk::PullRequestState::not_ready;
     QueueType queue_type = QueueType::main;
     trunk::Timestamp submitted_at, ready_at, state_changed_at;
+    trunk::Timestamp changed_at;  ///< its last change of state or of its entry (v2's updatedAt)
     std::optional<trunk::Timestamp> entered_at, concluded_at;
     std::optional<trunk::ImpactedTargets> targets;
     std::string targets_sha;

@@ -48,16 +48,20 @@ const T& pick(const T (&items)[N], std::uint64_t bits) {
 }  // namespace
 
 std::optional<Refusal> MergeQueue::submit(const trunk::SubmitPullRequestRequest& request,
-                                          const trunk::QueueSettings& settings) {
+                                          const trunk::QueueSettings& settings, bool direct) {
   const trunk::QueueState state = state_of(settings);
   if (state == trunk::QueueState::draining || state == trunk::QueueState::switching_modes || switching_) {
-    return Refusal{400, std::string(switching_ ? "queue is switching_modes" : "queue is draining") +
-                            ": the merge queue for branch " + branch_ + " of repository " + repo_key_ +
-                            " accepts no pull requests until it runs again"};
+    return Refusal{400,
+                   std::string(switching_ ? "queue is switching_modes" : "queue is draining") +
+                       ": the merge queue for branch " + branch_ + " of repository " + repo_key_ +
+                       " accepts no pull requests until it runs again",
+                   422, "PR_NOT_ENQUEUEABLE"};
   }
   if (const auto i = active(request.pr.number)) {
-    return Refusal{400, "pr.number: " + std::to_string(request.pr.number) + " is already in the queue (" +
-                            std::string(trunk::to_wire(submissions_[*i].state)) + ")"};
+    return Refusal{400,
+                   "pr.number: " + std::to_string(request.pr.number) + " is already in the queue (" +
+                       std::string(trunk::to_wire(submissions_[*i].state)) + ")",
+                   409, "PR_ALREADY_ENQUEUED"};
   }
   PriorityLevel priority = kDefaultPriority;
   if (request.priority) {
@@ -76,8 +80,9 @@ std::optional<Refusal> MergeQueue::submit(const trunk::SubmitPullRequestRequest&
   s.priority_name = priority.name.empty() ? std::to_string(priority.value) : std::string(priority.name);
   s.used_default_priority = !request.priority.has_value();
   s.no_batch = request.no_batch.value_or(false);
+  s.direct = direct;
   s.broken = model_.broken(repo_key_, s.number);
-  s.submitted_at = s.state_changed_at = now_;
+  s.submitted_at = s.state_changed_at = s.changed_at = now_;
   s.ready_at = now_ + kMergeabilityDelay;
   s.merges_at_submission = merges_;
   if (const auto early = early_targets_.find(s.number); early != early_targets_.end()) {
@@ -106,11 +111,15 @@ std::optional<Refusal> MergeQueue::cancel(std::int64_t number, const trunk::Queu
   const auto i = active(number);
   if (!i) {
     if (const auto last = latest(number)) {
-      return Refusal{400, "pr.number: " + std::to_string(number) + " is already concluded (" +
-                              std::string(trunk::to_wire(submissions_[*last].state)) + "): nothing to cancel"};
+      return Refusal{400,
+                     "pr.number: " + std::to_string(number) + " is already concluded (" +
+                         std::string(trunk::to_wire(submissions_[*last].state)) + "): nothing to cancel",
+                     409, "PR_NOT_IN_ACTIVE_STATE"};
     }
-    return Refusal{404, "not found: pull request " + std::to_string(number) + " is not in the merge queue for branch " +
-                            branch_ + " of repository " + repo_key_};
+    return Refusal{404,
+                   "not found: pull request " + std::to_string(number) + " is not in the merge queue for branch " +
+                       branch_ + " of repository " + repo_key_,
+                   409, "PR_NOT_IN_ACTIVE_STATE"};
   }
   if (const auto k = unit_of(*i)) abandon({train_[*k].serial}, reason::kPredecessorRemoved);
   if (const auto g = group_of(*i)) {
@@ -136,8 +145,10 @@ std::optional<Refusal> MergeQueue::cancel(std::int64_t number, const trunk::Queu
 std::optional<Refusal> MergeQueue::restart(std::int64_t number, const trunk::QueueSettings& settings) {
   const auto i = active(number);
   if (!i) {
-    return Refusal{404, "not found: pull request " + std::to_string(number) + " is not in the merge queue for branch " +
-                            branch_ + " of repository " + repo_key_};
+    return Refusal{404,
+                   "not found: pull request " + std::to_string(number) + " is not in the merge queue for branch " +
+                       branch_ + " of repository " + repo_key_,
+                   409, "PR_NOT_IN_ACTIVE_STATE"};
   }
   const PullRequestState state = submissions_[*i].state;
   const auto k = unit_of(*i);
@@ -145,8 +156,10 @@ std::optional<Refusal> MergeQueue::restart(std::int64_t number, const trunk::Que
   const bool in_bisection_run = g && bisection_[*g].run && state == PullRequestState::testing;
   if (!(k || in_bisection_run) || (state != PullRequestState::testing && state != PullRequestState::tests_passed &&
                                    state != PullRequestState::pending_failure)) {
-    return Refusal{400, "pr.number: " + std::to_string(number) + " is " + std::string(trunk::to_wire(state)) +
-                            ": only a pull request testing, tests_passed or pending_failure has tests to restart"};
+    return Refusal{400,
+                   "pr.number: " + std::to_string(number) + " is " + std::string(trunk::to_wire(state)) +
+                       ": only a pull request testing, tests_passed or pending_failure has tests to restart",
+                   422, "PR_TESTS_NOT_RESTARTABLE"};
   }
   if (k) {
     abandon({train_[*k].serial}, reason::kRestartRequested);
@@ -158,6 +171,31 @@ std::optional<Refusal> MergeQueue::restart(std::int64_t number, const trunk::Que
   }
   settle(settings);
   schedule(settings);
+  return std::nullopt;
+}
+
+std::optional<Refusal> MergeQueue::change_entry(std::int64_t number, const EntryChange& change,
+                                                const trunk::QueueSettings& settings) {
+  const auto i = active(number);
+  if (!i) {
+    return Refusal{404,
+                   "pull request " + std::to_string(number) + " is not in the merge queue for branch " + branch_ +
+                       " of repository " + repo_key_,
+                   409, "PR_NOT_IN_ACTIVE_STATE"};
+  }
+  Submission& s = submissions_[*i];
+  if (change.priority) {
+    auto resolved = resolve_priority(*change.priority);
+    if (auto* refusal = std::get_if<Refusal>(&resolved)) return std::move(*refusal);
+    const PriorityLevel priority = std::get<PriorityLevel>(resolved);
+    s.priority_value = priority.value;
+    s.priority_name = priority.name.empty() ? std::to_string(priority.value) : std::string(priority.name);
+    s.used_default_priority = false;
+  }
+  if (change.no_batch) s.no_batch = *change.no_batch;
+  if (change.direct) s.direct = *change.direct;
+  s.changed_at = now_;
+  schedule(settings);  // a pending one may now come first in the line (urgent: at once)
   return std::nullopt;
 }
 

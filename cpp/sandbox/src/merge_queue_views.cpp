@@ -157,6 +157,37 @@ std::variant<trunk::TestRunDetails, Refusal> MergeQueue::run_details(const std::
   return out;
 }
 
+std::vector<MergeQueue::EntryView> MergeQueue::entries() const {
+  std::vector<EntryView> out;
+  out.reserve(submissions_.size());
+  for (const Submission& s : submissions_) {
+    EntryView& e = out.emplace_back();
+    e.id = s.id;
+    e.number = s.number;
+    e.title = s.title;
+    e.author = s.author;
+    e.sha = s.sha;
+    e.priority_value = s.priority_value;
+    e.priority_name = s.priority_name;
+    e.used_default_priority = s.used_default_priority;
+    e.no_batch = s.no_batch;
+    e.direct = s.direct;
+    e.state = s.state;
+    e.submitted_at = s.submitted_at;
+    e.state_changed_at = s.state_changed_at;
+    e.updated_at = s.changed_at;
+    e.concluded_at = s.concluded_at;
+    e.concluded = s.concluded();
+    e.mergeable = now_ >= s.ready_at;
+    e.requires_targets = parallel_;
+    e.has_targets = s.has_targets();
+    if (s.last_run && (s.state == PullRequestState::tests_passed || s.state == PullRequestState::merged)) {
+      e.passed_run = runs_[*s.last_run].id;
+    }
+  }
+  return out;
+}
+
 std::map<PullRequestState, std::uint64_t> MergeQueue::states() const {
   std::map<PullRequestState, std::uint64_t> out;
   for (std::size_t i = 0; i < trunk::enum_wire_values<PullRequestState>().size(); ++i) {

@@ -2,7 +2,8 @@
 // The sandbox's v2 API (docs/sandbox.md#v2): the v2 operations of operations.hpp served over the same queue store
 // as v1, so a queue changed through one version reads the same through the other. Routes, path parameters and
 // the reading of requests are derived from the operation rows (wire_request.hpp); each operation's behaviour is
-// one answer<Op> in v2_service.cpp. Authentication is v2's: `Authorization: Bearer <API key>`; errors are v2's
+// one answer<Op> (v2_merge_queues.cpp, v2_pull_requests.cpp, v2_repositories.cpp). Authentication is v2's:
+// `Authorization: Bearer <API key>`; errors are v2's
 // envelope {"error": {"code", "message"}}.
 //
 // Ids: a repository's id is a UUID derived from its "host/owner/name", a queue's an 8-character id derived from
@@ -19,12 +20,15 @@
 #include "queue_store.hpp"
 #include "service.hpp"
 #include "trunk/merge_queue_v2.hpp"
+#include "trunk/operations.hpp"
 #include "trunk/repo.hpp"
 
 namespace trunk::sandbox {
 
 /// The UUID the sandbox gives a repository ("host/owner/name").
 std::string repository_id(const std::string& repo_key);
+/// The UUID the sandbox gives a pull request: one per repository and number, whatever queue it is submitted to.
+std::string pull_request_id(const std::string& repo_key, std::int64_t number);
 /// The id the sandbox gives the queue of `branch` in a repository.
 std::string merge_queue_id(const std::string& repo_key, const std::string& branch);
 
@@ -46,13 +50,14 @@ class V2Service {
   const std::string& api_key() const noexcept { return api_key_; }
 
  private:
+  /// Each operation's answer, specialised once per v2 operation (declared below the class; defined in
+  /// v2_merge_queues.cpp, v2_pull_requests.cpp, v2_repositories.cpp).
+  template <typename Op>
+  Reply answer(const typename Op::Request& request);
   /// Reads operation Op's request (its path parameters, then the query or the body), validates it, answers it.
   template <typename Op>
   Reply serve(const std::vector<std::pair<std::string, std::string>>& parameters, std::string_view body,
               std::string_view query);
-  template <typename Op>
-  Reply answer(const typename Op::Request& request);
-
   /// A queue by its v2 id: its repository and branch; nullopt when no queue has that id.
   struct QueueKey {
     trunk::Repo repo;
@@ -63,6 +68,30 @@ class V2Service {
   /// The queue as v2 shows it, from the store's (v1) settings and the v2-only settings kept here.
   trunk::MergeQueue to_merge_queue(const QueueKey& key, const trunk::QueueSettings& settings);
   trunk::MergeQueueStateChange to_state_change(const QueueKey& key, const trunk::QueueSettings& settings) const;
+
+  /// A pull request by its v2 id: its repository and number; nullopt when no queue of a repository has seen it.
+  struct PullRequestKey {
+    trunk::Repo repo;
+    std::int64_t number = 0;
+  };
+  std::optional<PullRequestKey> find_pull_request(const std::string& id);
+  /// One queue entry of a pull request, with the queue it is in.
+  struct Entry {
+    std::string branch;
+    MergeQueue::EntryView view;
+  };
+  /// Every submission to any queue of `repo`, by pull-request number, oldest first.
+  std::map<std::int64_t, std::vector<Entry>> entries_by_number(const trunk::Repo& repo);
+  /// Every submission of pull request `number` to any queue of `repo`, oldest first.
+  std::vector<Entry> entries_of(const trunk::Repo& repo, std::int64_t number);
+  /// The pull request as v2 shows it, with `entry` as its queue entry (its latest when absent); `all` its entries.
+  trunk::PullRequestV2 to_pull_request(const trunk::Repo& repo, const std::vector<Entry>& all,
+                                       const Entry* entry = nullptr) const;
+  /// Runs f(MergeQueue&, settings) on the queue of the pull request's active entry (else its latest) and answers
+  /// the pull request after it: 404 PR_NOT_FOUND for an unknown id; a refusal as v2 answers it.
+  template <typename F>
+  Reply with_entry(const std::string& id, F&& f);
+  trunk::Repository to_repository(const trunk::Repo& repo);
   /// Applies a v1 update to the queue `id` names and answers with `respond(key, settings)`.
   template <typename Respond>
   Reply update(const std::string& id, trunk::UpdateQueueRequest change, Respond&& respond);
@@ -83,6 +112,14 @@ class V2Service {
   QueueStore::Clock clock_;
   std::mutex mutex_;
   std::map<std::string, V2OnlySettings> v2_only_;
+  std::map<std::string, PullRequestKey> pull_requests_;  ///< by id: every pull request found so far
+  std::map<std::string, trunk::Timestamp> repositories_seen_;  ///< by repository key: when v2 first showed it
 };
+
+#define TRUNK_V2_DECLARE_ANSWER_(Type, name, method, path, RequestType, ...) \
+  template <>                                                              \
+  Reply V2Service::answer<trunk::op::Type>(const trunk::RequestType& request);
+TRUNK_V2_OPERATIONS(TRUNK_V2_DECLARE_ANSWER_)
+#undef TRUNK_V2_DECLARE_ANSWER_
 
 }  // namespace trunk::sandbox

@@ -27,6 +27,7 @@
 #include "secret_memory.hpp"
 #include "transfer_engine.hpp"
 #include "trunk/codec.hpp"
+#include "trunk/listings.hpp"
 #include "trunk/error.hpp"
 #include "trunk/validation.hpp"
 #include "trunk/version.hpp"
@@ -362,14 +363,10 @@ Pager<typename Op::Response> Client::pager(typename Op::Request request) {
   return make_pager<Op>(impl_.get(), std::move(request));
 }
 
-// Every operation whose answer is a page is a listing.
+// Every operation whose answer is a page is a listing (listings.hpp).
 #define TRUNK_INSTANTIATE_PAGER_(Type, ...)                                                   \
   template Pager<op::Type::Response> Client::pager<op::Type>(op::Type::Request request);
-TRUNK_INSTANTIATE_PAGER_(ListFailingTests)
-TRUNK_INSTANTIATE_PAGER_(ListUnhealthyTests)
-TRUNK_INSTANTIATE_PAGER_(ListQuarantinedTests)
-TRUNK_INSTANTIATE_PAGER_(ListPullRequests)
-TRUNK_INSTANTIATE_PAGER_(ListMergeQueues)
+TRUNK_LISTING_OPERATIONS(TRUNK_INSTANTIATE_PAGER_)
 #undef TRUNK_INSTANTIATE_PAGER_
 
 TestPager Client::failing_tests(ListFailingTestsRequest request) { return pager<op::ListFailingTests>(std::move(request)); }
@@ -415,11 +412,7 @@ Pager<typename Op::Response> AsyncClient::pager(typename Op::Request request) {
 
 #define TRUNK_INSTANTIATE_ASYNC_PAGER_(Type, ...)                                                      \
   template Pager<op::Type::Response> AsyncClient::pager<op::Type>(op::Type::Request request);
-TRUNK_INSTANTIATE_ASYNC_PAGER_(ListFailingTests)
-TRUNK_INSTANTIATE_ASYNC_PAGER_(ListUnhealthyTests)
-TRUNK_INSTANTIATE_ASYNC_PAGER_(ListQuarantinedTests)
-TRUNK_INSTANTIATE_ASYNC_PAGER_(ListPullRequests)
-TRUNK_INSTANTIATE_ASYNC_PAGER_(ListMergeQueues)
+TRUNK_LISTING_OPERATIONS(TRUNK_INSTANTIATE_ASYNC_PAGER_)
 #undef TRUNK_INSTANTIATE_ASYNC_PAGER_
 
 #define TRUNK_ASYNC_METHOD_(Type, name, method, path, RequestType, ResponseType, ...)                          \

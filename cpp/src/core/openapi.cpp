@@ -237,8 +237,11 @@ Doc v2_error_responses() {
       {"V2NotFound", envelope("The resource does not exist, or belongs to another organization.")},
       {"V2Conflict", envelope("The resource's state forbids it (QUEUE_ALREADY_EXISTS, QUEUE_HAS_ACTIVE_ENTRIES, "
                               "PR_ALREADY_ENQUEUED, MODE_CHANGE_IN_PROGRESS, ...).")},
+      {"V2Unprocessable", envelope("The request is well formed but cannot be carried out now (PR_NOT_ENQUEUEABLE, "
+                                   "PR_TESTS_NOT_RESTARTABLE, MERGE_QUEUE_NOT_CREATABLE, ...).")},
       {"V2TooManyRequests", std::move(rate_limited)},
       {"V2ServerError", envelope("INTERNAL_ERROR. Retryable.")},
+      {"V2UpstreamError", envelope("UPSTREAM_ERROR: a service behind Trunk's API failed. Retryable.")},
   };
 }
 
@@ -306,10 +309,12 @@ Doc v2_operation_object(const Doc& errors) {
     answer["content"] = {{"application/json", {{"schema", ref(kSchemasPrefix, schema::Model<Response>::name)}}}};
   }
   Doc responses{{std::to_string(Op::status), std::move(answer)}};
-  const std::pair<const char*, const char*> codes[] = {{"400", "V2BadRequest"}, {"401", "V2Unauthorized"},
-                                                       {"403", "V2Forbidden"},  {"404", "V2NotFound"},
-                                                       {"409", "V2Conflict"},   {"429", "V2TooManyRequests"},
-                                                       {"500", "V2ServerError"}};
+  // Every v2 operation declares the same errors: the union of what the publisher lists per operation (docs/
+  // reference/v2.md says where that differs).
+  const std::pair<const char*, const char*> codes[] = {
+      {"400", "V2BadRequest"},    {"401", "V2Unauthorized"},    {"403", "V2Forbidden"},
+      {"404", "V2NotFound"},      {"409", "V2Conflict"},        {"422", "V2Unprocessable"},
+      {"429", "V2TooManyRequests"}, {"500", "V2ServerError"},   {"502", "V2UpstreamError"}};
   for (const auto& [code, name] : codes) {
     if (!errors.contains(name)) throw std::logic_error(std::string("OpenAPI: no error answer named ") + name);
     responses[code] = ref(kResponsesPrefix, name);

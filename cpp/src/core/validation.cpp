@@ -160,6 +160,51 @@ void check_cross_field_rules(const UpdateQueueRequest& request, std::string_view
   }
 }
 
+/// v2's priority is a value or a name, never both (docs/reference/v2.md#pull-requests); checked after the name.
+template <typename Request>
+void check_one_priority(const Request& request, std::string_view after, Checker& checker, bool required) {
+  if (after != "priorityName") return;
+  if (request.priority_value && request.priority_name) {
+    checker.add("priorityName", "\"" + *request.priority_name + "\" (priorityValue " +
+                                    std::to_string(*request.priority_value) + ")",
+                "must not be set together with priorityValue");
+  } else if (required && !request.priority_value && !request.priority_name) {
+    checker.add("priorityValue", "(absent)", "one of priorityValue or priorityName is required");
+  }
+}
+
+void check_cross_field_rules(const SubmitPullRequestRequestV2& request, std::string_view after, Checker& checker) {
+  check_one_priority(request, after, checker, false);
+}
+
+void check_cross_field_rules(const ReprioritizeRequest& request, std::string_view after, Checker& checker) {
+  check_one_priority(request, after, checker, true);
+}
+
+void check_cross_field_rules(const UpdateQueueEntryRequest& request, std::string_view after, Checker& checker) {
+  check_one_priority(request, after, checker, false);
+  // A patch that changes nothing is refused by the service (at least one property): said before it is sent.
+  if (after == "allowBatching" && !request.priority_value && !request.priority_name && !request.direct &&
+      !request.allow_batching) {
+    checker.add("(body)", "{}", "must set at least one of priorityValue, priorityName, direct, allowBatching");
+  }
+}
+
+inline constexpr std::size_t kMaxResolvedNumbers = 50;
+
+void check_cross_field_rules(const ResolvePullRequestsRequest& request, std::string_view after, Checker& checker) {
+  if (after == "number" && request.number && request.number->size() > kMaxResolvedNumbers) {
+    checker.add("number", std::to_string(request.number->size()) + " numbers",
+                "must hold at most " + std::to_string(kMaxResolvedNumbers) + " numbers");
+  }
+  if (after == "branch" && request.branch && request.number) {
+    checker.add("branch", "\"" + *request.branch + "\"", "must not be set together with number");
+  }
+  if (after == "baseBranch" && request.base_branch && !request.branch) {
+    checker.add("baseBranch", "\"" + *request.base_branch + "\"", "needs branch (it narrows a branch lookup)");
+  }
+}
+
 }  // namespace
 
 template <schema::Described T>

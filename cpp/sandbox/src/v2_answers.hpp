@@ -1,0 +1,66 @@
+#pragma once
+// What the sandbox's v2 answers share (v2_merge_queues.cpp, v2_pull_requests.cpp, v2_repositories.cpp): cursors
+// bound to a listing's filter, the page of a listing, a refusal of the queue simulation as a v2 error.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "merge_queue.hpp"
+#include "service.hpp"
+#include "trunk/codec.hpp"
+#include "trunk/open_enum.hpp"
+#include "v2_service.hpp"
+
+namespace trunk::sandbox::v2 {
+
+/// The cursor of the page that starts at `offset` of a listing filtered by `filter`: bound to the filter, as v2's
+/// cursors are ("c<offset>.<hash of the filter>").
+std::string cursor_for(std::size_t offset, const std::string& filter);
+/// The offset a cursor stands for; nullopt when it was not made for this filter.
+std::optional<std::size_t> offset_of(const std::string& cursor, const std::string& filter);
+
+/// A refusal of the queue store or simulation as v2 answers it: its own v2 status and code when it has them, else
+/// 404 with `not_found_code`, 409 with `conflict_code`, 500 for 5xx and 400 VALIDATION_FAILED for the rest.
+Reply of_refusal(const Refusal& refusal, std::string_view not_found_code, std::string_view conflict_code);
+
+template <typename E>
+std::optional<E> known(const std::optional<trunk::OpenEnum<E>>& value) {
+  return value ? value->known() : std::nullopt;
+}
+
+/// The page of `all` a v2 listing request asks for (limit, cursor, includeTotal), or the 400 INVALID_CURSOR of a
+/// cursor made for another filter. `filter` holds every parameter that selects the listing's items.
+template <typename List, typename Request, typename Item>
+std::variant<List, Reply> page_of(std::vector<Item> all, const Request& request, std::string filter) {
+  const std::size_t limit = static_cast<std::size_t>(request.limit.value_or(25));
+  filter += "\n" + std::to_string(limit);
+  std::size_t offset = 0;
+  if (request.cursor) {
+    const auto at = offset_of(*request.cursor, filter);
+    if (!at) return v2_error(400, "INVALID_CURSOR", "the cursor was not made for this listing");
+    offset = *at;
+  }
+  List page;
+  for (std::size_t i = offset; i < all.size() && i < offset + limit; ++i) page.data.push_back(std::move(all[i]));
+  const bool more = offset + limit < all.size();
+  page.has_more = more;
+  if (more) page.next_cursor = cursor_for(offset + limit, filter);
+  if (request.include_total.value_or(false)) page.total = static_cast<std::int64_t>(all.size());
+  return page;
+}
+
+/// The JSON answer of a page: nextCursor null on the last page, as v2 answers.
+template <typename List>
+Reply page_reply(const std::variant<List, Reply>& page) {
+  if (const auto* refused = std::get_if<Reply>(&page)) return *refused;
+  const List& list = std::get<List>(page);
+  trunk::Json json = trunk::to_json(list);
+  if (!list.next_cursor) json["nextCursor"] = nullptr;
+  return json_reply(json);
+}
+
+}  // namespace trunk::sandbox::v2
