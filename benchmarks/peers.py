@@ -203,6 +203,37 @@ def bare_failing_transfer(target: Target, start: str, end: str, limit: int, page
     return received
 
 
+def bare_v2_transfer(url: str, api_key: str, path: str, limit: int = 100) -> int:
+    """The floor of a v2 listing: its pages (GET path?limit=...&cursor=...) moved over one kept-alive connection
+    with no decoding, each page's nextCursor cut out of its bytes. Returns the bytes received."""
+    import http.client
+    import re
+    import urllib.parse
+
+    split = urllib.parse.urlsplit(url)
+    next_cursor = re.compile(rb'"nextCursor"\s*:\s*"([^"]*)"')
+    connection = http.client.HTTPConnection(split.hostname, split.port, timeout=30)
+    headers = {"Authorization": f"Bearer {api_key}"}
+    received = 0
+    cursor = ""
+    try:
+        while True:
+            query = f"limit={limit}" + (f"&cursor={urllib.parse.quote(cursor)}" if cursor else "")
+            connection.request("GET", f"{path}?{query}", headers=headers)
+            response = connection.getresponse()
+            data = response.read()
+            if response.status != 200:
+                raise RuntimeError(f"bare v2 transfer: HTTP {response.status}")
+            received += len(data)
+            found = next_cursor.search(data)
+            if not found:
+                break
+            cursor = found.group(1).decode()
+    finally:
+        connection.close()
+    return received
+
+
 def requests_dataclasses(target: Target, start: str, end: str, limit: int) -> list[TestRecord]:
     return [TestRecord.from_json(test) for test in requests_failing_pages(target, start, end, limit)]
 

@@ -71,10 +71,10 @@ LATENCY_MS = 20
 
 WEBHOOK_BODY_BYTES = 2048  # scenario 10
 
-FULL = {"queue_prs": 5000, "details": 1000, "iterate": 20_000, "frame": 100_000, "calls": 2000, "memory": 100_000,
+FULL = {"v2_prs": 5000, "v2_calls": 2000, "queue_prs": 5000, "details": 1000, "iterate": 20_000, "frame": 100_000, "calls": 2000, "memory": 100_000,
         "latency_tests": 2000, "big_tests": 180_000, "coroutines": 10_000,
         "webhooks": 50_000, "delivery_prs": 2500}
-QUICK = {"queue_prs": 300, "details": 40, "iterate": 500, "frame": 1000, "calls": 50, "memory": 1000,
+QUICK = {"v2_prs": 200, "v2_calls": 50, "queue_prs": 300, "details": 40, "iterate": 500, "frame": 1000, "calls": 50, "memory": 1000,
          "latency_tests": 300, "big_tests": 2000, "coroutines": 200, "webhooks": 500, "delivery_prs": 100}
 
 
@@ -518,6 +518,48 @@ class Bench:
         self.row(name, "svix Webhook.verify + json.loads", n, svix_seconds, per_second=n / svix_seconds)
         self.target(name, "ours vs svix", svix_seconds / ours, 3.0)
 
+    def v2(self) -> None:
+        """Scenario 12: v2 through the same pipelines as v1. A v2 listing (a queue's pull requests, each with its
+        nested queue entry) read into Arrow against the bare transfer of its pages, timed in the same rounds; and a
+        single v2 call (get a merge queue) against its v1 counterpart (getQueue), each the best of REPEAT runs of
+        `v2_calls` calls on one client."""
+        n = self.sizes["v2_prs"]
+        sandbox = SandboxProcess(tests=500, queue_prs=n)
+        try:
+            info = sandbox.info
+            client = trunk_api.Client(info["token"], info["url"], api_key=info["api_key"])
+            repo = trunk_api.Repo(**info["repo"])
+            repository = client.v2.repositories.resolve_page(f"https://{repo}").data[0]
+            queue = next(q for q in client.v2.merge_queues.list(repository_id=repository.id)
+                         if q.target_branch == "main")
+            name = f"12 v2 listing of {n} pull requests"
+            path = f"/v2/merge-queues/{queue.id}/pull-requests"
+
+            def listing() -> Any:
+                return client.v2.merge_queues.list_pull_requests(queue.id, limit=100)
+
+            together = timed_together({
+                "floor": lambda: peers.bare_v2_transfer(info["url"], info["api_key"], path),
+                "arrow": lambda: listing().to_arrow(), "list": lambda: listing().to_list(),
+            }, ROUNDS)
+            floor = together["floor"][0]
+            table_time, table = together["arrow"]
+            assert table.num_rows == n, table.num_rows
+            self.row(name, "bare transfer of the same pages (floor)", n, floor)
+            self.row(name, "ours v2 to_arrow()", n, table_time, held_bytes=table.nbytes)
+            self.row(name, "ours v2 to_list()", n, together["list"][0])
+            self.target(name, "v2 to_arrow / bare transfer", table_time / floor, 1.25, higher_is_better=False)
+
+            calls = self.sizes["v2_calls"]
+            single = f"12 v2 vs v1 single call x{calls}"
+            v1_time, _ = timed(lambda: [client.get_queue(repo, "main") for _ in range(calls)], REPEAT)
+            v2_time, _ = timed(lambda: [client.v2.merge_queues.get(queue.id) for _ in range(calls)], REPEAT)
+            self.row(single, "ours v1 get_queue", calls, v1_time)
+            self.row(single, "ours v2 merge_queues.get", calls, v2_time)
+            self.target(single, "v2 call / v1 call", v2_time / v1_time, 1.0, higher_is_better=False)
+        finally:
+            sandbox.stop()
+
     def webhook_delivery(self) -> None:
         """Scenario 11: a simulated day's events reach a verifying receiver, without faults and with duplicates."""
         prs = self.sizes["delivery_prs"]
@@ -605,7 +647,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="small sizes, to check the harness (times mean nothing)")
     parser.add_argument("--output", type=Path, help="JSON file (default benchmarks/results/<mode>-<time>.json)")
-    parser.add_argument("--scenarios", default="1,2,3,4,5,8,9,10,11", help="comma-separated subset, e.g. 1,4")
+    parser.add_argument("--scenarios", default="1,2,3,4,5,8,9,10,11,12", help="comma-separated subset, e.g. 1,4")
     args = parser.parse_args()
     sizes = QUICK if args.quick else FULL
     chosen = {s.strip() for s in args.scenarios.split(",")}
@@ -642,6 +684,8 @@ def main() -> int:
             bench.webhooks()
         if "11" in chosen:
             bench.webhook_delivery()
+        if "12" in chosen:
+            bench.v2()
     finally:
         for sandbox in (slow, big):
             if sandbox:

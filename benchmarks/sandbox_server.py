@@ -26,9 +26,15 @@ def main() -> None:
     ).start()
     repo = sandbox.repos[0]
     ids = sandbox.test_ids(repo)[: int(config.get("ids", 0))]
+    # Pull requests in the main queue of the first repository, for the v2 listing (scenario 12): submitted through
+    # v1, read through v2.
+    client = sandbox.client()
+    for number in range(1, int(config.get("queue_prs", 0)) + 1):
+        client.submit_pull_request(repo, number, "main")
     description = {
         "url": sandbox.url,
         "token": sandbox.token,
+        "api_key": sandbox.api_key,
         "org_url_slug": sandbox.org_url_slug,
         "repo": {"host": repo.host, "owner": repo.owner, "name": repo.name},
         "now": sandbox.now.isoformat(),

@@ -235,6 +235,40 @@ Every broken rule is reported at once, naming the field, the value and the rule.
 except ValidationError as error:
     for violation in error.errors:
         print(violation)"""),
+    ("md", """## The same through v2
+
+Trunk's v2 API takes an API key (`Authorization: Bearer trunk_v2_...`) and names things by id. The sandbox issues
+one (`sandbox.api_key`), and its client holds both credentials, so each call sends the one its version needs.
+v2 is grouped by resource under `client.v2`. A repository's id comes from its address, a queue's from the
+listing of its repository's queues:"""),
+    ("code", """v2 = client.v2
+repository = v2.repositories.resolve_page(f"https://{repo}").data[0]
+queue = next(q for q in v2.merge_queues.list(repository_id=repository.id) if q.target_branch == branch)
+print(repository.id, queue.id, queue.mode, queue.state)   # v1's parallel mode is v2's graph mode"""),
+    ("code", """assert v2.merge_queues.pause(queue.id).state == "paused"
+assert client.get_queue(repo, branch).state == QueueState.PAUSED      # one queue, read through either version
+v2.merge_queues.resume(queue.id).state"""),
+    ("md", """Submit a pull request through v2, let the queue test and merge it, then read what happened: the queue's
+dispatch order while it tests, the pull request's queue-entry history (every state, with the reason codes the
+webhooks use) and the queue's testing results (what a model of the queue is calibrated from)."""),
+    ("code", """start = sandbox.clock_now
+pr = v2.merge_queues.submit_pull_request(queue.id, 102, priority_name="high")
+sandbox.advance(minutes=2)
+order = v2.merge_queues.order(queue.id)
+[(batch.verification_run_id[:8], [p.number for p in batch.pull_requests], batch.state) for batch in order.batches]"""),
+    ("code", """sandbox.advance(hours=2)
+pd.DataFrame([{"state": t.state, "changed_at": t.changed_at, "reason": t.reason}
+              for t in v2.pull_requests.queue_entry_history(pr.id)])"""),
+    ("code", """v2.merge_queues.list_testing_results(queue.id, since=start).to_pandas()"""),
+    ("md", """v2's errors carry a machine code and the request id to quote to Trunk's support:"""),
+    ("code", """from trunk_api import ConflictError
+
+v2.merge_queues.submit_pull_request(queue.id, 103)
+try:
+    v2.merge_queues.submit_pull_request(queue.id, 103)
+except ConflictError as error:
+    print(error.code, error.request_id)
+v2.pull_requests.dequeue(v2.pull_requests.resolve_page(repository.id, number=[103]).data[0].id).queue_entry.state"""),
     ("code", """sandbox.stop()"""),
 ]
 

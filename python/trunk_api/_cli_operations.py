@@ -85,11 +85,16 @@ def add_request_options(parser: argparse.ArgumentParser, operation: str, *, list
     """One option per field of the request (see the module's doc). Required fields are required options; an
     optional one not given is not sent."""
     group = parser.add_argument_group(title) if title else parser
-    for field in option_fields(operation, listing=listing):
+    fields = option_fields(operation, listing=listing)
+    names = {field["name"] for field in fields}
+    for field in fields:
         name, doc, kind = field["name"], field["doc"], field["type"]
         if only_optional and not field["optional"]:
             continue
-        flag = "--" + _OPTION_NAMES.get(name, name).replace("_", "-")
+        # The short name (--branch for target_branch) unless the request has a field of that name too (v2's
+        # impacted-targets upload names the queue's branch and the pull request's head branch).
+        alias = _OPTION_NAMES.get(name, name)
+        flag = "--" + (name if alias != name and alias in names else alias).replace("_", "-")
         required = field["required"] and not field["optional"]
         if kind in ("Repo", "Repo | None"):
             example = "repository, e.g. github.com/acme/widgets (GitLab owners may hold '/')"

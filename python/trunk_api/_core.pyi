@@ -204,6 +204,102 @@ class RepositoryProvider(str, enum.Enum):
     BITBUCKET = 'bitbucket'
     UNKNOWN = 'unknown'
 
+class VerificationRunStatus(str, enum.Enum):
+    """Where a verification run stands (v1's TestingStatus, v2 spelling)."""
+    __test__: ClassVar[bool]  # False: pytest must not collect TestHealth & co.
+    IN_PROGRESS = 'inProgress'
+    FAILED = 'failed'
+    CANCELLED = 'cancelled'
+    SUCCEEDED = 'succeeded'
+
+class RequiredStatusesSourceV2(str, enum.Enum):
+    """Where a run's required statuses came from (v1's RequiredStatusesSource)."""
+    __test__: ClassVar[bool]  # False: pytest must not collect TestHealth & co.
+    TRUNK_CONFIG = 'trunkConfig'
+    REPO_PROVIDER_BRANCH_PROTECTION = 'repoProviderBranchProtection'
+    MERGE_INSTANCE = 'mergeInstance'
+
+class CheckKind(str, enum.Enum):
+    """A check run or a commit status."""
+    __test__: ClassVar[bool]  # False: pytest must not collect TestHealth & co.
+    CHECK_RUN = 'checkRun'
+    STATUS_CHECK = 'statusCheck'
+
+class CheckStatus(str, enum.Enum):
+    """Whether a check has finished."""
+    __test__: ClassVar[bool]  # False: pytest must not collect TestHealth & co.
+    QUEUED = 'queued'
+    IN_PROGRESS = 'inProgress'
+    COMPLETED = 'completed'
+
+class CheckConclusion(str, enum.Enum):
+    """How a finished check ended."""
+    __test__: ClassVar[bool]  # False: pytest must not collect TestHealth & co.
+    SUCCESS = 'success'
+    FAILURE = 'failure'
+    NEUTRAL = 'neutral'
+    CANCELLED = 'cancelled'
+    SKIPPED = 'skipped'
+    TIMEOUT = 'timeout'
+
+class ProviderCheckStatus(str, enum.Enum):
+    """A check's status as the code host spells it."""
+    __test__: ClassVar[bool]  # False: pytest must not collect TestHealth & co.
+    QUEUED = 'QUEUED'
+    IN_PROGRESS = 'IN_PROGRESS'
+    COMPLETED = 'COMPLETED'
+    PENDING = 'PENDING'
+    WAITING = 'WAITING'
+    REQUESTED = 'REQUESTED'
+
+class ProviderCheckConclusion(str, enum.Enum):
+    """A check's conclusion as the code host spells it."""
+    __test__: ClassVar[bool]  # False: pytest must not collect TestHealth & co.
+    ACTION_REQUIRED = 'ACTION_REQUIRED'
+    CANCELLED = 'CANCELLED'
+    ERROR = 'ERROR'
+    FAILURE = 'FAILURE'
+    NEUTRAL = 'NEUTRAL'
+    PENDING = 'PENDING'
+    SKIPPED = 'SKIPPED'
+    STALE = 'STALE'
+    SUCCESS = 'SUCCESS'
+    TIMED_OUT = 'TIMED_OUT'
+
+class ConflictCulpritKind(str, enum.Enum):
+    """What a failed pull request conflicted with."""
+    __test__: ClassVar[bool]  # False: pytest must not collect TestHealth & co.
+    QUEUE_PULL_REQUEST = 'queuePullRequest'
+    BASE_BRANCH = 'baseBranch'
+    STACKED_PULL_REQUEST = 'stackedPullRequest'
+
+class HistoryDirection(str, enum.Enum):
+    """The order of a queue-entry history: oldest first (the default) or newest first."""
+    __test__: ClassVar[bool]  # False: pytest must not collect TestHealth & co.
+    OLDEST = 'oldest'
+    NEWEST = 'newest'
+
+class PendingSchedulability(str, enum.Enum):
+    """Whether a pending pull request can start testing, or waits behind a failure."""
+    __test__: ClassVar[bool]  # False: pytest must not collect TestHealth & co.
+    SCHEDULABLE = 'schedulable'
+    HELD_BEHIND_FAILURE = 'heldBehindFailure'
+
+class TestingOutcome(str, enum.Enum):
+    """How a stretch of testing ended."""
+    __test__: ClassVar[bool]  # False: pytest must not collect TestHealth & co.
+    PASSED = 'passed'
+    FAILED = 'failed'
+    INTERRUPTED = 'interrupted'
+    CANCELLED = 'cancelled'
+
+class QueueEntryConclusion(str, enum.Enum):
+    """How a queue entry ended."""
+    __test__: ClassVar[bool]  # False: pytest must not collect TestHealth & co.
+    MERGED = 'merged'
+    FAILED = 'failed'
+    CANCELLED = 'cancelled'
+
 class QueueEventAction(str, enum.Enum):
     """What moved a pull request in a merge queue (the suffix of its pull_request.* event; "canceled" with one l, unlike the API's cancelled)."""
     __test__: ClassVar[bool]  # False: pytest must not collect TestHealth & co.
@@ -1441,6 +1537,856 @@ class RepositoryList:
     def __copy__(self) -> RepositoryList: ...
     def __deepcopy__(self, memo: dict[int, Any]) -> RepositoryList: ...
 
+class PullRequestBrief:
+    """A pull request named inside another answer."""
+    __match_args__: ClassVar[tuple[str, ...]] = ('id', 'number', 'sha', 'title', 'url')
+    __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
+    @property
+    def id(self) -> str | None:
+        """the pull request's id (a UUID)"""
+    @property
+    def number(self) -> int | None:
+        """its number on the code host"""
+    @property
+    def sha(self) -> str | None:
+        """the head commit concerned"""
+    @property
+    def title(self) -> str | None:
+        """its title"""
+    @property
+    def url(self) -> str | None:
+        """its API address"""
+    @property
+    def extra(self) -> dict[str, Any]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> PullRequestBrief: ...
+    def __eq__(self, other: object) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __copy__(self) -> PullRequestBrief: ...
+    def __deepcopy__(self, memo: dict[int, Any]) -> PullRequestBrief: ...
+
+class Check:
+    """One check a verification run observed."""
+    __match_args__: ClassVar[tuple[str, ...]] = ('id', 'name', 'kind', 'status', 'conclusion', 'provider_status', 'provider_conclusion', 'url', 'provider')
+    __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
+    @property
+    def id(self) -> str | None:
+        """the check's id on the code host"""
+    @property
+    def name(self) -> str | None:
+        """its name (required when in requiredStatuses)"""
+    @property
+    def kind(self) -> CheckKind | str | None:
+        """check run or commit status"""
+    @property
+    def status(self) -> CheckStatus | str | None:
+        """whether it has finished"""
+    @property
+    def conclusion(self) -> CheckConclusion | str | None:
+        """how it ended"""
+    @property
+    def provider_status(self) -> ProviderCheckStatus | str | None:
+        """its status as the code host spells it"""
+    @property
+    def provider_conclusion(self) -> ProviderCheckConclusion | str | None:
+        """its conclusion as the code host spells it"""
+    @property
+    def url(self) -> str | None:
+        """its page (null when it has none)"""
+    @property
+    def provider(self) -> str | None:
+        """the code host (github)"""
+    @property
+    def extra(self) -> dict[str, Any]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> Check: ...
+    def __eq__(self, other: object) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __copy__(self) -> Check: ...
+    def __deepcopy__(self, memo: dict[int, Any]) -> Check: ...
+
+class TestBranchPullRequest:
+    """The pull request opened for a run's test branch."""
+    __match_args__: ClassVar[tuple[str, ...]] = ('number', 'url')
+    __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
+    @property
+    def number(self) -> int | None:
+        """its number"""
+    @property
+    def url(self) -> str | None:
+        """its page"""
+    @property
+    def extra(self) -> dict[str, Any]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> TestBranchPullRequest: ...
+    def __eq__(self, other: object) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __copy__(self) -> TestBranchPullRequest: ...
+    def __deepcopy__(self, memo: dict[int, Any]) -> TestBranchPullRequest: ...
+
+class ImpactedTargetSet:
+    """A set of build targets: all of them, or these."""
+    __match_args__: ClassVar[tuple[str, ...]] = ('impacts_all_targets', 'impacted_targets', 'total_impacted_targets')
+    __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
+    @property
+    def impacts_all_targets(self) -> bool | None:
+        """whether every target is impacted"""
+    @property
+    def impacted_targets(self) -> list[str] | None:
+        """the impacted targets (empty when all are)"""
+    @property
+    def total_impacted_targets(self) -> int | None:
+        """how many there are"""
+    @property
+    def extra(self) -> dict[str, Any]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> ImpactedTargetSet: ...
+    def __eq__(self, other: object) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __copy__(self) -> ImpactedTargetSet: ...
+    def __deepcopy__(self, memo: dict[int, Any]) -> ImpactedTargetSet: ...
+
+class VerificationRunImpactedTargets:
+    """The targets a verification run covered."""
+    __match_args__: ClassVar[tuple[str, ...]] = ('all', 'tested_pull_requests_only')
+    __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
+    @property
+    def all(self) -> ImpactedTargetSet | None:
+        """of every pull request it tested on"""
+    @property
+    def tested_pull_requests_only(self) -> ImpactedTargetSet | None:
+        """of the pull requests it tested only"""
+    @property
+    def extra(self) -> dict[str, Any]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> VerificationRunImpactedTargets: ...
+    def __eq__(self, other: object) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __copy__(self) -> VerificationRunImpactedTargets: ...
+    def __deepcopy__(self, memo: dict[int, Any]) -> VerificationRunImpactedTargets: ...
+
+class VerificationRun:
+    """One test run of a merge queue."""
+    __match_args__: ClassVar[tuple[str, ...]] = ('id', 'is_bisection', 'test_branch', 'test_branch_sha', 'test_branch_commit_url', 'created_at', 'updated_at', 'status', 'required_statuses_source', 'required_statuses', 'checks', 'tested_pull_requests', 'dependent_pull_requests', 'test_branch_pull_request', 'impacted_targets')
+    __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
+    @property
+    def id(self) -> str | None:
+        """the run's id"""
+    @property
+    def is_bisection(self) -> bool | None:
+        """whether it tests part of a failed batch to find the culprit"""
+    @property
+    def test_branch(self) -> str | None:
+        """the branch it tested"""
+    @property
+    def test_branch_sha(self) -> str | None:
+        """that branch's commit"""
+    @property
+    def test_branch_commit_url(self) -> str | None:
+        """that commit's page on the code host"""
+    @property
+    def created_at(self) -> datetime | None:
+        """when it started"""
+    @property
+    def updated_at(self) -> datetime | None:
+        """when it last changed (about when it ended, once it has)"""
+    @property
+    def status(self) -> VerificationRunStatus | str | None:
+        """where it stands"""
+    @property
+    def required_statuses_source(self) -> RequiredStatusesSourceV2 | str | None:
+        """where its required statuses came from"""
+    @property
+    def required_statuses(self) -> list[str] | None:
+        """the checks that had to pass"""
+    @property
+    def checks(self) -> list[Check] | None:
+        """every check it observed"""
+    @property
+    def tested_pull_requests(self) -> list[PullRequestBrief] | None:
+        """the pull requests it tested (more than one: a batch)"""
+    @property
+    def dependent_pull_requests(self) -> list[PullRequestBrief] | None:
+        """the pull requests it was tested on top of"""
+    @property
+    def test_branch_pull_request(self) -> TestBranchPullRequest | None:
+        """the pull request opened for its test branch"""
+    @property
+    def impacted_targets(self) -> VerificationRunImpactedTargets | None:
+        """the targets it covered"""
+    @property
+    def extra(self) -> dict[str, Any]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> VerificationRun: ...
+    def __eq__(self, other: object) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __copy__(self) -> VerificationRun: ...
+    def __deepcopy__(self, memo: dict[int, Any]) -> VerificationRun: ...
+
+class VerificationRunList:
+    """One page of verification runs."""
+    __match_args__: ClassVar[tuple[str, ...]] = ('data', 'next_cursor', 'has_more', 'total')
+    __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
+    @property
+    def data(self) -> list[VerificationRun]:
+        """the runs of this page"""
+    @property
+    def next_cursor(self) -> str | None:
+        """cursor of the next page; null on the last page"""
+    @property
+    def has_more(self) -> bool | None:
+        """whether another page follows"""
+    @property
+    def total(self) -> int | None:
+        """items of the whole listing, when asked"""
+    @property
+    def extra(self) -> dict[str, Any]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> VerificationRunList: ...
+    def __eq__(self, other: object) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __copy__(self) -> VerificationRunList: ...
+    def __deepcopy__(self, memo: dict[int, Any]) -> VerificationRunList: ...
+
+class TransitionActor:
+    """Who made a change, when a person did."""
+    __match_args__: ClassVar[tuple[str, ...]] = ('git_hub_login', 'trunk_user_id')
+    __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
+    @property
+    def git_hub_login(self) -> str | None:
+        """the person's GitHub login"""
+    @property
+    def trunk_user_id(self) -> str | None:
+        """the person's Trunk user id"""
+    @property
+    def extra(self) -> dict[str, Any]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> TransitionActor: ...
+    def __eq__(self, other: object) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __copy__(self) -> TransitionActor: ...
+    def __deepcopy__(self, memo: dict[int, Any]) -> TransitionActor: ...
+
+class TransitionPullRequestRef:
+    """Another pull request a transition concerns, and its state then."""
+    __match_args__: ClassVar[tuple[str, ...]] = ('pull_request_id', 'number', 'title', 'url', 'state')
+    __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
+    @property
+    def pull_request_id(self) -> str | None:
+        """its id"""
+    @property
+    def number(self) -> int | None:
+        """its number"""
+    @property
+    def title(self) -> str | None:
+        """its title"""
+    @property
+    def url(self) -> str | None:
+        """its API address"""
+    @property
+    def state(self) -> QueueEntryState | str | None:
+        """its state then"""
+    @property
+    def extra(self) -> dict[str, Any]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> TransitionPullRequestRef: ...
+    def __eq__(self, other: object) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __copy__(self) -> TransitionPullRequestRef: ...
+    def __deepcopy__(self, memo: dict[int, Any]) -> TransitionPullRequestRef: ...
+
+class FailureCausingCheck:
+    """A check whose failure failed the entry."""
+    __match_args__: ClassVar[tuple[str, ...]] = ('name', 'url', 'conclusion')
+    __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
+    @property
+    def name(self) -> str | None:
+        """the check's name"""
+    @property
+    def url(self) -> str | None:
+        """its page"""
+    @property
+    def conclusion(self) -> str | None:
+        """how it ended"""
+    @property
+    def extra(self) -> dict[str, Any]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> FailureCausingCheck: ...
+    def __eq__(self, other: object) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __copy__(self) -> FailureCausingCheck: ...
+    def __deepcopy__(self, memo: dict[int, Any]) -> FailureCausingCheck: ...
+
+class ConflictCulprit:
+    """What a failed entry conflicted with."""
+    __match_args__: ClassVar[tuple[str, ...]] = ('kind', 'sha', 'pull_request_id', 'number', 'url')
+    __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
+    @property
+    def kind(self) -> ConflictCulpritKind | str | None:
+        """what it conflicted with"""
+    @property
+    def sha(self) -> str | None:
+        """the conflicting commit"""
+    @property
+    def pull_request_id(self) -> str | None:
+        """the conflicting pull request"""
+    @property
+    def number(self) -> int | None:
+        """its number"""
+    @property
+    def url(self) -> str | None:
+        """its page"""
+    @property
+    def extra(self) -> dict[str, Any]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> ConflictCulprit: ...
+    def __eq__(self, other: object) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __copy__(self) -> ConflictCulprit: ...
+    def __deepcopy__(self, memo: dict[int, Any]) -> ConflictCulprit: ...
+
+class NotReadyTransitionDetails:
+    """How an entry was submitted."""
+    __match_args__: ClassVar[tuple[str, ...]] = ('priority_value', 'priority_name', 'allow_batching')
+    __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
+    @property
+    def priority_value(self) -> int | None:
+        """its priority"""
+    @property
+    def priority_name(self) -> str | None:
+        """its priority's name"""
+    @property
+    def allow_batching(self) -> bool | None:
+        """whether it may be batched"""
+    @property
+    def extra(self) -> dict[str, Any]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> NotReadyTransitionDetails: ...
+    def __eq__(self, other: object) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __copy__(self) -> NotReadyTransitionDetails: ...
+    def __deepcopy__(self, memo: dict[int, Any]) -> NotReadyTransitionDetails: ...
+
+class PendingTransitionDetails:
+    """What an entry waits for in the line."""
+    __match_args__: ClassVar[tuple[str, ...]] = ('priority_value', 'priority_name', 'used_default_priority_name', 'prerequisite_pull_requests')
+    __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
+    @property
+    def priority_value(self) -> int | None:
+        """its priority"""
+    @property
+    def priority_name(self) -> str | None:
+        """its priority's name"""
+    @property
+    def used_default_priority_name(self) -> str | None:
+        """the default priority it got"""
+    @property
+    def prerequisite_pull_requests(self) -> list[TransitionPullRequestRef] | None:
+        """the pull requests it must wait for"""
+    @property
+    def extra(self) -> dict[str, Any]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> PendingTransitionDetails: ...
+    def __eq__(self, other: object) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __copy__(self) -> PendingTransitionDetails: ...
+    def __deepcopy__(self, memo: dict[int, Any]) -> PendingTransitionDetails: ...
+
+class TestsPassedTransitionDetails:
+    """How an entry's tests passed."""
+    __match_args__: ClassVar[tuple[str, ...]] = ('batch_size', 'bisection_id', 'successor_pull_request_id', 'other_tested_pull_requests', 'waiting_for')
+    __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
+    @property
+    def batch_size(self) -> int | None:
+        """pull requests tested together"""
+    @property
+    def bisection_id(self) -> str | None:
+        """the bisection that cleared it"""
+    @property
+    def successor_pull_request_id(self) -> str | None:
+        """the later pull request whose passing run passed it"""
+    @property
+    def other_tested_pull_requests(self) -> list[TransitionPullRequestRef] | None:
+        """the others in its batch"""
+    @property
+    def waiting_for(self) -> list[TransitionPullRequestRef] | None:
+        """what must merge before it"""
+    @property
+    def extra(self) -> dict[str, Any]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> TestsPassedTransitionDetails: ...
+    def __eq__(self, other: object) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __copy__(self) -> TestsPassedTransitionDetails: ...
+    def __deepcopy__(self, memo: dict[int, Any]) -> TestsPassedTransitionDetails: ...
+
+class PendingFailureTransitionDetails:
+    """Why an entry will fail, and what it waits for first."""
+    __match_args__: ClassVar[tuple[str, ...]] = ('eventual_failure_reason', 'waiting_for', 'failure_causing_checks')
+    __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
+    @property
+    def eventual_failure_reason(self) -> str | None:
+        """why it will fail"""
+    @property
+    def waiting_for(self) -> list[TransitionPullRequestRef] | None:
+        """what it waits for before it fails"""
+    @property
+    def failure_causing_checks(self) -> list[FailureCausingCheck] | None:
+        """the checks that failed"""
+    @property
+    def extra(self) -> dict[str, Any]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> PendingFailureTransitionDetails: ...
+    def __eq__(self, other: object) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __copy__(self) -> PendingFailureTransitionDetails: ...
+    def __deepcopy__(self, memo: dict[int, Any]) -> PendingFailureTransitionDetails: ...
+
+class FailedTransitionDetails:
+    """Why an entry failed."""
+    __match_args__: ClassVar[tuple[str, ...]] = ('api_failure_message', 'failure_causing_checks', 'block_reasons', 'conflict_culprit')
+    __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
+    @property
+    def api_failure_message(self) -> str | None:
+        """the code host's message, when it refused"""
+    @property
+    def failure_causing_checks(self) -> list[FailureCausingCheck] | None:
+        """the checks that failed"""
+    @property
+    def block_reasons(self) -> list[MergeabilityReason] | None:
+        """why the code host would not merge it"""
+    @property
+    def conflict_culprit(self) -> ConflictCulprit | None:
+        """what it conflicted with"""
+    @property
+    def extra(self) -> dict[str, Any]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> FailedTransitionDetails: ...
+    def __eq__(self, other: object) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __copy__(self) -> FailedTransitionDetails: ...
+    def __deepcopy__(self, memo: dict[int, Any]) -> FailedTransitionDetails: ...
+
+class QueueEntryStateTransition:
+    """One change of state of a pull request's queue entry."""
+    __match_args__: ClassVar[tuple[str, ...]] = ('pull_request_id', 'state', 'changed_at', 'reason', 'verification_run_id', 'actor', 'prerequisite_pull_request_id', 'not_ready', 'pending', 'tests_passed', 'pending_failure', 'failed')
+    __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
+    @property
+    def pull_request_id(self) -> str | None:
+        """whose entry changed"""
+    @property
+    def state(self) -> QueueEntryState | str | None:
+        """the state it entered"""
+    @property
+    def changed_at(self) -> datetime | None:
+        """when"""
+    @property
+    def reason(self) -> str | None:
+        """why, as a code (an open set; null for testing and pendingFailure)"""
+    @property
+    def verification_run_id(self) -> str | None:
+        """the run concerned"""
+    @property
+    def actor(self) -> TransitionActor | None:
+        """who, when a person did it"""
+    @property
+    def prerequisite_pull_request_id(self) -> str | None:
+        """the pull request whose change caused it"""
+    @property
+    def not_ready(self) -> NotReadyTransitionDetails | None:
+        """for notReady"""
+    @property
+    def pending(self) -> PendingTransitionDetails | None:
+        """for pending"""
+    @property
+    def tests_passed(self) -> TestsPassedTransitionDetails | None:
+        """for testsPassed"""
+    @property
+    def pending_failure(self) -> PendingFailureTransitionDetails | None:
+        """for pendingFailure"""
+    @property
+    def failed(self) -> FailedTransitionDetails | None:
+        """for failed"""
+    @property
+    def extra(self) -> dict[str, Any]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> QueueEntryStateTransition: ...
+    def __eq__(self, other: object) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __copy__(self) -> QueueEntryStateTransition: ...
+    def __deepcopy__(self, memo: dict[int, Any]) -> QueueEntryStateTransition: ...
+
+class QueueEntryHistoryList:
+    """One page of a pull request's queue-entry history."""
+    __match_args__: ClassVar[tuple[str, ...]] = ('data', 'next_cursor', 'has_more', 'total')
+    __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
+    @property
+    def data(self) -> list[QueueEntryStateTransition]:
+        """the transitions of this page"""
+    @property
+    def next_cursor(self) -> str | None:
+        """cursor of the next page; null on the last page"""
+    @property
+    def has_more(self) -> bool | None:
+        """whether another page follows"""
+    @property
+    def total(self) -> int | None:
+        """items of the whole listing, when asked"""
+    @property
+    def extra(self) -> dict[str, Any]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> QueueEntryHistoryList: ...
+    def __eq__(self, other: object) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __copy__(self) -> QueueEntryHistoryList: ...
+    def __deepcopy__(self, memo: dict[int, Any]) -> QueueEntryHistoryList: ...
+
+class PullRequestQueueEntryHistory:
+    """One pull request's whole queue-entry history."""
+    __match_args__: ClassVar[tuple[str, ...]] = ('pull_request_id', 'transitions')
+    __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
+    @property
+    def pull_request_id(self) -> str | None:
+        """the pull request"""
+    @property
+    def transitions(self) -> list[QueueEntryStateTransition] | None:
+        """its transitions (empty: never submitted, or not the caller's)"""
+    @property
+    def extra(self) -> dict[str, Any]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> PullRequestQueueEntryHistory: ...
+    def __eq__(self, other: object) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __copy__(self) -> PullRequestQueueEntryHistory: ...
+    def __deepcopy__(self, memo: dict[int, Any]) -> PullRequestQueueEntryHistory: ...
+
+class BatchQueueEntryHistoryList:
+    """One page of several pull requests' queue-entry histories."""
+    __match_args__: ClassVar[tuple[str, ...]] = ('data', 'next_cursor', 'has_more', 'total')
+    __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
+    @property
+    def data(self) -> list[PullRequestQueueEntryHistory]:
+        """the pull requests of this page, each with its history"""
+    @property
+    def next_cursor(self) -> str | None:
+        """cursor of the next page; null on the last page"""
+    @property
+    def has_more(self) -> bool | None:
+        """whether another page follows"""
+    @property
+    def total(self) -> int | None:
+        """items of the whole listing, when asked"""
+    @property
+    def extra(self) -> dict[str, Any]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> BatchQueueEntryHistoryList: ...
+    def __eq__(self, other: object) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __copy__(self) -> BatchQueueEntryHistoryList: ...
+    def __deepcopy__(self, memo: dict[int, Any]) -> BatchQueueEntryHistoryList: ...
+
+class OrderedBatch:
+    """A unit under test: one pull request or a batch."""
+    __match_args__: ClassVar[tuple[str, ...]] = ('verification_run_id', 'state', 'is_bisection', 'pull_requests')
+    __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
+    @property
+    def verification_run_id(self) -> str | None:
+        """its run"""
+    @property
+    def state(self) -> QueueEntryState | str | None:
+        """its pull requests' state"""
+    @property
+    def is_bisection(self) -> bool | None:
+        """whether it is a bisection run"""
+    @property
+    def pull_requests(self) -> list[PullRequestBrief] | None:
+        """the pull requests it tests"""
+    @property
+    def extra(self) -> dict[str, Any]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> OrderedBatch: ...
+    def __eq__(self, other: object) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __copy__(self) -> OrderedBatch: ...
+    def __deepcopy__(self, memo: dict[int, Any]) -> OrderedBatch: ...
+
+class OrderedPendingItem:
+    """A pending pull request, in line order."""
+    __match_args__: ClassVar[tuple[str, ...]] = ('pull_request', 'schedulability', 'predicted_batch', 'directly_ahead', 'held_by')
+    __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
+    @property
+    def pull_request(self) -> PullRequestBrief | None:
+        """the pull request"""
+    @property
+    def schedulability(self) -> PendingSchedulability | str | None:
+        """whether it can start testing"""
+    @property
+    def predicted_batch(self) -> int | None:
+        """the batch it is expected to join (0 first)"""
+    @property
+    def directly_ahead(self) -> list[PullRequestBrief] | None:
+        """the pull requests right ahead of it"""
+    @property
+    def held_by(self) -> list[PullRequestBrief] | None:
+        """the failed pull requests it waits behind"""
+    @property
+    def extra(self) -> dict[str, Any]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> OrderedPendingItem: ...
+    def __eq__(self, other: object) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __copy__(self) -> OrderedPendingItem: ...
+    def __deepcopy__(self, memo: dict[int, Any]) -> OrderedPendingItem: ...
+
+class MergeQueueOrder:
+    """A merge queue's dispatch order now."""
+    __match_args__: ClassVar[tuple[str, ...]] = ('mode', 'queue_state', 'batching_enabled', 'isolation_resolved', 'has_cycle', 'batches', 'pending', 'awaiting_admission', 'awaiting_admission_total')
+    __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
+    @property
+    def mode(self) -> MergeQueueMode | str | None:
+        """queue or graph"""
+    @property
+    def queue_state(self) -> MergeQueueState | str | None:
+        """running, paused, ..."""
+    @property
+    def batching_enabled(self) -> bool | None:
+        """whether it batches"""
+    @property
+    def isolation_resolved(self) -> bool | None:
+        """whether the batching rules' isolation is applied to the prediction"""
+    @property
+    def has_cycle(self) -> bool | None:
+        """whether the dependencies loop"""
+    @property
+    def batches(self) -> list[OrderedBatch] | None:
+        """the units under test, in dispatch order"""
+    @property
+    def pending(self) -> list[OrderedPendingItem] | None:
+        """the line"""
+    @property
+    def awaiting_admission(self) -> list[PullRequestBrief] | None:
+        """pull requests not ready yet"""
+    @property
+    def awaiting_admission_total(self) -> int | None:
+        """how many are not ready"""
+    @property
+    def extra(self) -> dict[str, Any]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> MergeQueueOrder: ...
+    def __eq__(self, other: object) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __copy__(self) -> MergeQueueOrder: ...
+    def __deepcopy__(self, memo: dict[int, Any]) -> MergeQueueOrder: ...
+
+class MergeGraphNode:
+    """A pull request in a merge queue's graph."""
+    __match_args__: ClassVar[tuple[str, ...]] = ('pull_request_number', 'title', 'author', 'state', 'priority_value', 'priority_name', 'skips_the_line', 'allows_batching', 'verification_run_id', 'is_bisection', 'impacted_targets', 'total_impacted_targets')
+    __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
+    @property
+    def pull_request_number(self) -> int | None:
+        """its number"""
+    @property
+    def title(self) -> str | None:
+        """its title"""
+    @property
+    def author(self) -> str | None:
+        """its author"""
+    @property
+    def state(self) -> QueueEntryState | str | None:
+        """its state"""
+    @property
+    def priority_value(self) -> int | None:
+        """its priority"""
+    @property
+    def priority_name(self) -> str | None:
+        """its priority's name"""
+    @property
+    def skips_the_line(self) -> bool | None:
+        """whether it skips the line"""
+    @property
+    def allows_batching(self) -> bool | None:
+        """whether it may be batched"""
+    @property
+    def verification_run_id(self) -> str | None:
+        """its run"""
+    @property
+    def is_bisection(self) -> bool | None:
+        """whether it is in a bisection"""
+    @property
+    def impacted_targets(self) -> list[str] | None:
+        """its impacted targets, when asked"""
+    @property
+    def total_impacted_targets(self) -> int | None:
+        """how many, when asked"""
+    @property
+    def extra(self) -> dict[str, Any]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> MergeGraphNode: ...
+    def __eq__(self, other: object) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __copy__(self) -> MergeGraphNode: ...
+    def __deepcopy__(self, memo: dict[int, Any]) -> MergeGraphNode: ...
+
+class MergeGraphEdge:
+    """One pull request tested on top of another."""
+    __match_args__: ClassVar[tuple[str, ...]] = ('from_pull_request_number', 'to_pull_request_number', 'common_impacted_targets', 'total_common_impacted_targets')
+    __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
+    @property
+    def from_pull_request_number(self) -> int | None:
+        """the pull request tested first"""
+    @property
+    def to_pull_request_number(self) -> int | None:
+        """the pull request tested on top of it"""
+    @property
+    def common_impacted_targets(self) -> list[str] | None:
+        """the targets both impact, when asked"""
+    @property
+    def total_common_impacted_targets(self) -> int | None:
+        """how many, when asked"""
+    @property
+    def extra(self) -> dict[str, Any]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> MergeGraphEdge: ...
+    def __eq__(self, other: object) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __copy__(self) -> MergeGraphEdge: ...
+    def __deepcopy__(self, memo: dict[int, Any]) -> MergeGraphEdge: ...
+
+class MergeGraph:
+    """A merge queue's dependency graph now."""
+    __match_args__: ClassVar[tuple[str, ...]] = ('nodes', 'edges')
+    __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
+    @property
+    def nodes(self) -> list[MergeGraphNode] | None:
+        """the pull requests"""
+    @property
+    def edges(self) -> list[MergeGraphEdge] | None:
+        """what is tested on what"""
+    @property
+    def extra(self) -> dict[str, Any]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> MergeGraph: ...
+    def __eq__(self, other: object) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __copy__(self) -> MergeGraph: ...
+    def __deepcopy__(self, memo: dict[int, Any]) -> MergeGraph: ...
+
+class TestingResult:
+    """One finished stretch of testing of one pull request."""
+    __match_args__: ClassVar[tuple[str, ...]] = ('pull_request_number', 'ended_at', 'testing_duration_ms', 'outcome', 'entry_conclusion', 'is_bisection', 'started_bisection', 'verification_run_id')
+    __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
+    @property
+    def pull_request_number(self) -> int | None:
+        """the pull request tested"""
+    @property
+    def ended_at(self) -> datetime | None:
+        """when its testing ended"""
+    @property
+    def testing_duration_ms(self) -> int | None:
+        """how long it tested (milliseconds)"""
+    @property
+    def outcome(self) -> TestingOutcome | str | None:
+        """how the testing ended"""
+    @property
+    def entry_conclusion(self) -> QueueEntryConclusion | str | None:
+        """how its queue entry ended, once it has"""
+    @property
+    def is_bisection(self) -> bool | None:
+        """whether it was a bisection run"""
+    @property
+    def started_bisection(self) -> bool | None:
+        """whether its failure started a bisection"""
+    @property
+    def verification_run_id(self) -> str | None:
+        """the run"""
+    @property
+    def extra(self) -> dict[str, Any]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> TestingResult: ...
+    def __eq__(self, other: object) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __copy__(self) -> TestingResult: ...
+    def __deepcopy__(self, memo: dict[int, Any]) -> TestingResult: ...
+
+class TestingResultList:
+    """One page of testing results."""
+    __match_args__: ClassVar[tuple[str, ...]] = ('data', 'next_cursor', 'has_more', 'total')
+    __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
+    @property
+    def data(self) -> list[TestingResult]:
+        """the results of this page"""
+    @property
+    def next_cursor(self) -> str | None:
+        """cursor of the next page; null on the last page"""
+    @property
+    def has_more(self) -> bool | None:
+        """whether another page follows"""
+    @property
+    def total(self) -> int | None:
+        """items of the whole listing, when asked"""
+    @property
+    def extra(self) -> dict[str, Any]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> TestingResultList: ...
+    def __eq__(self, other: object) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __copy__(self) -> TestingResultList: ...
+    def __deepcopy__(self, memo: dict[int, Any]) -> TestingResultList: ...
+
+class PullRequestImpactedTargets:
+    """The impacted targets last uploaded for a pull request's head commit."""
+    __match_args__: ClassVar[tuple[str, ...]] = ('sha', 'impacts_all_targets', 'impacted_targets', 'total_impacted_targets')
+    __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
+    @property
+    def sha(self) -> str | None:
+        """the head commit they were uploaded for"""
+    @property
+    def impacts_all_targets(self) -> bool | None:
+        """whether every target is impacted"""
+    @property
+    def impacted_targets(self) -> list[str] | None:
+        """the targets, sorted (empty when all are, or none)"""
+    @property
+    def total_impacted_targets(self) -> int | None:
+        """how many there are"""
+    @property
+    def extra(self) -> dict[str, Any]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> PullRequestImpactedTargets: ...
+    def __eq__(self, other: object) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __copy__(self) -> PullRequestImpactedTargets: ...
+    def __deepcopy__(self, memo: dict[int, Any]) -> PullRequestImpactedTargets: ...
+
 class Repo:
     """A repository: host (github.com, gitlab.com or self-hosted), owner, name."""
     __match_args__: ClassVar[tuple[str, ...]] = ('host', 'owner', 'name')
@@ -2013,6 +2959,82 @@ class PullRequestV2Iterator(Iterator[PullRequestV2]):
     @property
     def _fetched(self) -> tuple[int, int, int, int | None]: ...
 
+class VerificationRunPageIterator(Iterator[VerificationRunList]):
+    def __iter__(self) -> VerificationRunPageIterator: ...
+    def __next__(self) -> VerificationRunList: ...
+
+class VerificationRunIterator(Iterator[VerificationRun]):
+    """Lazy; next(), for, .pages and to_list() each continue where the previous one stopped."""
+    __test__: ClassVar[bool]
+    def __iter__(self) -> VerificationRunIterator: ...
+    def __next__(self) -> VerificationRun: ...
+    @property
+    def pages(self) -> VerificationRunPageIterator: ...
+    def to_list(self) -> list[VerificationRun]: ...
+    def to_columns(self) -> dict[str, tuple[str, Any, Any]]: ...
+    def to_pandas(self, *, dtype_backend: str | None = None) -> Any: ...  # pandas.DataFrame (untyped library)
+    def to_arrow(self) -> Any: ...  # pyarrow.Table (pyarrow ships no type information)
+    def to_polars(self) -> Any: ...  # polars.DataFrame
+    @property
+    def _fetched(self) -> tuple[int, int, int, int | None]: ...
+
+class TestingResultPageIterator(Iterator[TestingResultList]):
+    def __iter__(self) -> TestingResultPageIterator: ...
+    def __next__(self) -> TestingResultList: ...
+
+class TestingResultIterator(Iterator[TestingResult]):
+    """Lazy; next(), for, .pages and to_list() each continue where the previous one stopped."""
+    __test__: ClassVar[bool]
+    def __iter__(self) -> TestingResultIterator: ...
+    def __next__(self) -> TestingResult: ...
+    @property
+    def pages(self) -> TestingResultPageIterator: ...
+    def to_list(self) -> list[TestingResult]: ...
+    def to_columns(self) -> dict[str, tuple[str, Any, Any]]: ...
+    def to_pandas(self, *, dtype_backend: str | None = None) -> Any: ...  # pandas.DataFrame (untyped library)
+    def to_arrow(self) -> Any: ...  # pyarrow.Table (pyarrow ships no type information)
+    def to_polars(self) -> Any: ...  # polars.DataFrame
+    @property
+    def _fetched(self) -> tuple[int, int, int, int | None]: ...
+
+class QueueEntryHistoryPageIterator(Iterator[QueueEntryHistoryList]):
+    def __iter__(self) -> QueueEntryHistoryPageIterator: ...
+    def __next__(self) -> QueueEntryHistoryList: ...
+
+class QueueEntryTransitionIterator(Iterator[QueueEntryStateTransition]):
+    """Lazy; next(), for, .pages and to_list() each continue where the previous one stopped."""
+    __test__: ClassVar[bool]
+    def __iter__(self) -> QueueEntryTransitionIterator: ...
+    def __next__(self) -> QueueEntryStateTransition: ...
+    @property
+    def pages(self) -> QueueEntryHistoryPageIterator: ...
+    def to_list(self) -> list[QueueEntryStateTransition]: ...
+    def to_columns(self) -> dict[str, tuple[str, Any, Any]]: ...
+    def to_pandas(self, *, dtype_backend: str | None = None) -> Any: ...  # pandas.DataFrame (untyped library)
+    def to_arrow(self) -> Any: ...  # pyarrow.Table (pyarrow ships no type information)
+    def to_polars(self) -> Any: ...  # polars.DataFrame
+    @property
+    def _fetched(self) -> tuple[int, int, int, int | None]: ...
+
+class BatchQueueEntryHistoryPageIterator(Iterator[BatchQueueEntryHistoryList]):
+    def __iter__(self) -> BatchQueueEntryHistoryPageIterator: ...
+    def __next__(self) -> BatchQueueEntryHistoryList: ...
+
+class QueueEntryHistoryIterator(Iterator[PullRequestQueueEntryHistory]):
+    """Lazy; next(), for, .pages and to_list() each continue where the previous one stopped."""
+    __test__: ClassVar[bool]
+    def __iter__(self) -> QueueEntryHistoryIterator: ...
+    def __next__(self) -> PullRequestQueueEntryHistory: ...
+    @property
+    def pages(self) -> BatchQueueEntryHistoryPageIterator: ...
+    def to_list(self) -> list[PullRequestQueueEntryHistory]: ...
+    def to_columns(self) -> dict[str, tuple[str, Any, Any]]: ...
+    def to_pandas(self, *, dtype_backend: str | None = None) -> Any: ...  # pandas.DataFrame (untyped library)
+    def to_arrow(self) -> Any: ...  # pyarrow.Table (pyarrow ships no type information)
+    def to_polars(self) -> Any: ...  # polars.DataFrame
+    @property
+    def _fetched(self) -> tuple[int, int, int, int | None]: ...
+
 class RepositoryPageIterator(Iterator[RepositoryList]):
     def __iter__(self) -> RepositoryPageIterator: ...
     def __next__(self) -> RepositoryList: ...
@@ -2220,6 +3242,14 @@ class Client:
     def submit_to_merge_queue(self, id: str, number: int, *, allow_batching: bool | None = None, priority_value: int | None = None, priority_name: str | None = None, direct: bool | None = None) -> PullRequestV2: ...
     def list_merge_queue_pull_requests(self, id: str, *, state: Sequence[QueueEntryState] | None = None, author: str | None = None, concluded_after: _TimeLike | None = None, concluded_before: _TimeLike | None = None, limit: int | None = None, cursor: str | None = None, include_total: bool | None = None) -> PullRequestList: ...
     def iter_merge_queue_pull_requests(self, id: str, *, state: Sequence[QueueEntryState] | None = None, author: str | None = None, concluded_after: _TimeLike | None = None, concluded_before: _TimeLike | None = None, limit: int | None = None, include_total: bool | None = None, max_results: int | None = None) -> PullRequestV2Iterator: ...
+    def get_organization_merge_queue_metrics(self, *, repository_id: str | None = None) -> MergeQueueMetrics: ...
+    def get_merge_queue_metrics_v2(self, id: str) -> MergeQueueMetrics: ...
+    def list_merge_queue_verification_runs(self, id: str, *, status: VerificationRunStatus | str | None = None, created_after: _TimeLike | None = None, limit: int | None = None, cursor: str | None = None, include_total: bool | None = None) -> VerificationRunList: ...
+    def iter_merge_queue_verification_runs(self, id: str, *, status: VerificationRunStatus | str | None = None, created_after: _TimeLike | None = None, limit: int | None = None, include_total: bool | None = None, max_results: int | None = None) -> VerificationRunIterator: ...
+    def get_merge_queue_order(self, id: str) -> MergeQueueOrder: ...
+    def get_merge_queue_graph(self, id: str, *, include_impacted_targets: bool | None = None) -> MergeGraph: ...
+    def list_testing_results(self, id: str, since: _TimeLike, *, until: _TimeLike | None = None, limit: int | None = None, cursor: str | None = None, include_total: bool | None = None) -> TestingResultList: ...
+    def iter_testing_results(self, id: str, since: _TimeLike, *, until: _TimeLike | None = None, limit: int | None = None, include_total: bool | None = None, max_results: int | None = None) -> TestingResultIterator: ...
     def resolve_pull_requests(self, repository_id: str, *, number: Sequence[int] | None = None, branch: str | None = None, base_branch: str | None = None, limit: int | None = None, cursor: str | None = None, include_total: bool | None = None) -> PullRequestList: ...
     def iter_resolve_pull_requests(self, repository_id: str, *, number: Sequence[int] | None = None, branch: str | None = None, base_branch: str | None = None, limit: int | None = None, include_total: bool | None = None, max_results: int | None = None) -> PullRequestV2Iterator: ...
     def get_pull_request(self, id: str) -> PullRequestV2: ...
@@ -2227,6 +3257,15 @@ class Client:
     def update_queue_entry(self, id: str, *, priority_value: int | None = None, priority_name: str | None = None, direct: bool | None = None, allow_batching: bool | None = None) -> PullRequestV2: ...
     def dequeue_pull_request(self, id: str) -> PullRequestV2: ...
     def restart_pull_request_tests(self, id: str) -> PullRequestV2: ...
+    def list_pull_request_verification_runs(self, id: str, *, status: VerificationRunStatus | str | None = None, limit: int | None = None, cursor: str | None = None, include_total: bool | None = None) -> VerificationRunList: ...
+    def iter_pull_request_verification_runs(self, id: str, *, status: VerificationRunStatus | str | None = None, limit: int | None = None, include_total: bool | None = None, max_results: int | None = None) -> VerificationRunIterator: ...
+    def list_queue_entry_history(self, id: str, *, direction: HistoryDirection | str | None = None, limit: int | None = None, cursor: str | None = None, include_total: bool | None = None) -> QueueEntryHistoryList: ...
+    def iter_queue_entry_history(self, id: str, *, direction: HistoryDirection | str | None = None, limit: int | None = None, include_total: bool | None = None, max_results: int | None = None) -> QueueEntryTransitionIterator: ...
+    def list_queue_entry_histories(self, pull_request_ids: Sequence[str], *, direction: HistoryDirection | str | None = None, limit: int | None = None, cursor: str | None = None, include_total: bool | None = None) -> BatchQueueEntryHistoryList: ...
+    def iter_queue_entry_histories(self, pull_request_ids: Sequence[str], *, direction: HistoryDirection | str | None = None, limit: int | None = None, include_total: bool | None = None, max_results: int | None = None) -> QueueEntryHistoryIterator: ...
+    def get_pull_request_impacted_targets(self, id: str) -> PullRequestImpactedTargets: ...
+    def get_verification_run(self, id: str) -> VerificationRun: ...
+    def upload_impacted_targets(self, repository_id: str, target_branch: str, sha: str, *, number: int | None = None, branch: str | None = None, impacted_targets: Sequence[str] | None = None, impacts_all_targets: bool | None = None) -> NoContent: ...
     def resolve_repositories(self, provider_url: str, *, limit: int | None = None, cursor: str | None = None, include_total: bool | None = None) -> RepositoryList: ...
     def iter_resolve_repositories(self, provider_url: str, *, limit: int | None = None, include_total: bool | None = None, max_results: int | None = None) -> RepositoryIterator: ...
     def get_repository(self, id: str) -> Repository: ...
@@ -2289,12 +3328,24 @@ class AsyncClient:
     def update_merge_queue_config(self, loop: asyncio.AbstractEventLoop, id: str, *, concurrency: int | None = None, bisection_concurrency: int | None = None, pending_failure_depth: int | None = None, can_optimistically_merge: bool | None = None, allow_batching: bool | None = None, batching_max_wait_time_minutes: int | None = None, batching_min_size: int | None = None, testing_timeout_minutes: int | None = None, not_ready_timeout_minutes: int | None = None, creates_prs_for_testing_branches: bool | None = None, are_comments_enabled: bool | None = None, are_commands_enabled: bool | None = None, is_status_check_enabled: bool | None = None, is_extension_enabled: bool | None = None, are_label_commands_enabled: bool | None = None, are_state_labels_enabled: bool | None = None, required_statuses: Sequence[str] | None = None, allowed_bot_submitters: Sequence[str] | None = None, batching_rules: Sequence[BatchingRule] | None = None, direct_merge_mode: DirectMergeMode | str | None = None, optimization_mode: QueueOptimization | str | None = None, merge_method: MergeStrategy | str | None = None, test_branch_construction_mode: TestBranchConstruction | str | None = None, enqueueing_label: str | None = None) -> asyncio.Future[MergeQueue]: ...
     def submit_to_merge_queue(self, loop: asyncio.AbstractEventLoop, id: str, number: int, *, allow_batching: bool | None = None, priority_value: int | None = None, priority_name: str | None = None, direct: bool | None = None) -> asyncio.Future[PullRequestV2]: ...
     def list_merge_queue_pull_requests(self, loop: asyncio.AbstractEventLoop, id: str, *, state: Sequence[QueueEntryState] | None = None, author: str | None = None, concluded_after: _TimeLike | None = None, concluded_before: _TimeLike | None = None, limit: int | None = None, cursor: str | None = None, include_total: bool | None = None) -> asyncio.Future[PullRequestList]: ...
+    def get_organization_merge_queue_metrics(self, loop: asyncio.AbstractEventLoop, *, repository_id: str | None = None) -> asyncio.Future[MergeQueueMetrics]: ...
+    def get_merge_queue_metrics_v2(self, loop: asyncio.AbstractEventLoop, id: str) -> asyncio.Future[MergeQueueMetrics]: ...
+    def list_merge_queue_verification_runs(self, loop: asyncio.AbstractEventLoop, id: str, *, status: VerificationRunStatus | str | None = None, created_after: _TimeLike | None = None, limit: int | None = None, cursor: str | None = None, include_total: bool | None = None) -> asyncio.Future[VerificationRunList]: ...
+    def get_merge_queue_order(self, loop: asyncio.AbstractEventLoop, id: str) -> asyncio.Future[MergeQueueOrder]: ...
+    def get_merge_queue_graph(self, loop: asyncio.AbstractEventLoop, id: str, *, include_impacted_targets: bool | None = None) -> asyncio.Future[MergeGraph]: ...
+    def list_testing_results(self, loop: asyncio.AbstractEventLoop, id: str, since: _TimeLike, *, until: _TimeLike | None = None, limit: int | None = None, cursor: str | None = None, include_total: bool | None = None) -> asyncio.Future[TestingResultList]: ...
     def resolve_pull_requests(self, loop: asyncio.AbstractEventLoop, repository_id: str, *, number: Sequence[int] | None = None, branch: str | None = None, base_branch: str | None = None, limit: int | None = None, cursor: str | None = None, include_total: bool | None = None) -> asyncio.Future[PullRequestList]: ...
     def get_pull_request(self, loop: asyncio.AbstractEventLoop, id: str) -> asyncio.Future[PullRequestV2]: ...
     def reprioritize_pull_request(self, loop: asyncio.AbstractEventLoop, id: str, *, priority_value: int | None = None, priority_name: str | None = None) -> asyncio.Future[PullRequestV2]: ...
     def update_queue_entry(self, loop: asyncio.AbstractEventLoop, id: str, *, priority_value: int | None = None, priority_name: str | None = None, direct: bool | None = None, allow_batching: bool | None = None) -> asyncio.Future[PullRequestV2]: ...
     def dequeue_pull_request(self, loop: asyncio.AbstractEventLoop, id: str) -> asyncio.Future[PullRequestV2]: ...
     def restart_pull_request_tests(self, loop: asyncio.AbstractEventLoop, id: str) -> asyncio.Future[PullRequestV2]: ...
+    def list_pull_request_verification_runs(self, loop: asyncio.AbstractEventLoop, id: str, *, status: VerificationRunStatus | str | None = None, limit: int | None = None, cursor: str | None = None, include_total: bool | None = None) -> asyncio.Future[VerificationRunList]: ...
+    def list_queue_entry_history(self, loop: asyncio.AbstractEventLoop, id: str, *, direction: HistoryDirection | str | None = None, limit: int | None = None, cursor: str | None = None, include_total: bool | None = None) -> asyncio.Future[QueueEntryHistoryList]: ...
+    def list_queue_entry_histories(self, loop: asyncio.AbstractEventLoop, pull_request_ids: Sequence[str], *, direction: HistoryDirection | str | None = None, limit: int | None = None, cursor: str | None = None, include_total: bool | None = None) -> asyncio.Future[BatchQueueEntryHistoryList]: ...
+    def get_pull_request_impacted_targets(self, loop: asyncio.AbstractEventLoop, id: str) -> asyncio.Future[PullRequestImpactedTargets]: ...
+    def get_verification_run(self, loop: asyncio.AbstractEventLoop, id: str) -> asyncio.Future[VerificationRun]: ...
+    def upload_impacted_targets(self, loop: asyncio.AbstractEventLoop, repository_id: str, target_branch: str, sha: str, *, number: int | None = None, branch: str | None = None, impacted_targets: Sequence[str] | None = None, impacts_all_targets: bool | None = None) -> asyncio.Future[NoContent]: ...
     def resolve_repositories(self, loop: asyncio.AbstractEventLoop, provider_url: str, *, limit: int | None = None, cursor: str | None = None, include_total: bool | None = None) -> asyncio.Future[RepositoryList]: ...
     def get_repository(self, loop: asyncio.AbstractEventLoop, id: str) -> asyncio.Future[Repository]: ...
 

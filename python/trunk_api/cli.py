@@ -282,7 +282,7 @@ def build_parser() -> argparse.ArgumentParser:
                                                                          required=True)
         listing = "iterator" in operation
         name = operation["iter"] if listing else operation["name"]
-        handler = _run_v2_listing if listing else _run_write if operation["status"] == 204 else _run_object
+        handler = _run_v2_listing if listing else _run_write if operation["response"] == "NoContent" else _run_object
         operation_command(resource_commands[resource], operation["verb"].replace("_", "-"), name,
                           operation["doc"].rstrip(".").lower(), operation["doc"], handler, listing=listing)
 

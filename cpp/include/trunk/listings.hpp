@@ -18,7 +18,8 @@ namespace trunk {
 /// X(Operation): every operation whose answer is a page.
 #define TRUNK_LISTING_OPERATIONS(X)                                                                            \
   X(ListFailingTests) X(ListUnhealthyTests) X(ListQuarantinedTests) X(ListPullRequests) X(ListMergeQueues)     \
-  X(ListMergeQueuePullRequests) X(ResolvePullRequests) X(ResolveRepositories)
+  X(ListMergeQueuePullRequests) X(ResolvePullRequests) X(ResolveRepositories) X(ListMergeQueueVerificationRuns)    \
+  X(ListPullRequestVerificationRuns) X(ListQueueEntryHistory) X(ListQueueEntryHistories) X(ListTestingResults)
 
 /// X(Page, "ItemIterator", "PageIterator"): every page type once (two listings may share one), with the Python
 /// names of the iterator over its items and of the iterator over its pages (.pages).
@@ -28,7 +29,11 @@ namespace trunk {
   X(PullRequestPage, "PullRequestIterator", "PullRequestPageIterator")                                         \
   X(MergeQueueList, "MergeQueueIterator", "MergeQueuePageIterator")                                            \
   X(PullRequestList, "PullRequestV2Iterator", "PullRequestV2PageIterator")                                     \
-  X(RepositoryList, "RepositoryIterator", "RepositoryPageIterator")
+  X(RepositoryList, "RepositoryIterator", "RepositoryPageIterator")                                            \
+  X(VerificationRunList, "VerificationRunIterator", "VerificationRunPageIterator")                             \
+  X(QueueEntryHistoryList, "QueueEntryTransitionIterator", "QueueEntryHistoryPageIterator")                    \
+  X(BatchQueueEntryHistoryList, "QueueEntryHistoryIterator", "BatchQueueEntryHistoryPageIterator")            \
+  X(TestingResultList, "TestingResultIterator", "TestingResultPageIterator")
 
 /// The name of a listing's lazy iterator in Python and the CLI: "iter_" and the operation's name without its leading
 /// "list_" (list_failing_tests -> iter_failing_tests, resolve_pull_requests -> iter_resolve_pull_requests).

@@ -219,10 +219,22 @@ TRUNK_DESCRIBE(UpdateMergeQueueConfigRequest,
                "Changes the settings given (a merge patch: an absent setting stays, [] clears a list).",
                TRUNK_UPDATE_MERGE_QUEUE_CONFIG_FIELDS)
 
+#define TRUNK_ORGANIZATION_METRICS_FIELDS(X)                                                                  \
+  X(std::optional<std::string>, repository_id, "repositoryId", {}, (schema::Rules{.uuid = true}),             \
+    "only the queues of this repository (a UUID)")
+
+struct OrganizationMetricsRequest {
+  TRUNK_MEMBERS(TRUNK_ORGANIZATION_METRICS_FIELDS)
+  bool operator==(const OrganizationMetricsRequest&) const = default;
+};
+TRUNK_DESCRIBE(OrganizationMetricsRequest, "The Prometheus metrics of every merge queue, or of a repository's.",
+               TRUNK_ORGANIZATION_METRICS_FIELDS)
+
 /// Every described struct of the v2 merge queues: answers, then requests.
 #define TRUNK_MERGE_QUEUE_V2_ANSWER_MODELS(X) \
   X(BatchingRule) X(MergeQueueConfig) X(MergeQueue) X(MergeQueueStateChange) X(MergeQueueList) X(NoContent)
 #define TRUNK_MERGE_QUEUE_V2_REQUEST_MODELS(X) \
-  X(ListMergeQueuesRequest) X(MergeQueueRef) X(CreateMergeQueueRequest) X(SwitchModesRequest) X(UpdateMergeQueueConfigRequest)
+  X(ListMergeQueuesRequest) X(MergeQueueRef) X(CreateMergeQueueRequest) X(SwitchModesRequest)               \
+  X(UpdateMergeQueueConfigRequest) X(OrganizationMetricsRequest)
 
 }  // namespace trunk

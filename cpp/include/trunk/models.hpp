@@ -2,9 +2,14 @@
 // Convenience header: every model and message of the API.
 #include "trunk/enums.hpp"
 #include "trunk/merge_queue_answers.hpp"
+#include "trunk/impacted_targets_v2.hpp"
+#include "trunk/merge_queue_order.hpp"
 #include "trunk/merge_queue_v2.hpp"
 #include "trunk/pull_request_v2.hpp"
+#include "trunk/queue_entry_history.hpp"
 #include "trunk/repository_v2.hpp"
+#include "trunk/testing_result.hpp"
+#include "trunk/verification_run.hpp"
 #include "trunk/merge_queue_requests.hpp"
 #include "trunk/open_enum.hpp"
 #include "trunk/page.hpp"
@@ -22,5 +27,8 @@
 /// requests.hpp), for the code instantiated per model.
 #define TRUNK_ALL_REQUEST_MODELS(X) \
   TRUNK_REQUEST_MODELS(X) TRUNK_MERGE_QUEUE_REQUEST_MODELS(X) TRUNK_MERGE_QUEUE_V2_REQUEST_MODELS(X) \
-  TRUNK_PULL_REQUEST_V2_REQUEST_MODELS(X) TRUNK_REPOSITORY_V2_REQUEST_MODELS(X)
+  TRUNK_PULL_REQUEST_V2_REQUEST_MODELS(X) TRUNK_REPOSITORY_V2_REQUEST_MODELS(X) \
+  TRUNK_VERIFICATION_RUN_V2_REQUEST_MODELS(X) TRUNK_QUEUE_ENTRY_HISTORY_V2_REQUEST_MODELS(X) \
+  TRUNK_MERGE_QUEUE_ORDER_V2_REQUEST_MODELS(X) TRUNK_TESTING_RESULT_V2_REQUEST_MODELS(X)                      \
+  TRUNK_IMPACTED_TARGETS_V2_REQUEST_MODELS(X)
 #define TRUNK_ALL_MODELS(X) TRUNK_ANSWER_MODELS(X) TRUNK_ALL_REQUEST_MODELS(X)

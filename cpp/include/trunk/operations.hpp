@@ -70,7 +70,8 @@ namespace trunk {
 // v2: the merge-queue resources (docs/reference/v2.md). A GET or DELETE carries its request's non-path fields as
 // the query string; POST, PUT and PATCH as the JSON body.
 #define TRUNK_V2_OPERATIONS(X) \
-  TRUNK_V2_MERGE_QUEUE_OPERATIONS(X) TRUNK_V2_PULL_REQUEST_OPERATIONS(X) TRUNK_V2_REPOSITORY_OPERATIONS(X)
+  TRUNK_V2_MERGE_QUEUE_OPERATIONS(X) TRUNK_V2_PULL_REQUEST_OPERATIONS(X) TRUNK_V2_VERIFICATION_RUN_OPERATIONS(X) \
+  TRUNK_V2_IMPACTED_TARGETS_OPERATIONS(X) TRUNK_V2_REPOSITORY_OPERATIONS(X)
 
 #define TRUNK_V2_MERGE_QUEUE_OPERATIONS(X)                                                                           \
   X(ListMergeQueues, list_merge_queues, "GET", "/v2/merge-queues", ListMergeQueuesRequest, MergeQueueList,           \
@@ -104,7 +105,31 @@ namespace trunk {
     "submit_pull_request")                                                                                           \
   X(ListMergeQueuePullRequests, list_merge_queue_pull_requests, "GET", "/v2/merge-queues/{id}/pull-requests",        \
     ListQueuePullRequestsRequest, PullRequestList, Repeat::safe,                                                     \
-    "One page of a merge queue's pull requests, newest submission first.", 200, "merge_queues", "list_pull_requests")
+    "One page of a merge queue's pull requests, newest submission first.", 200, "merge_queues", "list_pull_requests") \
+  X(GetOrganizationMergeQueueMetrics, get_organization_merge_queue_metrics, "GET", "/v2/merge-queues/metrics",       \
+    OrganizationMetricsRequest, MergeQueueMetrics, Repeat::safe,                                                     \
+    "The Prometheus metrics of every merge queue (or of a repository's).", 200, "merge_queues",                      \
+    "organization_metrics")                                                                                          \
+  X(GetMergeQueueMetricsV2, get_merge_queue_metrics_v2, "GET", "/v2/merge-queues/{id}/metrics", MergeQueueRef,       \
+    MergeQueueMetrics, Repeat::safe, "The Prometheus metrics of a merge queue.", 200, "merge_queues", "metrics")     \
+  X(ListMergeQueueVerificationRuns, list_merge_queue_verification_runs, "GET",                                       \
+    "/v2/merge-queues/{id}/verification-runs", ListQueueVerificationRunsRequest, VerificationRunList, Repeat::safe,  \
+    "One page of a merge queue's verification runs, newest first.", 200, "merge_queues", "list_verification_runs") \
+  X(GetMergeQueueOrder, get_merge_queue_order, "GET", "/v2/merge-queues/{id}/order", MergeQueueRef, MergeQueueOrder, \
+    Repeat::safe, "A merge queue's dispatch order now: its batches under test, its line, what is not ready.", 200,   \
+    "merge_queues", "order")                                                                                         \
+  X(GetMergeQueueGraph, get_merge_queue_graph, "GET", "/v2/merge-queues/{id}/graph", MergeGraphRequest, MergeGraph,  \
+    Repeat::safe, "A merge queue's dependency graph now: its pull requests, and which is tested on which.", 200,    \
+    "merge_queues", "graph")                                                                                         \
+  X(ListTestingResults, list_testing_results, "GET", "/v2/merge-queues/{id}/testing-results",                        \
+    ListTestingResultsRequest, TestingResultList, Repeat::safe,                                                      \
+    "One page of a merge queue's finished testing over at most 45 days.", 200, "merge_queues",                       \
+    "list_testing_results")
+
+#define TRUNK_V2_VERIFICATION_RUN_OPERATIONS(X)                                                                      \
+  X(GetVerificationRun, get_verification_run, "GET", "/v2/merge-queue-verification-runs/{id}", VerificationRunRef,   \
+    VerificationRun, Repeat::safe, "A verification run: what it tested on top of what, and its checks.", 200,       \
+    "verification_runs", "get")
 
 #define TRUNK_V2_PULL_REQUEST_OPERATIONS(X)                                                                          \
   X(ResolvePullRequests, resolve_pull_requests, "GET", "/v2/pull-requests", ResolvePullRequestsRequest,              \
@@ -122,7 +147,27 @@ namespace trunk {
     PullRequestV2, Repeat::safe, "Takes a pull request out of its merge queue.", 200, "pull_requests", "dequeue")    \
   X(RestartPullRequestTests, restart_pull_request_tests, "POST", "/v2/pull-requests/{id}/restart-tests",             \
     PullRequestRefV2, PullRequestV2, Repeat::not_safe, "Restarts the tests of a queued pull request.", 200,          \
-    "pull_requests", "restart_tests")
+    "pull_requests", "restart_tests")                                                                                \
+  X(ListPullRequestVerificationRuns, list_pull_request_verification_runs, "GET",                                     \
+    "/v2/pull-requests/{id}/verification-runs", ListPullRequestVerificationRunsRequest, VerificationRunList,         \
+    Repeat::safe, "One page of the verification runs that tested a pull request, newest first.", 200,                \
+    "pull_requests", "list_verification_runs")                                                                       \
+  X(ListQueueEntryHistory, list_queue_entry_history, "GET", "/v2/pull-requests/{id}/queue-entry-history",            \
+    QueueEntryHistoryRequest, QueueEntryHistoryList, Repeat::safe,                                                   \
+    "One page of a pull request's queue-entry transitions (oldest first unless asked).", 200, "pull_requests",       \
+    "queue_entry_history")                                                                                           \
+  X(ListQueueEntryHistories, list_queue_entry_histories, "GET", "/v2/queue-entry-history",                           \
+    BatchQueueEntryHistoryRequest, BatchQueueEntryHistoryList, Repeat::safe,                                         \
+    "One page of several pull requests, each with its whole queue-entry history.", 200, "pull_requests",             \
+    "queue_entry_history_batch")                                                                                     \
+  X(GetPullRequestImpactedTargets, get_pull_request_impacted_targets, "GET", "/v2/pull-requests/{id}/impacted-targets", \
+    PullRequestRefV2, PullRequestImpactedTargets, Repeat::safe,                                                      \
+    "The impacted targets last uploaded for a pull request's head commit.", 200, "pull_requests", "impacted_targets")
+
+#define TRUNK_V2_IMPACTED_TARGETS_OPERATIONS(X)                                                                      \
+  X(UploadImpactedTargets, upload_impacted_targets, "PUT", "/v2/impacted-targets", UploadImpactedTargetsRequest,     \
+    NoContent, Repeat::safe, "Uploads the build targets a pull request's head commit impacts (202: stored).", 202,   \
+    "impacted_targets", "upload")
 
 #define TRUNK_V2_REPOSITORY_OPERATIONS(X)                                                                            \
   X(ResolveRepositories, resolve_repositories, "GET", "/v2/repositories", ResolveRepositoriesRequest,                \

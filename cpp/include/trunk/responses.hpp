@@ -56,6 +56,9 @@ TRUNK_DESCRIBE(QuarantinedTestPage, "One page of quarantined tests.", TRUNK_QUAR
   X(QuarantinedTest) X(QuarantinedTestPage) X(PullRequest) X(QueueSettings) X(Readiness) X(SubmittedPullRequest)      \
   X(Acknowledgement) X(PullRequestPage) X(TestRunDetails) X(MetricSample) X(HistogramBucket)  \
   X(Histogram) X(MergeQueueMetrics) TRUNK_MERGE_QUEUE_V2_ANSWER_MODELS(X)                     \
-  TRUNK_PULL_REQUEST_V2_ANSWER_MODELS(X) TRUNK_REPOSITORY_V2_ANSWER_MODELS(X)
+  TRUNK_PULL_REQUEST_V2_ANSWER_MODELS(X) TRUNK_REPOSITORY_V2_ANSWER_MODELS(X)                     \
+  TRUNK_VERIFICATION_RUN_V2_ANSWER_MODELS(X) TRUNK_QUEUE_ENTRY_HISTORY_V2_ANSWER_MODELS(X)               \
+  TRUNK_MERGE_QUEUE_ORDER_V2_ANSWER_MODELS(X) TRUNK_TESTING_RESULT_V2_ANSWER_MODELS(X)                     \
+  TRUNK_IMPACTED_TARGETS_V2_ANSWER_MODELS(X)
 
 }  // namespace trunk

@@ -110,13 +110,25 @@ TRUNK_ENUM(ConflictCulpritKind, "What a failed pull request conflicted with.", T
 TRUNK_ENUM(HistoryDirection, "The order of a queue-entry history: oldest first (the default) or newest first.",
            TRUNK_HISTORY_DIRECTION_VALUES)
 
+#define TRUNK_PENDING_SCHEDULABILITY_VALUES(X) X(schedulable, "schedulable") X(held_behind_failure, "heldBehindFailure")
+TRUNK_ENUM(PendingSchedulability, "Whether a pending pull request can start testing, or waits behind a failure.",
+           TRUNK_PENDING_SCHEDULABILITY_VALUES)
+
+#define TRUNK_TESTING_OUTCOME_VALUES(X) \
+  X(passed, "passed") X(failed, "failed") X(interrupted, "interrupted") X(cancelled, "cancelled")
+TRUNK_ENUM(TestingOutcome, "How a stretch of testing ended.", TRUNK_TESTING_OUTCOME_VALUES)
+
+#define TRUNK_QUEUE_ENTRY_CONCLUSION_VALUES(X) X(merged, "merged") X(failed, "failed") X(cancelled, "cancelled")
+TRUNK_ENUM(QueueEntryConclusion, "How a queue entry ended.", TRUNK_QUEUE_ENTRY_CONCLUSION_VALUES)
+
 /// Every enumeration of v2, for the code instantiated per enumeration (beside TRUNK_ALL_ENUMS).
 #define TRUNK_V2_ENUMS(X)                                                                                    \
   X(MergeQueueState) X(MergeQueueMode) X(ManagedState) X(QueueOptimization) X(MergeStrategy)               \
   X(TestBranchConstruction) X(BatchingRulePolicy) X(QueueEntryState) X(PullRequestProviderState)           \
   X(Mergeability) X(MergeabilityReasonCode) X(RepositoryProvider) X(VerificationRunStatus)                  \
   X(RequiredStatusesSourceV2) X(CheckKind) X(CheckStatus) X(CheckConclusion) X(ProviderCheckStatus)          \
-  X(ProviderCheckConclusion) X(ConflictCulpritKind) X(HistoryDirection)
+  X(ProviderCheckConclusion) X(ConflictCulpritKind) X(HistoryDirection) X(PendingSchedulability)            \
+  X(TestingOutcome) X(QueueEntryConclusion)
 
 // ---- v1 -> v2: the one place that maps v1's values to v2's (the migration guide's table) ------------------
 constexpr MergeQueueMode to_v2(QueueMode mode) noexcept {

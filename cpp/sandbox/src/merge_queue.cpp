@@ -192,6 +192,7 @@ void MergeQueue::transition(std::size_t submission, PullRequestState to, std::st
   s.state = to;
   s.state_changed_at = s.changed_at = now_;
   s.reason = why;
+  s.steps.push_back(Submission::Step{now_, to, why, s.last_run});
   if (s.concluded()) {
     s.concluded_at = now_;
     open_.erase(std::find(open_.begin(), open_.end(), submission));

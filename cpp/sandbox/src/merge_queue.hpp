@@ -209,9 +209,57 @@ class MergeQueue {
     std::optional<trunk::Timestamp> concluded_at;
     bool concluded = false, mergeable = false, requires_targets = false, has_targets = false;
     std::optional<std::string> passed_run;  ///< the run that passed it (tests_passed, merged)
+    struct Step {
+      trunk::Timestamp at;
+      trunk::PullRequestState state = trunk::PullRequestState::not_ready;
+      std::string_view reason;
+      std::optional<std::string> run_id;
+    };
+    std::vector<Step> steps;  ///< every state it has been in, oldest first
+    /// Its impacted targets for its head commit: nullopt when none were reported; all_targets for ALL.
+    std::optional<std::vector<std::string>> targets;
+    bool all_targets = false;
   };
   /// Every submission, oldest first.
   std::vector<EntryView> entries() const;
+
+  /// One test run as v2 shows it, a verification run (merge_queue_views.cpp).
+  struct RunView {
+    struct Tested {
+      std::int64_t number = 0;
+      std::string sha, title;
+    };
+    std::string id, test_branch, test_branch_sha;
+    bool bisection = false;
+    trunk::Timestamp created_at, updated_at;
+    trunk::TestingStatus status = trunk::TestingStatus::in_progress;
+    std::optional<std::string> failure_cause;  ///< flaky, broken or timeout, once failed
+    std::vector<Tested> tested, ahead;
+  };
+  /// Every test run, oldest first.
+  std::vector<RunView> runs() const;
+
+  /// What the queue is doing now, by pull-request number (v2's order and graph; merge_queue_views.cpp).
+  struct OrderView {
+    struct Batch {
+      std::string run_id;
+      trunk::PullRequestState state = trunk::PullRequestState::testing;
+      bool bisection = false;
+      std::vector<std::int64_t> numbers;
+      /// Main-queue units only: the members of the units it is tested directly on top of (the transitive ones
+      /// left out: one chain in single mode, lanes in parallel mode).
+      std::vector<std::int64_t> on_top_of;
+    };
+    struct Pending {
+      std::int64_t number = 0;
+      std::vector<std::int64_t> held_by;  ///< members of failed units it may not be tested on top of
+    };
+    std::vector<Batch> batches;  ///< the train in order, then the bisection runs in progress
+    std::vector<Pending> line;   ///< pending, in line order
+    std::vector<std::int64_t> awaiting;  ///< not ready yet, or waiting for impacted targets
+    bool parallel = false;
+  };
+  OrderView order() const;
 
   std::variant<trunk::SubmittedPullRequest, Refusal> submitted(std::int64_t number) const;
   std::variant<trunk::PullRequestPage, Refusal> list(const trunk::ListPullRequestsRequest& request);
@@ -262,6 +310,14 @@ class MergeQueue {
     std::uint64_t merges_at_submission = 0;  ///< the branch's merges when it was submitted (its base)
     std::optional<std::size_t> last_run;
     std::string_view reason = reason::kUserRequested;  ///< of its last transition (submitted: by a user)
+    /// Every state it has been in, from its submission on (v2's queue-entry history).
+    struct Step {
+      trunk::Timestamp at;
+      trunk::PullRequestState state = trunk::PullRequestState::not_ready;
+      std::string_view reason;
+      std::optional<std::size_t> run;  ///< the run it was (last) part of then
+    };
+    std::vector<Step> steps;
     bool skip_the_line() const noexcept { return priority_value == 0; }
     bool concluded() const noexcept;
     bool has_targets() const noexcept { return targets.has_value() && targets_sha == sha; }
@@ -325,6 +381,8 @@ class MergeQueue {
   void use_settings(const trunk::QueueSettings& settings);
   template <typename Out>
   void describe(const Submission& s, Out& out) const;
+  /// The branch a run tests: "trunk-merge/<branch>/pr-<n>-<m>.../<first 8 of its id>".
+  std::string test_branch_of(const TestRun& run) const;
 
   std::string repo_key_, branch_;
   FailureModel model_;

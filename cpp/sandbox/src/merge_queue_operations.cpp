@@ -83,6 +83,7 @@ std::optional<Refusal> MergeQueue::submit(const trunk::SubmitPullRequestRequest&
   s.direct = direct;
   s.broken = model_.broken(repo_key_, s.number);
   s.submitted_at = s.state_changed_at = s.changed_at = now_;
+  s.steps.push_back(Submission::Step{now_, PullRequestState::not_ready, reason::kUserRequested, std::nullopt});
   s.ready_at = now_ + kMergeabilityDelay;
   s.merges_at_submission = merges_;
   if (const auto early = early_targets_.find(s.number); early != early_targets_.end()) {

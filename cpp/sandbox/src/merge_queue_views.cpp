@@ -119,11 +119,7 @@ std::variant<trunk::TestRunDetails, Refusal> MergeQueue::run_details(const std::
   const std::vector<std::string> statuses = settings.required_statuses.value_or(std::vector<std::string>{});
   out.required_statuses = statuses;
   out.required_statuses_source = source;
-  std::string branch = "trunk-merge/" + branch_ + "/";
-  for (std::size_t n = 0; n < run.tested.size(); ++n) {
-    branch += (n == 0 ? "pr-" : "-") + std::to_string(submissions_[run.tested[n]].number);
-  }
-  out.test_branch = branch + "/" + run.id.substr(0, 8);
+  out.test_branch = test_branch_of(run);
   out.test_branch_sha = hex40(text_hash(run.id));
   out.created_at = run.created_at;
   out.status = run.status;
@@ -183,6 +179,107 @@ std::vector<MergeQueue::EntryView> MergeQueue::entries() const {
     e.has_targets = s.has_targets();
     if (s.last_run && (s.state == PullRequestState::tests_passed || s.state == PullRequestState::merged)) {
       e.passed_run = runs_[*s.last_run].id;
+    }
+    if (s.has_targets()) {
+      if (std::holds_alternative<trunk::AllTargets>(*s.targets)) {
+        e.all_targets = true;
+        e.targets.emplace();
+      } else {
+        e.targets = std::get<std::vector<std::string>>(*s.targets);
+      }
+    }
+    for (const Submission::Step& step : s.steps) {
+      e.steps.push_back({step.at, step.state, step.reason,
+                         step.run ? std::optional<std::string>(runs_[*step.run].id) : std::nullopt});
+    }
+  }
+  return out;
+}
+
+std::string MergeQueue::test_branch_of(const TestRun& run) const {
+  std::string branch = "trunk-merge/" + branch_ + "/";
+  for (std::size_t n = 0; n < run.tested.size(); ++n) {
+    branch += (n == 0 ? "pr-" : "-") + std::to_string(submissions_[run.tested[n]].number);
+  }
+  return branch + "/" + run.id.substr(0, 8);
+}
+
+std::vector<MergeQueue::RunView> MergeQueue::runs() const {
+  std::vector<RunView> out;
+  out.reserve(runs_.size());
+  const auto tested = [&](std::size_t i) {
+    const Submission& s = submissions_[i];
+    return RunView::Tested{s.number, s.sha, s.title};
+  };
+  for (const TestRun& run : runs_) {
+    RunView& v = out.emplace_back();
+    v.id = run.id;
+    v.test_branch = test_branch_of(run);
+    v.test_branch_sha = hex40(text_hash(run.id));
+    v.bisection = run.bisection;
+    v.created_at = run.created_at;
+    v.updated_at = run.finished_at.value_or(run.created_at);
+    v.status = run.status;
+    if (run.status == trunk::TestingStatus::failed && run.planned_failure) {
+      v.failure_cause = std::string(cause_name(*run.planned_failure));
+    }
+    for (const std::size_t i : run.tested) v.tested.push_back(tested(i));
+    for (const std::size_t i : run.ahead) v.ahead.push_back(tested(i));
+  }
+  return out;
+}
+
+MergeQueue::OrderView MergeQueue::order() const {
+  OrderView out;
+  out.parallel = parallel_;
+  const auto numbers_of = [&](const std::vector<std::size_t>& members) {
+    std::vector<std::int64_t> numbers;
+    for (const std::size_t m : members) numbers.push_back(submissions_[m].number);
+    return numbers;
+  };
+  const auto unit_by_serial = [&](std::uint64_t serial) -> const Unit* {
+    for (const Unit& unit : train_) {
+      if (unit.serial == serial) return &unit;
+    }
+    return nullptr;
+  };
+  for (const Unit& unit : train_) {
+    OrderView::Batch& batch = out.batches.emplace_back();
+    batch.run_id = runs_[unit.run].id;
+    batch.state = submissions_[unit.members.front()].state;
+    batch.numbers = numbers_of(unit.members);
+    for (const std::uint64_t dep : unit.deps) {
+      // Directly: no other dependency of this unit is itself tested on top of `dep`.
+      const bool transitive = std::any_of(unit.deps.begin(), unit.deps.end(), [&](std::uint64_t other) {
+        const Unit* via = other == dep ? nullptr : unit_by_serial(other);
+        return via != nullptr && std::binary_search(via->deps.begin(), via->deps.end(), dep);
+      });
+      const Unit* ahead = unit_by_serial(dep);
+      if (transitive || ahead == nullptr) continue;
+      for (const std::int64_t n : numbers_of(ahead->members)) batch.on_top_of.push_back(n);
+    }
+  }
+  for (const BisectionGroup& group : bisection_) {
+    if (!group.run) continue;
+    OrderView::Batch& batch = out.batches.emplace_back();
+    batch.run_id = runs_[*group.run].id;
+    batch.state = PullRequestState::testing;
+    batch.bisection = true;
+    batch.numbers = numbers_of(group.members);
+  }
+  for (const std::size_t i : line()) {
+    OrderView::Pending& pending = out.line.emplace_back();
+    pending.number = submissions_[i].number;
+    const Footprint mine = footprint_of({i});
+    for (const Unit& unit : train_) {
+      if (unit.phase != Phase::failed || (parallel_ && !overlaps(mine, unit.footprint))) continue;
+      for (const std::int64_t n : numbers_of(unit.members)) pending.held_by.push_back(n);
+    }
+  }
+  for (const std::size_t i : open_) {
+    const Submission& s = submissions_[i];
+    if (s.state == PullRequestState::not_ready || (s.state == PullRequestState::pending && waits_for_targets(s))) {
+      out.awaiting.push_back(s.number);
     }
   }
   return out;

@@ -239,11 +239,12 @@ trunk::RequiredStatusesSource QueueStore::statuses_source(const trunk::Repo& rep
                 : trunk::RequiredStatusesSource::repo_provider_branch_protection;
 }
 
-std::string QueueStore::metrics(const std::optional<trunk::Repo>& repo) {
+std::string QueueStore::metrics(const std::optional<trunk::Repo>& repo, const std::optional<std::string>& branch) {
   std::lock_guard lock(mutex_);
   std::vector<QueueView> views;
   for (auto& [queue_key, q] : queues_) {
     if (repo && queue_key.first != repo->to_string()) continue;
+    if (branch && queue_key.second != *branch) continue;
     const trunk::QueueSettings settings = run_to_now(q, queue_key.second);
     // The label is owner/name: the key without its host.
     const std::string& key = queue_key.first;

@@ -94,8 +94,9 @@ class QueueStore {
   /// must only record (the webhook sender queues events).
   using TransitionSink = std::function<void(const std::string& repo_key, const std::string& branch, const Transition&)>;
   void set_transition_sink(TransitionSink sink);
-  /// The Prometheus text of a repository's queues, or of every queue when `repo` is absent.
-  std::string metrics(const std::optional<trunk::Repo>& repo);
+  /// The Prometheus text of a repository's queues (of its queue of `branch` only, when given), or of every queue
+  /// when `repo` is absent.
+  std::string metrics(const std::optional<trunk::Repo>& repo, const std::optional<std::string>& branch = std::nullopt);
 
  private:
   struct Queue {

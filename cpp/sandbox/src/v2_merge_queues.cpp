@@ -219,4 +219,30 @@ Reply V2Service::answer<trunk::op::UpdateMergeQueueConfig>(const trunk::UpdateMe
 }
 
 
+namespace {
+Reply prometheus_reply(std::string text) {
+  Reply reply;
+  reply.body = std::move(text);
+  reply.content_type = "text/plain; version=0.0.4; charset=utf-8";
+  return reply;
+}
+}  // namespace
+
+template <>
+Reply V2Service::answer<trunk::op::GetOrganizationMergeQueueMetrics>(const trunk::OrganizationMetricsRequest& request) {
+  std::optional<trunk::Repo> repo;
+  if (request.repository_id) {
+    repo = find_repository(*request.repository_id);
+    if (!repo) return v2_error(404, "REPOSITORY_NOT_FOUND", "no repository has the id " + *request.repository_id);
+  }
+  return prometheus_reply(queues_.metrics(repo));
+}
+
+template <>
+Reply V2Service::answer<trunk::op::GetMergeQueueMetricsV2>(const trunk::MergeQueueRef& request) {
+  const std::optional<QueueKey> key = find_queue(request.id);
+  if (!key) return v2_error(404, "MERGE_QUEUE_NOT_FOUND", "no merge queue has the id " + request.id);
+  return prometheus_reply(queues_.metrics(key->repo, key->branch));
+}
+
 }  // namespace trunk::sandbox

@@ -127,13 +127,20 @@ Reply V2Service::handle(std::string_view method, std::string_view path,
   std::string allowed;  // the methods of a known path, for the 405
   std::vector<std::pair<std::string, std::string>> parameters;
   bool path_known = false;
+  std::size_t fewest_parameters = 0;
   trunk::for_each_operation([&](auto candidate) {
     using Op = decltype(candidate);
     if constexpr (Op::credential == trunk::Credential::api_key) {
-      if (operation != nullptr) return;
       auto matched = trunk::match_path(Op::path, path);
       if (!matched) return;
+      // A literal segment wins over a parameter: /v2/merge-queues/metrics is the metrics, not the queue "metrics".
+      if (path_known && matched->size() > fewest_parameters) return;
+      if (path_known && matched->size() < fewest_parameters) {
+        operation = nullptr;
+        allowed.clear();
+      }
       path_known = true;
+      fewest_parameters = matched->size();
       if (method == Op::method) {
         operation = &V2Service::serve<Op>;
         parameters = std::move(*matched);

@@ -92,6 +92,12 @@ class V2Service {
   template <typename F>
   Reply with_entry(const std::string& id, F&& f);
   trunk::Repository to_repository(const trunk::Repo& repo);
+  /// Every test run of a queue as a verification run, oldest first.
+  std::vector<trunk::VerificationRun> verification_runs(const QueueKey& key);
+  /// The transitions of a pull request's entries, oldest first (newest first when asked).
+  static std::vector<trunk::QueueEntryStateTransition> transitions_of(const std::string& pr_id,
+                                                                      const std::vector<Entry>& entries,
+                                                                      std::optional<trunk::HistoryDirection> direction);
   /// Applies a v1 update to the queue `id` names and answers with `respond(key, settings)`.
   template <typename Respond>
   Reply update(const std::string& id, trunk::UpdateQueueRequest change, Respond&& respond);

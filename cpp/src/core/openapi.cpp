@@ -305,7 +305,9 @@ Doc v2_operation_object(const Doc& errors) {
                            {{"application/json", {{"schema", ref(kSchemasPrefix, schema::Model<Request>::name)}}}}}};
   }
   Doc answer{{"description", std::string(schema::Model<Response>::doc)}};
-  if constexpr (!std::is_same_v<Response, NoContent>) {
+  if constexpr (kTextAnswer<Response>) {  // the metrics: Prometheus text
+    answer = text_answer(std::string(schema::Model<Response>::doc));
+  } else if constexpr (!std::is_same_v<Response, NoContent>) {
     answer["content"] = {{"application/json", {{"schema", ref(kSchemasPrefix, schema::Model<Response>::name)}}}};
   }
   Doc responses{{std::to_string(Op::status), std::move(answer)}};

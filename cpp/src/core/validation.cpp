@@ -1,5 +1,7 @@
 #include "trunk/validation.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <span>
 #include <string>
 #include <variant>
@@ -190,6 +192,7 @@ void check_cross_field_rules(const UpdateQueueEntryRequest& request, std::string
   }
 }
 
+/// v2's batch reads take at most 50 pull requests (numbers or ids), v1's own batch ceiling.
 inline constexpr std::size_t kMaxResolvedNumbers = 50;
 
 void check_cross_field_rules(const ResolvePullRequestsRequest& request, std::string_view after, Checker& checker) {
@@ -202,6 +205,48 @@ void check_cross_field_rules(const ResolvePullRequestsRequest& request, std::str
   }
   if (after == "baseBranch" && request.base_branch && !request.branch) {
     checker.add("baseBranch", "\"" + *request.base_branch + "\"", "needs branch (it narrows a branch lookup)");
+  }
+}
+
+void check_cross_field_rules(const BatchQueueEntryHistoryRequest& request, std::string_view after, Checker& checker) {
+  if (after == "pullRequestIds" && request.pull_request_ids.size() > kMaxResolvedNumbers) {
+    checker.add("pullRequestIds", std::to_string(request.pull_request_ids.size()) + " ids",
+                "must hold at most " + std::to_string(kMaxResolvedNumbers) + " ids");
+  }
+  if (after == "pullRequestIds" && request.pull_request_ids.empty()) {
+    checker.add("pullRequestIds", "[]", "must hold at least one id");
+  }
+}
+
+void check_cross_field_rules(const ListTestingResultsRequest& request, std::string_view after, Checker& checker) {
+  if (after != "until" || !request.until || !representable(request.since) || !representable(*request.until)) return;
+  const auto window = *request.until - request.since;
+  const std::string value = format_rfc3339(*request.until) + " (since " + format_rfc3339(request.since) + ")";
+  if (window < std::chrono::microseconds::zero()) {
+    checker.add("until", value, "must not be before since");
+  } else if (window > kTestingResultsWindow) {
+    checker.add("until", value, "must be at most 45 days after since");
+  }
+}
+
+void check_cross_field_rules(const UploadImpactedTargetsRequest& request, std::string_view after, Checker& checker) {
+  // The description's rules: the sha is letters and digits; exactly one of number and branch, and exactly one of
+  // impactedTargets and impactsAllTargets (which, when sent, is true).
+  if (after == "sha" && !request.sha.empty() &&
+      !std::all_of(request.sha.begin(), request.sha.end(), [](unsigned char c) { return std::isalnum(c) != 0; })) {
+    checker.add("sha", "\"" + request.sha + "\"", "must be letters and digits only");
+  }
+  if (after == "branch" && request.number.has_value() == request.branch.has_value()) {
+    checker.add("branch", request.branch ? "\"" + *request.branch + "\"" : "(absent)",
+                "exactly one of number and branch is required");
+  }
+  if (after == "impactsAllTargets") {
+    if (request.impacts_all_targets == false) {
+      checker.add("impactsAllTargets", "false", "must be true when sent (send impactedTargets instead)");
+    } else if (request.impacted_targets.has_value() == request.impacts_all_targets.has_value()) {
+      checker.add("impactsAllTargets", request.impacts_all_targets ? "true" : "(absent)",
+                  "exactly one of impactedTargets and impactsAllTargets is required");
+    }
   }
 }
 
