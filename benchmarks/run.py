@@ -521,8 +521,8 @@ class Bench:
     def v2(self) -> None:
         """Scenario 12: v2 through the same pipelines as v1. A v2 listing (a queue's pull requests, each with its
         nested queue entry) read into Arrow against the bare transfer of its pages, timed in the same rounds; and a
-        single v2 call (get a merge queue) against its v1 counterpart (getQueue), each the best of REPEAT runs of
-        `v2_calls` calls on one client."""
+        single v2 call against its v1 counterpart on an empty queue (a read: get; a write: pause), each the best of
+        REPEAT runs of `v2_calls` calls on one client."""
         n = self.sizes["v2_prs"]
         sandbox = SandboxProcess(tests=500, queue_prs=n)
         try:
@@ -550,13 +550,22 @@ class Bench:
             self.row(name, "ours v2 to_list()", n, together["list"][0])
             self.target(name, "v2 to_arrow / bare transfer", table_time / floor, 1.25, higher_is_better=False)
 
+            # Like for like: a queue holding no pull request, so v1's answer carries no list v2's does not.
+            empty = client.v2.merge_queues.create(repository.id, "bench-empty")
             calls = self.sizes["v2_calls"]
             single = f"12 v2 vs v1 single call x{calls}"
-            v1_time, _ = timed(lambda: [client.get_queue(repo, "main") for _ in range(calls)], REPEAT)
-            v2_time, _ = timed(lambda: [client.v2.merge_queues.get(queue.id) for _ in range(calls)], REPEAT)
+            v1_time, _ = timed(lambda: [client.get_queue(repo, "bench-empty") for _ in range(calls)], REPEAT)
+            v2_time, _ = timed(lambda: [client.v2.merge_queues.get(empty.id) for _ in range(calls)], REPEAT)
             self.row(single, "ours v1 get_queue", calls, v1_time)
             self.row(single, "ours v2 merge_queues.get", calls, v2_time)
-            self.target(single, "v2 call / v1 call", v2_time / v1_time, 1.0, higher_is_better=False)
+            self.target(single, "v2 get / v1 get_queue", v2_time / v1_time, 1.0, higher_is_better=False)
+            # A write: v1 answers the whole settings, v2 the state it left the queue in.
+            v1_write, _ = timed(lambda: [client.update_queue(repo, "bench-empty", state="paused")
+                                         for _ in range(calls)], REPEAT)
+            v2_write, _ = timed(lambda: [client.v2.merge_queues.pause(empty.id) for _ in range(calls)], REPEAT)
+            self.row(single, "ours v1 update_queue(state=paused)", calls, v1_write)
+            self.row(single, "ours v2 merge_queues.pause", calls, v2_write)
+            self.target(single, "v2 pause / v1 update_queue", v2_write / v1_write, 1.0, higher_is_better=False)
         finally:
             sandbox.stop()
 

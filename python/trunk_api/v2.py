@@ -54,7 +54,7 @@ def _request_signature(operation: dict[str, Any], listing: bool) -> inspect.Sign
 
 def _flat_method(name: str, core_name: str, doc: str, signature: inspect.Signature) -> Any:
     def call(self: Any, *args: Any, **kwargs: Any) -> Any:
-        signature.bind(self, *args, **kwargs)  # a wrong call is a TypeError naming the parameter
+        # The core checks the arguments itself (a TypeError naming the parameter): nothing is checked twice.
         return getattr(self._core, core_name)(*args, **kwargs)
 
     call.__name__ = call.__qualname__ = name

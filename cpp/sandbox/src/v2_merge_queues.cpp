@@ -130,9 +130,14 @@ Reply V2Service::answer<trunk::op::CreateMergeQueue>(const trunk::CreateMergeQue
 
 template <>
 Reply V2Service::answer<trunk::op::GetMergeQueue>(const trunk::MergeQueueRef& request) {
-  return update(request.id, {}, [this](const QueueKey& key, const trunk::QueueSettings& s) {
-    return json_reply(trunk::to_json(to_merge_queue(key, s)));
-  });
+  // A read: the store's get, not an empty update (which takes the write path).
+  const std::optional<QueueKey> key = find_queue(request.id);
+  if (!key) return v2_error(404, "MERGE_QUEUE_NOT_FOUND", "no merge queue has the id " + request.id);
+  auto settings = queues_.get(key->repo, key->branch);
+  if (const auto* refused = std::get_if<Refusal>(&settings)) {
+    return v2::of_refusal(*refused, "MERGE_QUEUE_NOT_FOUND", "MODE_CHANGE_IN_PROGRESS");
+  }
+  return json_reply(trunk::to_json(to_merge_queue(*key, std::get<trunk::QueueSettings>(settings))));
 }
 
 template <>
