@@ -99,6 +99,26 @@ void bind_sandbox(py::module_& m) {
       .def_property_readonly("port", &Sandbox::port)
       .def_property_readonly("token", &Sandbox::token)
       .def_property_readonly("api_key", &Sandbox::api_key)
+      .def("create_api_key", [](Sandbox& self, const std::vector<std::string>& names) {
+        // Names as the enumerators spell them; every unknown one named, with the list of the known ones.
+        std::vector<trunk::sandbox::Permission> permissions;
+        std::vector<trunk::Violation> violations;
+        std::string known;
+        for (const std::string_view name : trunk::sandbox::kPermissionNames) known += (known.empty() ? "" : ", ") + std::string(name);
+        for (std::size_t i = 0; i < names.size(); ++i) {
+          if (const auto p = trunk::sandbox::permission_from_name(names[i])) {
+            permissions.push_back(*p);
+          } else {
+            violations.push_back({"permissions[" + std::to_string(i) + "]", names[i], "must be one of " + known});
+          }
+        }
+        if (!violations.empty()) throw trunk::ValidationError(std::move(violations));
+        return self.create_api_key(permissions);
+      }, py::arg("permissions"), "A new v2 API key holding only these permissions (names of permission_names()).")
+      .def_static("permission_names", [] {
+        std::vector<std::string> names(trunk::sandbox::kPermissionNames.begin(), trunk::sandbox::kPermissionNames.end());
+        return names;
+      }, "Every permission a v2 API key may hold, as create_api_key takes them.")
       .def_property_readonly("org_url_slug", &Sandbox::org_url_slug)
       .def_property_readonly("now", &Sandbox::now)
       .def_property_readonly("clock_now", &Sandbox::clock_now)

@@ -19,6 +19,7 @@ import json
 import os
 from datetime import datetime, timedelta
 from types import TracebackType
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from trunk_api import _core
@@ -171,6 +172,17 @@ class Sandbox:
     def api_key(self) -> str:
         """The sandbox's own throwaway v2 API key (``trunk_v2_...``), with every permission."""
         return self._core.api_key
+
+    def create_api_key(self, permissions: Sequence[str] = ()) -> str:
+        """A new v2 API key holding only ``permissions`` (names of :meth:`permission_names`, such as
+        ``"merge_and_cancel_prs"``); a v2 write it lacks one for answers 403 ``INSUFFICIENT_PERMISSIONS``, and with
+        none it can only read. A ValidationError names every unknown permission."""
+        return self._core.create_api_key(list(permissions))
+
+    @staticmethod
+    def permission_names() -> list[str]:
+        """Every permission a v2 API key may hold, as :meth:`create_api_key` takes them."""
+        return _core.Sandbox.permission_names()
 
     @property
     def org_url_slug(self) -> str:

@@ -37,6 +37,9 @@ def test_quick_benchmark_produces_every_scenario_row(tmp_path: Path) -> None:
         ("8", "ours to_arrow() CPU s per 100k tests"), ("8", "ours async to_arrow()"), ("8", "ours async to_list()"),
         ("10", "ours webhooks.verify (typed event)"), ("10", "svix Webhook.verify + json.loads"),
         ("11", "receiver, no faults"), ("11", "receiver, 10% duplicates, 30 s jitter"),
+        ("12", "bare transfer of the same pages (floor)"), ("12", "ours v2 to_arrow()"), ("12", "ours v2 to_list()"),
+        ("12", "ours v1 get_queue"), ("12", "ours v2 merge_queues.get"),
+        ("12", "ours v1 update_queue(state=paused)"), ("12", "ours v2 merge_queues.pause"),
     }
     # Scenarios 9 and 10 run C++ tools of build/cpp when they are built (scripts/test builds the tree before pytest).
     queue_tool = ROOT / "build" / "cpp" / "cpp" / "sandbox" / "trunk_bench_queue"
@@ -51,9 +54,9 @@ def test_quick_benchmark_produces_every_scenario_row(tmp_path: Path) -> None:
             assert row["cpu_seconds"] > 0
         else:
             assert row["seconds"] > 0
-    assert {t["scenario"].split()[0] for t in result["targets"]} == {"1", "2", "3", "4", "5", "8", "10", "11"} | (
+    assert {t["scenario"].split()[0] for t in result["targets"]} == {"1", "2", "3", "4", "5", "8", "10", "11", "12"} | (
         {"9"} if queue_tool.exists() else set())
-    assert len(result["targets"]) == 24 + queue_tool.exists() + (webhooks_row in contenders)
+    assert len(result["targets"]) == 27 + queue_tool.exists() + (webhooks_row in contenders)
     # Scenario 11's checks are about delivery, not speed: they hold at the quick size too.
     checks = [t for t in result["targets"] if t["scenario"].startswith("11 ") and t["what"].startswith("check: ")]
     assert [t["what"] for t in checks] == ["check: none lost", "check: none unsigned",

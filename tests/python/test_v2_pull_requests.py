@@ -167,3 +167,27 @@ def test_the_command_line_submits_resolves_and_dequeues(box, main_queue, monkeyp
     code, out, err = _run_cli("v2", "pull-requests", "dequeue", "--id", pr_id)
     assert code != 0 and "PR_NOT_IN_ACTIVE_STATE" in err
     assert box.api_key not in out + err
+
+
+def test_a_key_with_some_permissions_reads_and_is_refused_the_rest(box, main_queue) -> None:
+    from trunk_api import PermissionDeniedError
+
+    assert "merge_and_cancel_prs" in trunk_api.Sandbox.permission_names()
+    key = box.create_api_key(["merge_and_cancel_prs"])
+    client = trunk_api.Client(api_key=key, base_url=box.url)
+    assert key not in repr(client)
+    pr = client.v2.merge_queues.submit_pull_request(main_queue.id, 141)
+    try:
+        assert client.v2.pull_requests.get(pr.id).number == 141
+        with pytest.raises(PermissionDeniedError) as refused:
+            client.v2.pull_requests.reprioritize(pr.id, priority_name="urgent")
+        assert refused.value.code == "INSUFFICIENT_PERMISSIONS"
+        assert "set_priority" in str(refused.value) and "reprioritize_pull_request" in str(refused.value)
+        with pytest.raises(PermissionDeniedError):
+            client.v2.merge_queues.pause(main_queue.id)
+    finally:
+        client.v2.pull_requests.dequeue(pr.id)
+    with pytest.raises(ValidationError) as unknown:
+        box.create_api_key(["merge_and_cancel_prs", "launch_rockets", "admin"])
+    assert [v.field for v in unknown.value.errors] == ["permissions[1]", "permissions[2]"]
+    assert "merge_and_cancel_prs" in str(unknown.value)

@@ -285,6 +285,11 @@ std::string Sandbox::url() const {
 int Sandbox::port() const { return impl_->port; }
 const std::string& Sandbox::token() const { return impl_->token; }
 const std::string& Sandbox::api_key() const { return impl_->api_key; }
+
+std::string Sandbox::create_api_key(const std::vector<Permission>& permissions) {
+  if (!impl_->service) throw trunk::Error("sandbox: not started");
+  return impl_->service->create_api_key(permissions);
+}
 const std::string& Sandbox::org_url_slug() const { return impl_->options.org_url_slug; }
 
 trunk::Timestamp Sandbox::now() const {

@@ -575,6 +575,11 @@ void Service::enable_v2(std::string api_key, std::function<trunk::Timestamp()> c
   v2_ = std::make_unique<V2Service>(*queues_, std::move(repos), std::move(api_key), std::move(clock));
 }
 
+std::string Service::create_api_key(const std::vector<Permission>& permissions) {
+  if (!v2_) throw trunk::Error("sandbox: v2 is not served");
+  return v2_->create_api_key(permissions);
+}
+
 Reply Service::handle(std::string_view method, std::string_view path, const std::optional<std::string>& token,
                       std::string_view body, std::string_view query, const std::optional<std::string>& content_type,
                       const std::optional<std::string>& authorization) {

@@ -27,6 +27,7 @@
 #include "history.hpp"
 #include "page_token.hpp"
 #include "queue_store.hpp"
+#include "trunk/sandbox/permissions.hpp"
 
 namespace trunk::sandbox {
 class V2Service;
@@ -64,6 +65,8 @@ class Service {
 
   /// Serves v2 too, over the same queues, to the API key `api_key` (v2_service.hpp). Before the first request.
   void enable_v2(std::string api_key, std::function<trunk::Timestamp()> clock);
+  /// A v2 API key holding only `permissions` (V2Service::create_api_key). After enable_v2.
+  std::string create_api_key(const std::vector<Permission>& permissions);
 
   /// The merge queues (Sandbox::advance runs them to the clock's now).
   QueueStore& queues() noexcept { return *queues_; }

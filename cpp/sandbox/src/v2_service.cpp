@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <random>
 
 #include "failure_model.hpp"
 #include "identifiers.hpp"
@@ -11,6 +12,7 @@
 #include "trunk/operations.hpp"
 #include "trunk/validation.hpp"
 #include "trunk/wire_request.hpp"
+#include "v2_permissions.hpp"
 
 namespace trunk::sandbox {
 
@@ -25,6 +27,15 @@ bool bearer_matches(const std::string& authorization, const std::string& key) {
     difference |= static_cast<unsigned char>(authorization[kBearer.size() + i] ^ key[i]);
   }
   return difference == 0;
+}
+
+/// 32 random letters and digits: the secret part of a key create_api_key makes.
+std::string random_key_text() {
+  static constexpr char kAlphabet[] = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+  std::random_device device;
+  std::string out;
+  for (int i = 0; i < 32; ++i) out += kAlphabet[device() % 62];
+  return out;
 }
 
 /// A UUID (version 4's shape) determined by `text`.
@@ -84,9 +95,31 @@ std::optional<trunk::Repo> V2Service::find_repository(const std::string& id) con
 
 // ---- routing ---------------------------------------------------------------------------------------------------
 
+std::string V2Service::create_api_key(const std::vector<Permission>& permissions) {
+  Held held = 0;
+  for (const Permission p : permissions) held |= Held{1} << static_cast<unsigned>(p);
+  std::string key = "trunk_v2_";
+  {
+    std::lock_guard lock(mutex_);
+    key += std::to_string(keys_.size() + 1) + "k" + random_key_text();
+    keys_.emplace_back(key, held);
+  }
+  return key;
+}
+
+std::optional<V2Service::Held> V2Service::permissions_of(const std::string& authorization) {
+  constexpr Held kEvery = (Held{1} << kPermissionNames.size()) - 1;
+  if (bearer_matches(authorization, api_key_)) return kEvery;
+  std::lock_guard lock(mutex_);
+  for (const auto& [key, held] : keys_) {
+    if (bearer_matches(authorization, key)) return held;
+  }
+  return std::nullopt;
+}
+
 template <typename Op>
 Reply V2Service::serve(const std::vector<std::pair<std::string, std::string>>& parameters, std::string_view body,
-                       std::string_view query) {
+                       std::string_view query, Held held) {
   using Request = typename Op::Request;
   try {
     trunk::Json object = trunk::Json::object();
@@ -108,6 +141,13 @@ Reply V2Service::serve(const std::vector<std::pair<std::string, std::string>>& p
     if (auto violations = trunk::check(request); !violations.empty()) {
       throw trunk::ValidationError(std::move(violations));
     }
+    for (const Permission needed : needed_permissions<Op>(request)) {
+      if ((held & (Held{1} << static_cast<unsigned>(needed))) == 0) {
+        return v2_error(403, "INSUFFICIENT_PERMISSIONS",
+                        "the API key lacks the permission \"" + std::string(permission_label(needed)) + "\" (" +
+                            std::string(permission_name(needed)) + ") that " + std::string(Op::name) + " needs");
+      }
+    }
     return answer<Op>(request);
   } catch (const trunk::ValidationError& e) {
     return v2_error(400, "VALIDATION_FAILED", e.what());
@@ -122,7 +162,7 @@ Reply V2Service::handle(std::string_view method, std::string_view path,
                         const std::optional<std::string>& authorization, std::string_view body,
                         std::string_view query) {
   using Serve = Reply (V2Service::*)(const std::vector<std::pair<std::string, std::string>>&, std::string_view,
-                                     std::string_view);
+                                     std::string_view, Held);
   Serve operation = nullptr;
   std::string allowed;  // the methods of a known path, for the 405
   std::vector<std::pair<std::string, std::string>> parameters;
@@ -151,14 +191,15 @@ Reply V2Service::handle(std::string_view method, std::string_view path,
   });
   if (!path_known) return v2_error(404, "NOT_FOUND", "no operation at " + std::string(path));
   if (!authorization) return v2_error(401, "AUTHENTICATION_REQUIRED", "send the API key as Authorization: Bearer");
-  if (!bearer_matches(*authorization, api_key_)) return v2_error(401, "INVALID_TOKEN", "not a valid API key");
+  const std::optional<Held> held = permissions_of(*authorization);
+  if (!held) return v2_error(401, "INVALID_TOKEN", "not a valid API key");
   if (operation == nullptr) {
     Reply reply = v2_error(405, "METHOD_NOT_ALLOWED", std::string(method) + " is not an operation of " + std::string(path));
     if (!allowed.empty()) reply.headers.emplace_back("Allow", std::string(allowed));
     return reply;
   }
   try {
-    return (this->*operation)(parameters, body, query);
+    return (this->*operation)(parameters, body, query, *held);
   } catch (const std::exception& e) {
     return v2_error(500, "INTERNAL_ERROR", e.what());
   }

@@ -9,6 +9,7 @@
 // Ids: a repository's id is a UUID derived from its "host/owner/name", a queue's an 8-character id derived from
 // its repository and branch; both are stable across restarts and state files.
 
+#include <cstdint>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -22,6 +23,7 @@
 #include "trunk/merge_queue_v2.hpp"
 #include "trunk/operations.hpp"
 #include "trunk/repo.hpp"
+#include "trunk/sandbox/permissions.hpp"
 
 namespace trunk::sandbox {
 
@@ -48,6 +50,8 @@ class V2Service {
                std::string_view body, std::string_view query);
 
   const std::string& api_key() const noexcept { return api_key_; }
+  /// A new API key holding `permissions` only (docs/sandbox.md#api-keys). Thread-safe.
+  std::string create_api_key(const std::vector<Permission>& permissions);
 
  private:
   /// Each operation's answer, specialised once per v2 operation (declared below the class; defined in
@@ -55,9 +59,13 @@ class V2Service {
   template <typename Op>
   Reply answer(const typename Op::Request& request);
   /// Reads operation Op's request (its path parameters, then the query or the body), validates it, answers it.
+  /// The permissions an API key holds (each key as its bits); nullopt for a key the sandbox did not issue.
+  using Held = std::uint32_t;
+  std::optional<Held> permissions_of(const std::string& authorization);
+
   template <typename Op>
   Reply serve(const std::vector<std::pair<std::string, std::string>>& parameters, std::string_view body,
-              std::string_view query);
+              std::string_view query, Held held);
   /// A queue by its v2 id: its repository and branch; nullopt when no queue has that id.
   struct QueueKey {
     trunk::Repo repo;
@@ -120,6 +128,7 @@ class V2Service {
   std::map<std::string, V2OnlySettings> v2_only_;
   std::map<std::string, PullRequestKey> pull_requests_;  ///< by id: every pull request found so far
   std::map<std::string, trunk::Timestamp> repositories_seen_;  ///< by repository key: when v2 first showed it
+  std::vector<std::pair<std::string, Held>> keys_;  ///< the keys create_api_key made, with their permissions
 };
 
 #define TRUNK_V2_DECLARE_ANSWER_(Type, name, method, path, RequestType, ...) \

@@ -26,6 +26,7 @@
 
 #include "trunk/option_rows.hpp"
 #include "trunk/repo.hpp"
+#include "trunk/sandbox/permissions.hpp"
 #include "trunk/time.hpp"
 #include "trunk/webhook_signature.hpp"
 
@@ -220,6 +221,9 @@ class Sandbox {
   const std::string& token() const;
   /// The v2 API key it accepts (Authorization: Bearer), every permission granted.
   const std::string& api_key() const;
+  /// A new v2 API key holding only `permissions` (a v2 write it lacks one for answers 403
+  /// INSUFFICIENT_PERMISSIONS; docs/sandbox.md#api-keys). Valid until stop(). Throws trunk::Error before start().
+  std::string create_api_key(const std::vector<Permission>& permissions);
   const std::string& org_url_slug() const;
   /// The clock the data was generated against (see the header comment).
   trunk::Timestamp now() const;
