@@ -245,8 +245,10 @@ Reply V2Service::answer<trunk::op::ResolvePullRequests>(const trunk::ResolvePull
 template <>
 Reply V2Service::answer<trunk::op::GetPullRequest>(const trunk::PullRequestRefV2& request) {
   const auto key = find_pull_request(request.id);
-  if (!key) return v2_error(404, "PR_NOT_FOUND", "no pull request has the id " + request.id);
-  return json_reply(trunk::to_json(to_pull_request(key->repo, entries_of(key->repo, key->number))));
+  // A pull request seen before has no entries left once the queues it was in were deleted: unknown again.
+  const std::vector<Entry> entries = key ? entries_of(key->repo, key->number) : std::vector<Entry>{};
+  if (entries.empty()) return v2_error(404, "PR_NOT_FOUND", "no pull request has the id " + request.id);
+  return json_reply(trunk::to_json(to_pull_request(key->repo, entries)));
 }
 
 template <>

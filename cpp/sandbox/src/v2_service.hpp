@@ -92,7 +92,8 @@ class V2Service {
   std::map<std::int64_t, std::vector<Entry>> entries_by_number(const trunk::Repo& repo);
   /// Every submission of pull request `number` to any queue of `repo`, oldest first.
   std::vector<Entry> entries_of(const trunk::Repo& repo, std::int64_t number);
-  /// The pull request as v2 shows it, with `entry` as its queue entry (its latest when absent); `all` its entries.
+  /// The pull request as v2 shows it, with `entry` as its queue entry (its latest when absent); `all` its entries,
+  /// at least one (a pull request whose queues were all deleted has none: the callers answer 404).
   trunk::PullRequestV2 to_pull_request(const trunk::Repo& repo, const std::vector<Entry>& all,
                                        const Entry* entry = nullptr) const;
   /// Runs f(MergeQueue&, settings) on the queue of the pull request's active entry (else its latest) and answers

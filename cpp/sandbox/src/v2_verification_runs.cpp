@@ -54,6 +54,8 @@ std::vector<trunk::VerificationRun> V2Service::verification_runs(const QueueKey&
           check.status = trunk::CheckStatus::completed;
           check.conclusion = conclusion_of(run);
           check.provider = "github";
+          // The description requires a url (null allowed); the sandbox's checks have a page on the tested commit.
+          check.url = "https://" + repo_key + "/commit/" + run.test_branch_sha + "/checks";
         }
       }
       const auto briefs = [&](const std::vector<MergeQueue::RunView::Tested>& prs) {

@@ -171,6 +171,26 @@ TEST_F(PullRequestsV2, AResubmissionConflictsAndADequeuedPullRequestCannotBeDequ
   EXPECT_EQ(*again.queue_entry->state, QueueEntryState::not_ready);
 }
 
+TEST_F(PullRequestsV2, APullRequestWhoseQueuesWereDeletedIsNotFoundAgain) {
+  // Found by Schemathesis's stateful phase: a pull request known by id, whose only queue was then deleted, has no
+  // entry left (it used to crash the sandbox).
+  trunk::CreateMergeQueueRequest create;
+  create.repository_id = repo_id();
+  create.target_branch = "short-lived";
+  const trunk::MergeQueue queue = client_->create_merge_queue(create);
+  trunk::SubmitPullRequestRequestV2 request;
+  request.id = *queue.id;
+  request.number = 51;
+  const trunk::PullRequestV2 pr = client_->submit_to_merge_queue(request);
+  client_->dequeue_pull_request(ref(51));
+  trunk::MergeQueueRef queue_ref;
+  queue_ref.id = *queue.id;
+  client_->delete_merge_queue(queue_ref);
+  EXPECT_EQ(error_code([&] { client_->get_pull_request(ref(51)); }, 404), "PR_NOT_FOUND");
+  EXPECT_EQ(error_code([&] { client_->dequeue_pull_request(ref(51)); }, 404), "PR_NOT_FOUND");
+  EXPECT_EQ(pr.id, pr_id(51));
+}
+
 TEST_F(PullRequestsV2, ReprioritizingAndPatchingAnEntryChangeWhatTheQueueDoes) {
   submit(21);
   trunk::ReprioritizeRequest urgent;

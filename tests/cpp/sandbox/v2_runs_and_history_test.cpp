@@ -106,6 +106,7 @@ TEST_F(RunsAndHistoryV2, AQueuesRunsAreV1sTestRunsNewestFirstWithTheirChecksOnce
   ASSERT_FALSE(ended.checks->empty());
   EXPECT_EQ(*ended.checks->at(0).conclusion, trunk::CheckConclusion::success);
   EXPECT_EQ(ended.checks->at(0).name, ended.required_statuses->at(0));
+  EXPECT_TRUE(ended.checks->at(0).url.has_value());  // required by the description (Schemathesis checks it)
 
   request.status = trunk::VerificationRunStatus::in_progress;
   EXPECT_TRUE(client_->list_merge_queue_verification_runs(request).data.empty());
