@@ -173,65 +173,61 @@ def requests_failing_pages(target: Target, start: str, end: str, limit: int, pag
                 return
 
 
-def bare_failing_transfer(target: Target, start: str, end: str, limit: int, page_size: int = 100) -> int:
-    """The physical floor of a listing: the same pages moved over one kept-alive connection (http.client) with no
-    decoding at all - each page's next token cut out of its bytes. Returns the bytes received."""
-    import http.client
-    import re
-    import urllib.parse
-
-    url = urllib.parse.urlsplit(target.url)
-    next_token = re.compile(rb'"next_page_token"\s*:\s*"([^"]*)"')
-    connection = http.client.HTTPConnection(url.hostname, url.port, timeout=30)
-    received = 0
-    token = ""
-    try:
-        for _ in range(-(-limit // page_size)):  # the pages that hold `limit` tests
-            body = json.dumps(target.failing_body(start, end, page_size, token)).encode()
-            connection.request("POST", FAILING, body=body, headers=target.headers)
-            response = connection.getresponse()
-            data = response.read()
-            if response.status != 200:
-                raise RuntimeError(f"bare transfer: HTTP {response.status}")
-            received += len(data)
-            found = next_token.search(data)
-            token = found.group(1).decode() if found else ""
-            if not token:
-                break
-    finally:
-        connection.close()
-    return received
-
-
-def bare_v2_transfer(url: str, api_key: str, path: str, limit: int = 100) -> int:
-    """The floor of a v2 listing: its pages (GET path?limit=...&cursor=...) moved over one kept-alive connection
-    with no decoding, each page's nextCursor cut out of its bytes. Returns the bytes received."""
+def _bare_walk(url: str, next_cursor: bytes, request: Any, pages: int | None = None) -> int:
+    """Moves a listing's pages over one kept-alive connection (http.client) with no decoding at all: each page's next
+    cursor is cut out of its bytes by the JSON key `next_cursor`, and request(connection, cursor) sends the request
+    for it ("" = the first page). Stops at a page without a cursor (or an empty one), or after `pages`. Returns the
+    bytes received."""
     import http.client
     import re
     import urllib.parse
 
     split = urllib.parse.urlsplit(url)
-    next_cursor = re.compile(rb'"nextCursor"\s*:\s*"([^"]*)"')
+    cursor_in = re.compile(rb'"' + next_cursor + rb'"\s*:\s*"([^"]*)"')
     connection = http.client.HTTPConnection(split.hostname, split.port, timeout=30)
-    headers = {"Authorization": f"Bearer {api_key}"}
     received = 0
     cursor = ""
     try:
-        while True:
-            query = f"limit={limit}" + (f"&cursor={urllib.parse.quote(cursor)}" if cursor else "")
-            connection.request("GET", f"{path}?{query}", headers=headers)
+        while pages is None or pages > 0:
+            request(connection, cursor)
             response = connection.getresponse()
             data = response.read()
             if response.status != 200:
-                raise RuntimeError(f"bare v2 transfer: HTTP {response.status}")
+                raise RuntimeError(f"bare transfer: HTTP {response.status}")
             received += len(data)
-            found = next_cursor.search(data)
-            if not found:
+            found = cursor_in.search(data)
+            cursor = found.group(1).decode() if found else ""
+            if not cursor:
                 break
-            cursor = found.group(1).decode()
+            if pages is not None:
+                pages -= 1
     finally:
         connection.close()
     return received
+
+
+def bare_failing_transfer(target: Target, start: str, end: str, limit: int, page_size: int = 100) -> int:
+    """The physical floor of a listing: the same pages moved with no decoding (_bare_walk), as many as hold `limit`
+    tests. Returns the bytes received."""
+    def request(connection: Any, token: str) -> None:
+        body = json.dumps(target.failing_body(start, end, page_size, token)).encode()
+        connection.request("POST", FAILING, body=body, headers=target.headers)
+
+    return _bare_walk(target.url, b"next_page_token", request, pages=-(-limit // page_size))
+
+
+def bare_v2_transfer(url: str, api_key: str, path: str, limit: int = 100) -> int:
+    """The floor of a v2 listing: its pages (GET path?limit=...&cursor=...) moved with no decoding (_bare_walk).
+    Returns the bytes received."""
+    import urllib.parse
+
+    headers = {"Authorization": f"Bearer {api_key}"}
+
+    def request(connection: Any, cursor: str) -> None:
+        query = f"limit={limit}" + (f"&cursor={urllib.parse.quote(cursor)}" if cursor else "")
+        connection.request("GET", f"{path}?{query}", headers=headers)
+
+    return _bare_walk(url, b"nextCursor", request)
 
 
 def requests_dataclasses(target: Target, start: str, end: str, limit: int) -> list[TestRecord]:

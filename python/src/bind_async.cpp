@@ -31,6 +31,7 @@
 #include "py_client.hpp"
 #include "trunk/async_client.hpp"
 #include "trunk/error.hpp"
+#include "trunk/listings.hpp"
 #include "trunk/validation.hpp"
 
 namespace py = pybind11;
@@ -147,9 +148,11 @@ void bind_async_operation(py::class_<PyAsyncClient>& cls, const py::object& comp
       std::string(Op::doc).c_str());
 }
 
-/// One async listing's walk: the C++ pager of the listing (its page pipeline on the client's engine), read a page
-/// at a time without blocking. Held by a shared_ptr that every pending next() keeps too, so the pager outlives
-/// a page still on its way.
+/// One async listing: the listing's C++ pager (its one cursor, trunk/pager.hpp: max_results, the rest of a half-read
+/// page, the counts, the progress hook), read without blocking - ready(loop) resolves once the next read would not
+/// wait, and the read then runs on the loop's thread with the GIL released. The sync iterators wrap the same
+/// pager (listing_iterator.hpp), so both read a listing alike. Held by a shared_ptr that every pending ready()
+/// keeps too, so the pager outlives a page still on its way.
 template <class Page>
 struct AsyncPages {
   using Item = typename PageTraits<Page>::Item;
@@ -157,13 +160,8 @@ struct AsyncPages {
       : pager(std::move(pager)), client(std::move(client)) {}
   AsyncPages(AsyncPages&&) noexcept = default;
   AsyncPages& operator=(AsyncPages&&) noexcept = default;
-  /// Drops the pager with the GIL released, as ListingIterator does: dropping its page pipeline takes the lock
-  /// the engine thread's completions take, and one of those (a ready() future's) waits for the GIL.
   ~AsyncPages() {
-    if (pager && PyGILState_Check() != 0) {
-      py::gil_scoped_release release;
-      pager.reset();
-    }
+    if (pager) release_pager_without_gil(*pager);
   }
 
   std::shared_ptr<Pager<Page>> pager;
@@ -171,71 +169,64 @@ struct AsyncPages {
   std::shared_ptr<AsyncClient> client;
   /// The columns read_into_arrow() appends to (made at its first call).
   std::shared_ptr<ArrowBatchBuilder<Item>> arrow;
-  /// The page read_into_arrow() reads each page into, reusing the previous one's memory (Pager::next_page_into).
-  std::shared_ptr<Page> page = std::make_shared<Page>();
 };
 
-/// Binds operation Op's walk as _core.AsyncClient._pages_<name>(loop?, *args, **kwargs) -> _core.AsyncPages_<name>,
-/// whose ready(loop) returns a future resolved once the next page is in; read() then returns it (None after the
-/// last), read_items() its items alone and read_into_arrow() appends it to Arrow columns instead; cancel() ends a
-/// pending ready().
+/// Binds operation Op's listing as _core.AsyncClient._pages_<name>(*args, max_results=, on_page=, **kwargs) ->
+/// _core.AsyncPages_<name> (arguments converted and validated now, nothing sent). ready(loop) returns a future
+/// resolved once the next read will not wait; then take_item(), next_page(), read_items() or read_into_arrow()
+/// reads without waiting; cancel() ends a pending ready().
 template <typename Op>
 void bind_async_pages(py::module_& m, py::class_<PyAsyncClient>& cls, const py::object& complete_function) {
   using Page = typename Op::Response;
   using Walk = AsyncPages<Page>;
+  using Item = typename Walk::Item;
   const std::string name(Op::name);
   // One class per page type (both test listings answer TestPage), named after the first listing bound with it.
   if (py::detail::get_type_info(typeid(Walk)) == nullptr) {
   py::class_<Walk>(m, ("AsyncPages_" + name).c_str(), "Private: one async listing's walk over its pages.")
       .def(
-          "read",
+          "unread", [](const Walk& self) { return self.pager->unread(); },
+          "Items in hand not given out yet: take_item() returns one without waiting.")
+      .def(
+          "take_item",
           [](Walk& self) -> py::object {
-            // Call it once ready() has resolved: the page is in, and is decoded here, on the loop's thread with
-            // the GIL released, while the engine thread moves the next one.
-            std::optional<Page> page;
-            {
-              py::gil_scoped_release release;
-              page = self.pager->next_page();
-            }
+            std::optional<Item> item = call_without_gil([&] { return self.pager->take_item(); });
+            return item ? py::cast(std::move(*item)) : py::none();
+          },
+          "The next item, None at the end. Call it once ready() has resolved, or while unread() > 0.")
+      .def(
+          "next_page",
+          [](Walk& self) -> py::object {
+            std::optional<Page> page = call_without_gil([&] { return self.pager->next_page(); });
             return page ? py::cast(std::move(*page)) : py::none();
           },
-          "The next page, None after the last. Call it once ready() has resolved: it does not wait then.")
+          "The next page (the rest of a half-read one first, cut at max_results), None at the end. Call it once "
+          "ready() has resolved.")
       .def(
           "read_items",
           [](Walk& self) -> py::object {
-            // As read(), but only the items cross, moved out of the page into Python objects (no copy); the page
-            // is read into the previous one, reusing what the move left of its memory.
-            Page& page = *self.page;
-            bool more = false;
-            {
-              py::gil_scoped_release release;
-              try {
-                more = self.pager->next_page_into(page);
-              } catch (...) {
-                page = Page{};  // never half read
-                throw;
-              }
-            }
-            if (!more) return py::none();
-            py::tuple facts = page_facts(page);
+            // The items of the next page, moved out of it into Python objects (no copy), the GIL taken once.
             py::list items;
-            append_moved(items, std::span<typename Walk::Item>(PageTraits<Page>::items(page)));
-            return py::make_tuple(std::move(items), std::move(facts));
+            const bool more = call_without_gil([&] {
+              return self.pager->drain_page([&](std::span<Item> page) {
+                py::gil_scoped_acquire gil;
+                append_moved(items, page);
+              });
+            });
+            return more ? py::object(std::move(items)) : py::none();
           },
-          "(the next page's items, its page_facts()), None after the last. "
-          "Call it once ready() has resolved: it does not wait then.")
+          "The items of the next page (as next_page() cuts it), None at the end. Call it once ready() has resolved.")
       .def(
           "ready",
           [complete_function](Walk& self, const py::object& loop) {
-            // Resolved once the next page is in (or the walk is over), without decoding it: read() or
-            // read_into_arrow() then reads it on the loop's thread, so the engine thread only moves bytes while
-            // the pages are decoded (about 0.2 ms per page of 100 tests, the GIL released meanwhile).
+            // Resolved once the next page is in (or the walk is over), without decoding it: the read then decodes
+            // it on the loop's thread, so the engine thread only moves bytes while the pages are decoded.
             py::object future = loop.attr("create_future")();
             auto done = completion_for<bool>(future, loop, complete_function,
                                              [](bool&&) -> py::object { return py::none(); });
             std::shared_ptr<Pager<Page>> pager = self.pager;
-            // A page already in (read ahead while the last one was read) is ready at once, on this thread: the
-            // future is resolved here, and awaiting it does not go round the loop and the engine thread.
+            // Ready at once (an item in hand, a page read ahead, the walk over): resolved here, on this thread, so
+            // that awaiting it does not go round the loop and the engine thread.
             struct Call {
               std::thread::id caller = std::this_thread::get_id();
               bool returned = false;  // written and read on `caller` only
@@ -256,34 +247,29 @@ void bind_async_pages(py::module_& m, py::class_<PyAsyncClient>& cls, const py::
             if (call->at_once) future.attr("set_result")(py::none());
             return future;
           },
-          py::arg("loop"), "A future resolved once read() or read_into_arrow() will not wait for the network.")
+          py::arg("loop"), "A future resolved once the next read will not wait for the network.")
       .def(
           "read_into_arrow",
-          [](Walk& self, std::optional<std::size_t> room) -> std::optional<std::size_t> {
-            // Each page is read into the previous page's model (no allocation per item) and appended to the
-            // columns, with the GIL released; only its count crosses.
-            if (!self.arrow) self.arrow = std::make_shared<ArrowBatchBuilder<typename Walk::Item>>();
-            py::gil_scoped_release release;
-            Page& page = *self.page;
-            try {
-              if (!self.pager->next_page_into(page)) return std::nullopt;
-            } catch (...) {
-              page = Page{};  // never half read
-              throw;
-            }
-            auto& items = PageTraits<Page>::items(page);
-            const std::size_t count = room ? std::min(*room, items.size()) : items.size();
-            self.arrow->append(std::span<const typename Walk::Item>(items.data(), count));
-            return count;
+          [](Walk& self) -> std::optional<std::size_t> {
+            // The next page's items appended to the columns where they are decoded, with the GIL released; only
+            // the count crosses.
+            if (!self.arrow) self.arrow = std::make_shared<ArrowBatchBuilder<Item>>();
+            std::size_t count = 0;
+            const bool more = call_without_gil([&] {
+              return self.pager->drain_page([&](std::span<Item> page) {
+                self.arrow->append(std::span<const Item>(page.data(), page.size()));
+                count = page.size();
+              });
+            });
+            return more ? std::optional<std::size_t>(count) : std::nullopt;
           },
-          py::arg("room") = py::none(),
-          "How many items of the next page were appended to the Arrow columns (at most `room`), None after the "
-          "last page. Call it once ready() has resolved: it does not wait then.")
+          "How many items of the next page were appended to the Arrow columns, None at the end. Call it once "
+          "ready() has resolved.")
       .def(
           "arrow",
           [](Walk& self, const std::string& form) -> py::object {
             const ArrowForm wanted = arrow_form_named(form);
-            if (!self.arrow) self.arrow = std::make_shared<ArrowBatchBuilder<typename Walk::Item>>();
+            if (!self.arrow) self.arrow = std::make_shared<ArrowBatchBuilder<Item>>();
             return arrow_result(std::move(*std::exchange(self.arrow, nullptr)), wanted);
           },
           py::arg("form"), "The columns read_into_arrow() filled, in that form (once).")
@@ -293,20 +279,24 @@ void bind_async_pages(py::module_& m, py::class_<PyAsyncClient>& cls, const py::
             py::gil_scoped_release release;
             self.pager->cancel_async();
           },
-          "Drops a next() still waiting (its future is never resolved) and the request in flight.")
-      .def(
-          "limit",
-          [](Walk& self, std::size_t max_items) { self.pager->limit_prefetch(max_items); }, py::arg("max_items"),
-          "No page is requested ahead once the pages handed out hold this many items.");
+          "Drops a ready() still waiting (its future is never resolved) and the request in flight; the walk stays "
+          "where it was.")
+      .def_property_readonly(
+          "_fetched", [](const Walk& self) { return counts_tuple(self.pager->counts()); },
+          "(pages fetched, items in them, items given out, the listing's total or None), for the notebook display.");
   }
   cls.def(
       ("_pages_" + name).c_str(),
-      [](PyAsyncClient& self, const py::args& args, const py::kwargs& kwargs) {
+      [](PyAsyncClient& self, const py::args& args, py::kwargs kwargs) {
         if (!self.client) throw Error(std::string(Op::name) + ": the AsyncClient is closed");
-        auto request = build_request<typename Op::Request>(Op::name, args, kwargs);
-        return Walk(std::make_shared<Pager<Page>>(self.client->template pager<Op>(std::move(request))), self.client);
+        ListingKeywords listing = take_listing_keywords(kwargs);
+        auto request = build_request<typename Op::Request>(iterator_method_name(Op::name), args, kwargs,
+                                                           /*allow_page_token=*/false);
+        auto pager = std::make_shared<Pager<Page>>(self.client->template pager<Op>(std::move(request)));
+        apply_listing_keywords(*pager, std::move(listing));
+        return Walk(std::move(pager), self.client);
       },
-      ("The walk over the pages of " + name + " (AsyncListing reads it).").c_str());
+      ("The walk over the pages of " + name + " (AsyncListing reads it); nothing is sent yet.").c_str());
 }
 
 template <typename Op>
@@ -375,24 +365,6 @@ void bind_async(py::module_& m) {
 #define TRUNK_BIND_ASYNC_PAGES_(Type, ...) bind_async_pages_if_listing<op::Type>(m, cls, complete_function);
   TRUNK_OPERATIONS(TRUNK_BIND_ASYNC_PAGES_)
 #undef TRUNK_BIND_ASYNC_PAGES_
-  // An async listing checks its arguments when it is made, as the sync iterators do, though its first request
-  // waits for the first `async for`.
-  cls.def_static(
-      "validate",
-      [](const std::string& operation, const py::args& args, const py::kwargs& kwargs) {
-        bool known = false;
-#define TRUNK_VALIDATE_ASYNC_OPERATION_(Type, ...)                                                    \
-  if (operation == op::Type::name) {                                                                  \
-    known = true;                                                                                     \
-    validate(build_request<op::Type::Request>(op::Type::name, args, kwargs));                         \
-  }
-        TRUNK_OPERATIONS(TRUNK_VALIDATE_ASYNC_OPERATION_)
-#undef TRUNK_VALIDATE_ASYNC_OPERATION_
-        if (!known) throw py::value_error("no operation named " + operation);
-      },
-      py::arg("operation"),
-      "Converts and validates the arguments of `operation` as its call would (ValidationError, TypeError), sending "
-      "nothing.");
 }
 
 }  // namespace trunk::python

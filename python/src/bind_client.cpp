@@ -25,13 +25,24 @@ namespace py = pybind11;
 
 namespace trunk::python {
 
-std::optional<std::int64_t> convert_max_results(py::handle max_results) {
-  if (max_results.is_none()) return std::nullopt;
-  ArgCollector args;
-  const std::int64_t limit = args.integer(max_results, "max_results");
-  args.throw_if_failed();
-  if (limit < 0) throw ValidationError({Violation{"max_results", std::to_string(limit), "must be >= 0 or None"}});
-  return limit;
+ListingKeywords take_listing_keywords(py::dict& kwargs) {
+  ListingKeywords keywords;
+  if (kwargs.contains("max_results")) {
+    const py::object given = kwargs["max_results"];
+    PyDict_DelItemString(kwargs.ptr(), "max_results");
+    if (!given.is_none()) {
+      ArgCollector args;
+      const std::int64_t limit = args.integer(given, "max_results");
+      args.throw_if_failed();
+      if (limit < 0) throw ValidationError({Violation{"max_results", std::to_string(limit), "must be >= 0 or None"}});
+      keywords.max_results = static_cast<std::size_t>(limit);
+    }
+  }
+  if (kwargs.contains("on_page")) {
+    keywords.on_page = kwargs["on_page"];
+    PyDict_DelItemString(kwargs.ptr(), "on_page");
+  }
+  return keywords;
 }
 
 namespace {
@@ -50,25 +61,14 @@ void bind_operation(py::class_<PyClient>& cls, Method method) {
   if constexpr (requires { PageTraits<typename Op::Response>::style; }) {
     const std::string iter_name = iterator_method_name(Op::name);
     cls.def(iter_name.c_str(), [iter_name](PyClient& self, const py::args& args, py::kwargs kwargs) {
-      std::optional<std::int64_t> limit;
-      if (kwargs.contains("max_results")) {
-        limit = convert_max_results(kwargs["max_results"]);
-        PyDict_DelItemString(kwargs.ptr(), "max_results");
-      }
-      py::object on_page = py::none();  // the facade's progress reporter (listing_iterator.hpp)
-      if (kwargs.contains("on_page")) {
-        on_page = kwargs["on_page"];
-        PyDict_DelItemString(kwargs.ptr(), "on_page");
-      }
+      ListingKeywords listing = take_listing_keywords(kwargs);
       Request request = build_request<Request>(iter_name, args, kwargs, /*allow_page_token=*/false);
       std::string query = iter_name + "(" + call_arguments(request, /*allow_page_position=*/false) +
-                          ", max_results=" + (limit ? std::to_string(*limit) : std::string("None")) + ")";
+                          ", max_results=" +
+                          (listing.max_results ? std::to_string(*listing.max_results) : std::string("None")) + ")";
       auto pager = self.client->template pager<Op>(std::move(request));
-      if (limit) pager.limit_prefetch(static_cast<std::size_t>(*limit));  // no page past max_results
-      auto iterator = std::make_shared<ListingIterator<typename Op::Response>>(self.client, std::move(pager), limit,
-                                                                               std::move(query));
-      if (!on_page.is_none()) iterator->set_on_page(std::move(on_page));
-      return iterator;
+      apply_listing_keywords(pager, std::move(listing));
+      return std::make_shared<ListingIterator<typename Op::Response>>(self.client, std::move(pager), std::move(query));
     }, ("Every item of every page of " + name + ", fetched lazily; max_results stops early.").c_str());
   }
 }
@@ -77,7 +77,7 @@ void bind_operation(py::class_<PyClient>& cls, Method method) {
 
 namespace {
 
-/// A credential's one conversion (the secret rows: token, api_key): never rendered (a wrong type is reported by
+/// A credential's one conversion (the secret rows: token, api_key, trunk_token): never rendered (a wrong type is reported by
 /// type name only) and never copied on the way: a view of the str's own UTF-8 (the caller's object).
 std::string_view secret_view(const py::handle value, const std::string& name) {
   if (value.is_none()) return {};
@@ -110,8 +110,10 @@ ClientOptions build_options(py::dict kwargs, std::string_view callable) {
   ClientOptions options;
   const py::object token = take_keyword(kwargs, "token");
   const py::object api_key = take_keyword(kwargs, "api_key");
+  const py::object trunk_token = take_keyword(kwargs, "trunk_token");
   const std::string_view token_text = secret_view(token, "token");
   const std::string_view api_key_text = secret_view(api_key, "api_key");
+  const std::string_view trunk_token_text = secret_view(trunk_token, "trunk_token");
   read_options(args, kwargs, options);  // every other row (option_rows.hpp), checked by its rule
   py::object log = py::none();
   if (kwargs.contains("log")) {  // a callable, not a row
@@ -126,6 +128,7 @@ ClientOptions build_options(py::dict kwargs, std::string_view callable) {
   // which wipes itself).
   if (!token.is_none()) options.token.emplace(token_text.data(), token_text.size());
   if (!api_key.is_none()) options.api_key.emplace(api_key_text.data(), api_key_text.size());
+  if (!trunk_token.is_none()) options.trunk_token.emplace(trunk_token_text.data(), trunk_token_text.size());
   return options;
 }
 

@@ -59,11 +59,8 @@ void bind_listing(py::module_& m, const char* name, const char* page_view_name, 
       })
       .def_property_readonly("_fetched", [](const Iterator& self) {
         // Read without the iterator's lock and without fetching: a notebook displays it at any time.
-        const auto fetched = self.fetched();
-        return py::make_tuple(fetched.pages, fetched.items, fetched.given,
-                              fetched.total ? py::object(py::int_(*fetched.total)) : py::object(py::none()));
-      }, "(pages fetched, items in them, items given out, total_rows of the first page or None), for the notebook "
-         "display.")
+        return counts_tuple(self.counts());
+      }, "(pages fetched, items in them, items given out, the listing's total or None), for the notebook display.")
       .def("__iter__", [](const std::shared_ptr<Iterator>& self) {
         self->start();
         return self;

@@ -99,6 +99,9 @@ void bind_sandbox(py::module_& m) {
       .def_property_readonly("port", &Sandbox::port)
       .def_property_readonly("token", &Sandbox::token)
       .def_property_readonly("api_key", &Sandbox::api_key)
+      .def("create_trunk_token", &Sandbox::create_trunk_token,
+           "A short-lived token as Trunk's own login issues (x-trunk-token): reads every v2 resource, holds no "
+           "permission.")
       .def("create_api_key", [](Sandbox& self, const std::vector<std::string>& names) {
         // Names as the enumerators spell them; every unknown one named, with the list of the known ones.
         std::vector<trunk::sandbox::Permission> permissions;
@@ -157,7 +160,8 @@ void bind_sandbox(py::module_& m) {
           py::list headers;
           for (const auto& [name, value] : request.headers) headers.append(py::make_tuple(lenient_text(name), lenient_text(value)));
           result.append(py::make_tuple(lenient_text(request.method), lenient_text(request.path), headers,
-                                       py::bytes(request.body), request.status, lenient_text(fault_label(request))));
+                                       py::bytes(request.body), request.status, lenient_text(fault_label(request)),
+                                       lenient_text(request.query)));
         }
         return result;
       })

@@ -6,6 +6,7 @@
 #include <pybind11/pybind11.h>
 
 #include <memory>
+#include <cstddef>
 #include <optional>
 #include <string_view>
 
@@ -27,7 +28,13 @@ ClientOptions build_options(pybind11::dict kwargs, std::string_view callable);
 /// The defaults of the Client options as Python keywords (seconds).
 pybind11::dict client_defaults();
 
-/// None = no limit; else an int >= 0 (ValidationError naming "max_results" otherwise).
-std::optional<std::int64_t> convert_max_results(pybind11::handle max_results);
+/// The keywords every listing takes besides its request's fields, sync and async alike.
+struct ListingKeywords {
+  std::optional<std::size_t> max_results;           ///< None: no limit
+  pybind11::object on_page = pybind11::none();       ///< the facade's progress reporter (progress_hook)
+};
+/// Takes max_results (None, or an int >= 0: a ValidationError naming "max_results" otherwise) and on_page off
+/// `kwargs`, leaving the request's fields.
+ListingKeywords take_listing_keywords(pybind11::dict& kwargs);
 
 }  // namespace trunk::python

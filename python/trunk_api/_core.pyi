@@ -3068,6 +3068,7 @@ def option_rows(of: str) -> list[dict[str, Any]]: ...
 class ClientOptionKeywords(TypedDict, total=False):
     """The keyword options of trunk_api.Client (the rows of ClientOptions)."""
     api_key: str | None
+    trunk_token: str | None
     timeout: float
     connect_timeout: float
     max_retries: int
@@ -3136,6 +3137,7 @@ class SandboxOptionKeywords(TypedDict, total=False):
     webhook_delay_ms: int | None
     webhook_jitter_ms: int | None
     record_requests: bool | None
+    v2_rate_limits: bool | None
     clock: str | None
     flaky_failure_rate: float | None
     broken_pull_request_rate: float | None
@@ -3189,6 +3191,7 @@ class Client:
         base_url: str | None = None,
         token: str | None = None,
         api_key: str | None = None,
+        trunk_token: str | None = None,
         timeout: float = 30.0,
         connect_timeout: float = 10.0,
         max_retries: int = 3,
@@ -3277,6 +3280,7 @@ class AsyncClient:
         base_url: str | None = None,
         token: str | None = None,
         api_key: str | None = None,
+        trunk_token: str | None = None,
         timeout: float = 30.0,
         connect_timeout: float = 10.0,
         max_retries: int = 3,
@@ -3293,8 +3297,6 @@ class AsyncClient:
     @property
     def base_url(self) -> str: ...
     def close(self) -> None: ...
-    @staticmethod
-    def validate(operation: str, *args: Any, **kwargs: Any) -> None: ...
     def get_test_details_many(
         self, loop: asyncio.AbstractEventLoop, repo: _RepoLike, org_url_slug: str, test_ids: Iterable[str], *,
         concurrency: int = 8,
@@ -3378,6 +3380,7 @@ class Sandbox:
         webhook_delay_ms: int | None = 0,
         webhook_jitter_ms: int | None = 0,
         record_requests: bool | None = True,
+        v2_rate_limits: bool | None = False,
         clock: str | None = 'real',
         flaky_failure_rate: float | None = None,
         broken_pull_request_rate: float | None = None,
@@ -3395,6 +3398,7 @@ class Sandbox:
     @property
     def api_key(self) -> str: ...
     def create_api_key(self, permissions: list[str]) -> str: ...
+    def create_trunk_token(self) -> str: ...
     @staticmethod
     def permission_names() -> list[str]: ...
     @property
@@ -3425,7 +3429,7 @@ class Sandbox:
         webhook_delay_ms: int | None = None,
         webhook_jitter_ms: int | None = None,
     ) -> None: ...
-    def requests(self) -> list[tuple[str, str, list[tuple[str, str]], bytes, int, str]]: ...
+    def requests(self) -> list[tuple[str, str, list[tuple[str, str]], bytes, int, str, str]]: ...
     def clear_requests(self) -> None: ...
     def add_webhook(
         self, url: str, *, secret: str | WebhookSecret | None = None, events: Iterable[str] | None = None

@@ -94,3 +94,10 @@ def page_reporter(progress: ProgressLike, description: str, max_results: int | N
             bar.close()
 
     return on_page
+
+
+def on_page_keywords(progress: ProgressLike, description: str, max_results: object) -> dict[str, Any]:
+    """The core listing's on_page keyword when a bar is wanted, else nothing (the listing then calls nothing)."""
+    limit = max_results if isinstance(max_results, int) and not isinstance(max_results, bool) else None
+    reporter = page_reporter(progress, description, limit)
+    return {} if reporter is None else {"on_page": reporter}

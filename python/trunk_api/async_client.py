@@ -11,7 +11,6 @@ resumes the coroutine. ``task.cancel()`` cancels the transfer in flight at once 
 from __future__ import annotations
 
 import asyncio
-import collections
 import functools
 import inspect
 import logging
@@ -21,7 +20,7 @@ from typing import Any
 from trunk_api import _arrow, _core, _display, _pandas, _progress
 from trunk_api.client import SECRET_OPTIONS, Client, _bulk_answer
 from trunk_api.v2 import V2
-from trunk_api.errors import TrunkError, ValidationError, Violation
+from trunk_api.errors import TrunkError
 
 __all__ = ["AsyncClient", "AsyncListing"]
 
@@ -32,7 +31,7 @@ _CLIENT_OPTIONS = inspect.signature(Client.__init__)
 
 #: The Client methods that are one request each: their coroutines are derived from the operation rows.
 _OPERATIONS: tuple[str, ...] = tuple(
-    name for name in dir(_core.AsyncClient) if not name.startswith("_") and name not in ("close", "base_url", "validate")
+    name for name in dir(_core.AsyncClient) if not name.startswith("_") and name not in ("close", "base_url")
 )
 
 
@@ -75,7 +74,7 @@ class AsyncClient:
         """The base address in use, without a trailing ``/``."""
         return self._core.base_url
 
-    @property
+    @functools.cached_property
     def v2(self) -> V2:
         """Trunk's v2 API by resource, as coroutines: ``await client.v2.merge_queues.get(id)`` (see Client.v2)."""
         return V2(self)
@@ -155,128 +154,71 @@ class AsyncListing:
     """Every item of every page of a listing, as an async iterator (``async for item in listing``), fetched
     lazily: nothing is requested before the first item is asked for, and while a page is being read the next
     one is already on its way (unless ``prefetch_pages=False``). ``max_results`` stops early without fetching
-    further pages. ``.pages`` iterates whole pages; ``await .to_list()`` and ``await .to_pandas()`` collect.
-    An async iterator like the sync listings are iterators: each of these continues where the previous one
-    stopped (``await anext(listing)`` then ``async for``), and a finished listing yields nothing more. A page
-    token the server repeats raises PaginationError."""
+    further pages. ``.pages`` iterates whole pages; ``await .to_list()``, ``.to_arrow()``, ``.to_polars()`` and
+    ``.to_pandas()`` collect. An async iterator like the sync listings are iterators: each of these continues where
+    the previous one stopped (``await anext(listing)`` then ``async for``), and a finished listing yields nothing
+    more. A page token the server repeats raises PaginationError.
 
-    def __init__(self, client: AsyncClient, name: str, args: tuple[Any, ...], kwargs: dict[str, Any],
-                 max_results: int | None, progress: _progress.ProgressLike = False) -> None:
-        if max_results is not None and (isinstance(max_results, bool) or not isinstance(max_results, int)
-                                        or max_results < 0):
-            raise ValidationError(
-                f"{name}(): max_results must be >= 0 or None",
-                [Violation("max_results", repr(max_results), "must be >= 0 or None")],
-            )
+    A thin wrapper: the listing's one cursor is the core's (the sync iterators' own), which owns ``max_results``,
+    the rest of a half-read page, the counts and the progress bar, so a listing reads the same sync and async.
+    Here only the waiting is done: each read waits, without blocking the loop, until it will not wait for the
+    network, then runs on the loop's thread with the GIL released."""
+
+    def __init__(self, client: AsyncClient, name: str, walk: Any) -> None:
         self._client = client
         self._name = name
-        self._operation = _ITERATORS[name]
-        self._item_type = _LISTINGS[self._operation]
-        self._args = args
-        self._kwargs = kwargs
-        self._max_results = max_results
-        # The core's walk over the pages (made by the first item or page asked for), whether it is over, and the
-        # items of the page being read that were not given out yet.
-        self._walk: Any = None
+        self._walk = walk
+        self._item_type = _LISTINGS[_ITERATORS[name]]
         self._started = False
-        self._finished = False
-        self._unread: collections.deque[Any] = collections.deque()
-        self._left = max_results  # items still to give out under max_results; None: no limit
-        self._on_page = _progress.page_reporter(progress, name.removeprefix("iter_").replace("_", " "), max_results)
-        # (pages fetched, items in them, items given out, total_rows of the first page), for the notebook display.
-        self._fetched: tuple[int, int, int, int | None] = (0, 0, 0, None)
+        self._closed = False
 
-    def _core_walk(self) -> Any:
-        """The core's walk over this listing's pages, limited to max_results."""
+    async def _ready(self) -> bool:
+        """Waits until the next read will not wait; False once the listing was closed."""
         if self._client._closed:
-            raise TrunkError(f"{self._operation}: the AsyncClient is closed")
-        walk = getattr(self._client._core, "_pages_" + self._operation)(*self._args, **self._kwargs)
-        if self._max_results is not None:
-            walk.limit(self._max_results)
-        return walk
-
-    async def _next_page(self, whole: bool) -> tuple[Any, int] | None:
-        """(the next page, its item count) when `whole` (for .pages), else (its items, their count), the items moved
-        out of the page; None after the last. The walk itself - the next page requested ahead, the repeated-token
-        check, no page past max_results - is the core's page pipeline, the sync iterators' own. An error or a
-        cancel ends the walk, as the exception would end a generator."""
+            raise TrunkError(f"{_ITERATORS[self._name]}: the AsyncClient is closed")
         self._started = True
-        if self._finished:
-            return None
-        if self._max_results == 0:
-            self._finished = True
-            return None
+        if self._closed:
+            return False
         try:
-            if self._walk is None:
-                self._walk = self._core_walk()
-            await self._walk.ready(asyncio.get_running_loop())  # the page is in: read it here (GIL released)
-            if whole:
-                read = self._walk.read()
-                facts = None if read is None else _core.page_facts(read)
-            else:
-                read, facts = self._walk.read_items() or (None, None)
+            await self._walk.ready(asyncio.get_running_loop())
         except BaseException:
-            self._finish()
+            self._walk.cancel()  # the request in flight; the walk stays where it was, as after Ctrl-C in sync
             raise
-        if read is None:
-            self._finish()
-            return None
-        count, total, last = facts
-        pages, fetched, given, first_total = self._fetched
-        self._fetched = (pages + 1, fetched + count, given, total if first_total is None else first_total)
-        if self._on_page is not None:
-            self._on_page(count, total, last)  # the core's rule, as the sync iterators report it
-        return read, count
-
-    def _finish(self) -> None:
-        """Ends the walk: a page on its way that nobody will read is dropped."""
-        self._finished = True
-        if self._walk is not None:
-            self._walk.cancel()
-
-    async def _pages(self) -> AsyncIterator[Any]:
-        if self._unread:
-            # A page object cannot be cut here as the sync iterator cuts it: refuse rather than drop items.
-            raise ValueError(f"{self._name}(): .pages after items of a page were taken; take its other items first")
-        while self._left is None or self._left > 0:
-            read = await self._next_page(whole=True)
-            if read is None:
-                return
-            page, count = read
-            self._give(count)
-            yield page
-
-    def _give(self, count: int) -> None:
-        if self._left is not None:
-            self._left -= count
-        pages, fetched, given, total = self._fetched
-        self._fetched = (pages, fetched, given + count, total)
-
-    @property
-    def pages(self) -> AsyncIterator[Any]:
-        """Whole pages as the server sent them; max_results stops fetching further ones."""
-        return self._pages()
+        return True
 
     def __aiter__(self) -> AsyncListing:
         return self
 
     async def __anext__(self) -> Any:
-        while not self._unread:
-            if self._left is not None and self._left <= 0:
-                raise StopAsyncIteration
-            read = await self._next_page(whole=False)
-            if read is None:
-                raise StopAsyncIteration  # at the end, and again after it
-            self._unread.extend(read[0])
-        if self._left is not None and self._left <= 0:
+        if (self._walk.unread() == 0 or self._closed) and not await self._ready():
             raise StopAsyncIteration
-        self._give(1)
-        return self._unread.popleft()
+        item = self._walk.take_item()
+        if item is None:
+            raise StopAsyncIteration  # at the end, and again after it
+        return item
+
+    async def _pages(self) -> AsyncIterator[Any]:
+        while await self._ready():
+            page = self._walk.next_page()
+            if page is None:
+                return
+            yield page
+
+    @property
+    def pages(self) -> AsyncIterator[Any]:
+        """The pages as the server sent them (the rest of one whose items were taken first); the page that crosses
+        max_results is cut there, and no page past it is fetched."""
+        return self._pages()
 
     async def aclose(self) -> None:
         """Stops the walk: a page fetched ahead is dropped; what is left yields nothing."""
-        self._unread.clear()
-        self._finish()
+        self._closed = True
+        self._walk.cancel()
+
+    @property
+    def _fetched(self) -> tuple[int, int, int, int | None]:
+        """(pages fetched, items in them, items given out, the listing's total), for the notebook display."""
+        return self._walk._fetched  # type: ignore[no-any-return]
 
     def __repr__(self) -> str:
         # Never fetches: says which listing it is and whether it has started (as the sync iterators do).
@@ -286,20 +228,12 @@ class AsyncListing:
         return _display.html_of(self)
 
     async def to_list(self) -> list[Any]:
-        """Every item, fetched now."""
-        # A page at a time: its items come moved out of the page, and the list takes them whole.
-        room = len(self._unread) if self._left is None else min(self._left, len(self._unread))
-        items = [self._unread.popleft() for _ in range(room)]
-        self._give(room)
-        while self._left is None or self._left > 0:
-            read = await self._next_page(whole=False)
-            if read is None:
+        """Every remaining item, fetched now (a page at a time, its items moved out of it)."""
+        items: list[Any] = []
+        while await self._ready():
+            page_items = self._walk.read_items()
+            if page_items is None:
                 break
-            page_items: list[Any] = read[0]
-            if self._left is not None and len(page_items) > self._left:
-                self._unread.extend(page_items[self._left:])  # past max_results: never given out
-                del page_items[self._left:]
-            self._give(len(page_items))
             items += page_items
         return items
 
@@ -324,41 +258,28 @@ class AsyncListing:
 
     async def _arrow(self, form: str) -> Any:
         _arrow.require(form)  # before fetching: without the library nothing is requested
-        if self._started or self._on_page is not None:
-            # Started already (or reporting progress page by page): from the items, as they come.
-            items = await self.to_list()
-            return _core.listing_arrow(self._item_type, items, form)
-        # Untouched: each page goes into the Arrow columns where it is decoded, as the sync iterators do it; no
-        # Python object is made per item. The listing is consumed: iterating it afterwards yields nothing.
-        self._started = self._finished = True
-        walk = self._walk = self._core_walk()
-        loop = asyncio.get_running_loop()
-        try:
-            while self._left is None or self._left > 0:
-                await walk.ready(loop)  # the page is in: read it here, on the loop's thread (GIL released)
-                count = walk.read_into_arrow(self._left)
-                if count is None:
-                    break
-                pages, fetched, given, total = self._fetched
-                self._fetched = (pages + 1, fetched + count, given, total)
-                self._give(count)
-        finally:
-            walk.cancel()
-        return walk.arrow(form)
+        # Each page goes into the Arrow columns where it is decoded, as the sync iterators do it; no Python object
+        # is made per item.
+        while await self._ready():
+            if self._walk.read_into_arrow() is None:
+                break
+        return self._walk.arrow(form)
 
 
 def _listing(name: str) -> Any:
     sync = getattr(Client, name)
     signature = inspect.signature(sync)
+    description = name.removeprefix("iter_").replace("_", " ")
 
     @functools.wraps(sync)
     def call(self: AsyncClient, *args: Any, **kwargs: Any) -> AsyncListing:
         signature.bind(self, *args, **kwargs)  # a wrong call is the same TypeError as the sync method's
-        max_results = kwargs.pop("max_results", None)
+        if self._closed:
+            raise TrunkError(f"{_ITERATORS[name]}: the AsyncClient is closed")
         progress = kwargs.pop("progress", "auto")
-        listing = AsyncListing(self, name, args, kwargs, max_results, progress)
-        _core.AsyncClient.validate(listing._operation, *args, **kwargs)  # bad arguments fail here, as in Client
-        return listing
+        kwargs.update(_progress.on_page_keywords(progress, description, kwargs.get("max_results")))
+        # The core converts and validates the arguments now (errors raised here, as by Client); nothing is sent.
+        return AsyncListing(self, name, getattr(self._core, "_pages_" + _ITERATORS[name])(*args, **kwargs))
 
     call.__signature__ = signature.replace(return_annotation="AsyncListing")  # type: ignore[attr-defined]
     call.__qualname__ = f"AsyncClient.{name}"

@@ -269,7 +269,8 @@ def build_parser() -> argparse.ArgumentParser:
     # resource and verb (`trunk-api v2 merge-queues pause --id ID`); a listing walks every page.
     v2 = commands.add_parser("v2", help="Trunk's v2 API, by resource (needs an API key)",
                              description="Trunk's v2 API, by resource: `trunk-api v2 RESOURCE COMMAND`. Needs a v2 "
-                                         "API key (TRUNK_API_KEY=trunk_v2_..., or --api-key).")
+                                         "API key (TRUNK_API_KEY=trunk_v2_..., or --api-key), or a trunk token "
+                                         "(--trunk-token) to read.")
     v2_resources = v2.add_subparsers(dest="v2_resource", metavar="RESOURCE", required=True)
     resource_commands: dict[str, Any] = {}
     for operation in _v2.OPERATIONS:

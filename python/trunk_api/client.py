@@ -8,6 +8,7 @@ interrupts a blocked call within about a second.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import logging
 from collections.abc import Iterable, Sequence
@@ -56,7 +57,7 @@ _logger = logging.getLogger("trunk_api")
 #: type, default (seconds for durations), rule, environment variables, doc. Written once, there.
 _OPTION_ROWS: list[dict[str, Any]] = _core.option_rows("client")
 
-#: The credentials (the secret rows: token, api_key), which a client never keeps in Python nor pickles.
+#: The credentials (the secret rows: token, api_key, trunk_token), which a client never keeps in Python nor pickles.
 SECRET_OPTIONS = frozenset(row["name"] for row in _OPTION_ROWS if row["secret"])
 
 
@@ -125,10 +126,11 @@ class Client:
         """The base address in use, without a trailing ``/``."""
         return self._core.base_url
 
-    @property
+    @functools.cached_property
     def v2(self) -> _v2.V2:
         """Trunk's v2 API by resource: ``client.v2.merge_queues.list()``, ``.get(id)``, ``.pause(id)``... (needs an
-        API key, ``api_key=``; docs/reference/v2.md)."""
+        API key, ``api_key=``, or a trunk token, ``trunk_token=``; docs/reference/v2.md). Made once per client: a
+        call through it costs what the flat method costs."""
         return _v2.V2(self)
 
     def __repr__(self) -> str:
@@ -190,7 +192,7 @@ class Client:
         """Every quarantined test across all pages, fetched lazily (``.to_list()``, ``.to_pandas()``).
         ``progress``: a progress bar (see :meth:`iter_failing_tests`)."""
         return self._core.iter_quarantined_tests(repo, org_url_slug, page_size=page_size, max_results=max_results,
-                                                 **_progress_of(progress, "quarantined tests", max_results))
+                                                 **_progress.on_page_keywords(progress, "quarantined tests", max_results))
 
     def get_test_details_many(
         self,
@@ -233,7 +235,7 @@ class Client:
         nowhere else. Without a bar nothing is added to the iteration."""
         return self._core.iter_failing_tests(
             repo, org_url_slug, start_time, end_time, page_size=page_size, max_results=max_results,
-            **_progress_of(progress, "failing tests", max_results)
+            **_progress.on_page_keywords(progress, "failing tests", max_results)
         )
 
     def iter_failing_tests_between(
@@ -273,7 +275,7 @@ class Client:
         (see :meth:`iter_failing_tests`)."""
         return self._core.iter_unhealthy_tests(
             repo, org_url_slug, status, page_size=page_size, max_results=max_results,
-            **_progress_of(progress, f"{getattr(status, 'value', status)} tests".lower(), max_results)
+            **_progress.on_page_keywords(progress, f"{getattr(status, 'value', status)} tests".lower(), max_results)
         )
 
     # ---- merge queue --------------------------------------------------------------------------------------
@@ -365,7 +367,7 @@ class Client:
         ``progress``: a progress bar (see :meth:`iter_failing_tests`; this listing has no total)."""
         return self._core.iter_pull_requests(
             repo, target_branch, state=state, since=since, take=take, max_results=max_results,
-            **_progress_of(progress, "pull requests", max_results)
+            **_progress.on_page_keywords(progress, "pull requests", max_results)
         )
 
     def set_impacted_targets(
@@ -394,13 +396,6 @@ class Client:
     def link_ticket_to_test_case(self, repo: RepoLike, test_case_id: str, external_ticket_id: str) -> Acknowledgement:
         """Links ticket ``external_ticket_id`` (e.g. ``"KAN-123"``) of the issue tracker to a test case."""
         return self._core.link_ticket_to_test_case(repo, test_case_id, external_ticket_id)
-
-
-def _progress_of(progress: ProgressLike, description: str, max_results: object) -> dict[str, Any]:
-    """The core iterator's on_page keyword when a bar is wanted, else nothing (the iterator then calls nothing)."""
-    limit = max_results if isinstance(max_results, int) and not isinstance(max_results, bool) else None
-    reporter = _progress.page_reporter(progress, description, limit)
-    return {} if reporter is None else {"on_page": reporter}
 
 
 def _bulk_answer(outcome: tuple[list[TestCase | None], dict[int, Exception]]) -> list[TestCase]:

@@ -43,7 +43,8 @@ _DEFAULTS: dict[str, Any] = _core.sandbox_defaults()
 
 @dataclasses.dataclass(frozen=True)
 class RecordedRequest:
-    """A request the sandbox received. The ``x-api-token`` header value is ``"<redacted>"``."""
+    """A request the sandbox received. The credential headers (``x-api-token``, ``Authorization``,
+    ``x-trunk-token``) hold ``"<redacted>"``."""
 
     method: str
     path: str
@@ -54,6 +55,8 @@ class RecordedRequest:
     #: the fault injected into the answer: "" (none), "drop", "rate_limit", "error" (503), "drop_after"
     #: (processed, then the connection closed) or "truncate"
     fault: str = ""
+    #: the query string without its "?" ("" for none): a v2 GET's parameters, such as "limit=10&cursor=..."
+    query: str = ""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -173,6 +176,12 @@ class Sandbox:
         """The sandbox's own throwaway v2 API key (``trunk_v2_...``), with every permission."""
         return self._core.api_key
 
+    def create_trunk_token(self) -> str:
+        """A short-lived token as Trunk's own login issues, for ``Client(trunk_token=...)``: v2 calls send it as
+        ``x-trunk-token``; it reads every v2 resource and holds no permission, so writes are refused (403), as
+        Trunk refuses merge-queue writes with it (docs/sandbox.md#api-keys)."""
+        return self._core.create_trunk_token()
+
     def create_api_key(self, permissions: Sequence[str] = ()) -> str:
         """A new v2 API key holding only ``permissions`` (names of :meth:`permission_names`, such as
         ``"merge_and_cancel_prs"``); a v2 write it lacks one for answers 403 ``INSUFFICIENT_PERMISSIONS``, and with
@@ -237,8 +246,9 @@ class Sandbox:
                 status=status,
                 raw_body=body,
                 fault=fault,
+                query=query,
             )
-            for method, path, headers, body, status, fault in self._core.requests()
+            for method, path, headers, body, status, fault, query in self._core.requests()
         ]
 
     def clear_requests(self) -> None:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import inspect
 from typing import Any
 
-from trunk_api import _core
+from trunk_api import _core, _progress
 
 __all__ = ["V2", "OPERATIONS"]
 
@@ -49,6 +49,8 @@ def _request_signature(operation: dict[str, Any], listing: bool) -> inspect.Sign
     if listing:
         keywords.append(inspect.Parameter("max_results", inspect.Parameter.KEYWORD_ONLY, default=None,
                                           annotation="int | None"))
+        keywords.append(inspect.Parameter("progress", inspect.Parameter.KEYWORD_ONLY, default="auto",
+                                          annotation="ProgressLike"))
     return inspect.Signature([*parameters, *keywords], return_annotation=operation["response"])
 
 
@@ -56,6 +58,19 @@ def _flat_method(name: str, core_name: str, doc: str, signature: inspect.Signatu
     def call(self: Any, *args: Any, **kwargs: Any) -> Any:
         # The core checks the arguments itself (a TypeError naming the parameter): nothing is checked twice.
         return getattr(self._core, core_name)(*args, **kwargs)
+
+    call.__name__ = call.__qualname__ = name
+    call.__doc__ = doc
+    call.__signature__ = signature  # type: ignore[attr-defined]
+    return call
+
+
+def _iterator_method(name: str, doc: str, signature: inspect.Signature) -> Any:
+    description = name.removeprefix("iter_").replace("_", " ")
+
+    def call(self: Any, *args: Any, progress: _progress.ProgressLike = "auto", **kwargs: Any) -> Any:
+        kwargs.update(_progress.on_page_keywords(progress, description, kwargs.get("max_results")))
+        return getattr(self._core, name)(*args, **kwargs)
 
     call.__name__ = call.__qualname__ = name
     call.__doc__ = doc
@@ -71,8 +86,9 @@ def add_flat_methods(client_class: type) -> None:
         if "iterator" in operation:
             iterator = operation["iter"]
             signature = _request_signature(operation, True).replace(return_annotation=operation["iterator"])
-            doc = f"Every item of every page of :meth:`{name}`, fetched lazily; max_results stops early."
-            setattr(client_class, iterator, _flat_method(iterator, iterator, doc, signature))
+            doc = (f"Every item of every page of :meth:`{name}`, fetched lazily; max_results stops early; progress: "
+                   "a progress bar (see Client.iter_failing_tests).")
+            setattr(client_class, iterator, _iterator_method(iterator, doc, signature))
 
 
 class Resource:

@@ -29,6 +29,18 @@ def ensure_queue(box: trunk_api.Sandbox, repo: trunk_api.Repo, branch: str) -> s
     return branch
 
 
+def virtual_sandbox(seed: int) -> trunk_api.Sandbox:
+    """A sandbox of a v2 module's own, on the virtual clock with neither flaky nor broken runs, so every state a test
+    reaches is reached on purpose (use it as a context manager)."""
+    return trunk_api.Sandbox(seed=seed, tests=60, clock="virtual", flaky_failure_rate=0.0, broken_pull_request_rate=0.0)
+
+
+def main_queue_of(client: trunk_api.Client, repo: trunk_api.Repo) -> trunk_api.MergeQueue:
+    """The v2 merge queue of `repo`'s main branch, found as a v2 caller finds it: by address."""
+    repository = client.v2.repositories.resolve_page(f"https://{repo}").data[0]
+    return next(q for q in client.v2.merge_queues.list(repository_id=repository.id) if q.target_branch == "main")
+
+
 @pytest.fixture
 def sigint_as_in_a_terminal() -> Iterator[None]:
     """SIGINT as a program started from an interactive shell has it: Python's default handler

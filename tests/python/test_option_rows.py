@@ -40,15 +40,17 @@ def test_the_rows_are_the_options_we_know() -> None:
     """The public keywords, their defaults and variables, exactly as before the rows (users' code must not
     break)."""
     by_name = {row["name"]: row for row in ROWS}
-    assert list(by_name) == ["base_url", "token", "api_key", "timeout", "connect_timeout", "max_retries", "overall_deadline",
+    assert list(by_name) == ["base_url", "token", "api_key", "trunk_token", "timeout", "connect_timeout", "max_retries",
+                             "overall_deadline",
                              "user_agent", "verify_tls", "ca_bundle", "allow_insecure_http",
                              "max_requests_per_second", "prefetch_pages"]
     assert {name: row["default"] for name, row in by_name.items()} == {
-        "base_url": None, "token": None, "api_key": None, "timeout": 30.0, "connect_timeout": 10.0, "max_retries": 3,
+        "base_url": None, "token": None, "api_key": None, "trunk_token": None, "timeout": 30.0, "connect_timeout": 10.0, "max_retries": 3,
         "overall_deadline": 120.0, "user_agent": None, "verify_tls": True, "ca_bundle": None,
         "allow_insecure_http": False, "max_requests_per_second": 0.0, "prefetch_pages": True}
     assert by_name["token"]["variables"] == ["TRUNK_API_TOKEN", "TRUNK_API_KEY"] and by_name["token"]["secret"]
     assert by_name["api_key"]["variables"] == ["TRUNK_API_KEY"] and by_name["api_key"]["secret"]
+    assert by_name["trunk_token"]["variables"] == [] and by_name["trunk_token"]["secret"]  # Trunk's tools keep it
     assert by_name["base_url"]["variables"] == ["TRUNK_BASE_URL"]
 
 
@@ -233,7 +235,8 @@ def test_the_sandbox_rows_are_the_options_we_know() -> None:
               "webhook_delay_ms", "webhook_jitter_ms"]
     assert [row["name"] for row in FAULT_ROWS] == faults
     assert list(by_name) == ["host", "port", "seed", "tests", "token", "api_key", "org_url_slug", "now", "state_file",
-                             "data_file", "threads", *faults, "record_requests", "clock", "flaky_failure_rate",
+                             "data_file", "threads", *faults, "record_requests", "v2_rate_limits", "clock",
+                             "flaky_failure_rate",
                              "broken_pull_request_rate"]
     assert {name: row["default"] for name, row in by_name.items()} == {
         "host": "127.0.0.1", "port": 0, "seed": 42, "tests": 2000, "token": None, "api_key": None,
@@ -242,6 +245,7 @@ def test_the_sandbox_rows_are_the_options_we_know() -> None:
         "error_rate": 0.0, "rate_limit": 0.0, "drop_rate": 0.0, "truncate_rate": 0.0, "drop_after_rate": 0.0,
         "rate_limited_rate": 0.0, "rate_limited_retry_after_seconds": 1, "fault_seed": 1,
         "webhook_duplicate_rate": 0.0, "webhook_delay_ms": 0, "webhook_jitter_ms": 0, "record_requests": True,
+        "v2_rate_limits": False,
         "clock": "real", "flaky_failure_rate": None, "broken_pull_request_rate": None}
     assert all(by_name[name]["unit"] == "milliseconds" and by_name[name]["type"] == "int"
                for name in faults if name.endswith("_ms"))

@@ -85,7 +85,7 @@ def test_off_and_auto_outside_a_notebook_draw_nothing(fake_tqdm, box: trunk_api.
     for progress in (False, "auto"):
         assert client.iter_failing_tests(repo, box.org_url_slug, WEEK_START, NOW, progress=progress).to_list()
     assert fake_tqdm.made == []
-    assert trunk_api.client._progress_of(False, "x", None) == {}  # the C++ iterator then gets no callback
+    assert _progress.on_page_keywords(False, "x", None) == {}  # the C++ listing then gets no callback
 
 
 def test_auto_in_a_notebook_draws_when_tqdm_is_there(fake_tqdm, monkeypatch: pytest.MonkeyPatch,

@@ -15,19 +15,19 @@ import trunk_api
 from trunk_api import NotFoundError, ValidationError
 from trunk_api.enums import MergeQueueMode, QueueEntryConclusion, TestingOutcome
 
+from conftest import main_queue_of, virtual_sandbox
+
 
 @pytest.fixture(scope="module")
 def box():
-    with trunk_api.Sandbox(seed=9, tests=60, clock="virtual", flaky_failure_rate=0.0,
-                           broken_pull_request_rate=0.0) as sandbox:
+    with virtual_sandbox(seed=9) as sandbox:
         yield sandbox
 
 
 @pytest.fixture(scope="module")
 def queue(box):
     client = box.client()
-    repository = client.v2.repositories.resolve_page(f"https://{box.repos[0]}").data[0]
-    main = next(q for q in client.v2.merge_queues.list(repository_id=repository.id) if q.target_branch == "main")
+    main = main_queue_of(client, box.repos[0])
     client.v2.merge_queues.update_config(main.id, concurrency=3, allow_batching=False)
     return main
 

@@ -16,11 +16,12 @@ import trunk_api
 from trunk_api import ApiError, ConflictError, NotFoundError, ValidationError
 from trunk_api.enums import Mergeability, PullRequestState, QueueEntryState
 
+from conftest import main_queue_of, virtual_sandbox
+
 
 @pytest.fixture(scope="module")
 def box():
-    with trunk_api.Sandbox(seed=5, tests=60, clock="virtual", flaky_failure_rate=0.0,
-                           broken_pull_request_rate=0.0) as sandbox:
+    with virtual_sandbox(seed=5) as sandbox:
         yield sandbox
 
 
@@ -31,9 +32,7 @@ def client(box):
 
 @pytest.fixture()
 def main_queue(box, client):
-    """The v2 merge queue of the first repository's main branch, found as a v2 caller finds it: by address."""
-    repository = client.v2.repositories.resolve_page(f"https://{box.repos[0]}").data[0]
-    return next(q for q in client.v2.merge_queues.list(repository_id=repository.id) if q.target_branch == "main")
+    return main_queue_of(client, box.repos[0])
 
 
 def test_the_resources_have_their_verbs(client) -> None:
@@ -191,3 +190,46 @@ def test_a_key_with_some_permissions_reads_and_is_refused_the_rest(box, main_que
         box.create_api_key(["merge_and_cancel_prs", "launch_rockets", "admin"])
     assert [v.field for v in unknown.value.errors] == ["permissions[1]", "permissions[2]"]
     assert "merge_and_cancel_prs" in str(unknown.value)
+
+
+def test_the_documented_rate_limits_are_an_option_off_by_default(box) -> None:
+    from trunk_api import RateLimitError
+
+    repository_id = box.client().v2.repositories.resolve_page(f"https://{box.repos[0]}").data[0].id
+    impatient = trunk_api.Client(api_key=box.api_key, base_url=box.url, max_retries=0)
+    for _ in range(8):  # off: as many as the organization's limit allows
+        impatient.v2.pull_requests.resolve_page(repository_id, number=[1])
+    with trunk_api.Sandbox(seed=5, tests=20, v2_rate_limits=True) as limited:
+        client = trunk_api.Client(api_key=limited.api_key, base_url=limited.url, max_retries=0)
+        repository_id = client.v2.repositories.resolve_page(f"https://{limited.repos[0]}").data[0].id
+        for _ in range(5):
+            client.v2.pull_requests.resolve_page(repository_id, number=[1])
+        with pytest.raises(RateLimitError) as limited_error:
+            client.v2.pull_requests.resolve_page(repository_id, number=[1])
+        assert limited_error.value.code == "RATE_LIMITED" and limited_error.value.retry_after >= 1
+        assert len(list(client.v2.merge_queues.list())) >= 1  # another group of operations: not limited
+        patient = trunk_api.Client(api_key=limited.api_key, base_url=limited.url, max_retries=2)
+        patient.v2.pull_requests.resolve_page(repository_id, number=[1])  # waits out Retry-After, then answered
+
+
+def test_a_trunk_token_reads_v2_and_is_refused_writes(box, main_queue) -> None:
+    import pickle
+
+    from trunk_api import MissingTokenError, PermissionDeniedError
+
+    secret = box.create_trunk_token()
+    client = trunk_api.Client(trunk_token=secret, base_url=box.url)
+    assert secret not in repr(client) and secret.encode() not in pickle.dumps(client)
+    box.clear_requests()
+    assert client.v2.merge_queues.get(main_queue.id).id == main_queue.id
+    [sent] = box.requests
+    assert sent.headers["x-trunk-token"] == "<redacted>" and "authorization" not in sent.headers
+    with pytest.raises(PermissionDeniedError) as refused:
+        client.v2.merge_queues.pause(main_queue.id)
+    assert secret not in str(refused.value)
+    with pytest.raises(MissingTokenError) as missing:  # v1 takes only its organization token
+        client.get_queue(box.repos[0], "main")
+    assert missing.value.needed == "token"
+    with pytest.raises(trunk_api.TrunkError) as wrong_kind:
+        trunk_api.Client(trunk_token=box.api_key, base_url=box.url)
+    assert "api_key" in str(wrong_kind.value) and box.api_key not in str(wrong_kind.value)

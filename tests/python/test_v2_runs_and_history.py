@@ -14,11 +14,12 @@ import trunk_api
 from trunk_api import NotFoundError, ValidationError
 from trunk_api.enums import HistoryDirection, QueueEntryState, VerificationRunStatus
 
+from conftest import main_queue_of, virtual_sandbox
+
 
 @pytest.fixture(scope="module")
 def box():
-    with trunk_api.Sandbox(seed=7, tests=60, clock="virtual", flaky_failure_rate=0.0,
-                           broken_pull_request_rate=0.0) as sandbox:
+    with virtual_sandbox(seed=7) as sandbox:
         yield sandbox
 
 
@@ -26,8 +27,7 @@ def box():
 def merged(box):
     """Pull request 201 submitted through v2 and merged three hours later; its queue and the client."""
     client = box.client()
-    repository = client.v2.repositories.resolve_page(f"https://{box.repos[0]}").data[0]
-    queue = next(q for q in client.v2.merge_queues.list(repository_id=repository.id) if q.target_branch == "main")
+    queue = main_queue_of(client, box.repos[0])
     pr = client.v2.merge_queues.submit_pull_request(queue.id, 201)
     box.advance(hours=3)
     return client, queue, pr

@@ -30,7 +30,9 @@ using TokenHolder = std::optional<Secret>;
 // trailing '/'), the final "/v1" is dropped first, so both spellings call the same paths (docs/configuration.md).
 //
 // token, api_key: the credentials of v1 (the organization token) and v2 (an API key, trunk_v2_...); a client may
-// hold both, and each call sends the one its API version accepts (docs/reference/credentials.md). nullopt ->
+// hold both, and each call sends the one its API version accepts (docs/reference/credentials.md). trunk_token: the
+// short-lived token of Trunk's own login, which v2's description also accepts (x-trunk-token); a v2 call sends it
+// only when the client has no API key. No environment variable: Trunk's tools keep it in their own file. nullopt ->
 // the environment: $TRUNK_API_TOKEN, then $TRUNK_API_KEY, each value filling the credential its prefix says
 // (TRUNK_API_KEY holds either kind). With neither, the Client constructor throws trunk::MissingTokenError; a call
 // whose version's credential is missing throws it before sending. A token that is a v2 key, or an api_key that is
@@ -55,6 +57,9 @@ using TokenHolder = std::optional<Secret>;
     "v1's organization token, sent as `x-api-token`. Never shown in `repr`, logs, errors or pickles.")             \
   X(TokenHolder, api_key, "api_key", {}, options::kSecret, kApiKeyVariables,                                       \
     "v2 API key (`trunk_v2_...`), sent as `Authorization: Bearer`. A secret as the token is.")                     \
+  X(TokenHolder, trunk_token, "trunk_token", {}, options::kSecret, options::kNoVariables,                         \
+    "Short-lived token of Trunk's own login (`x-trunk-token`), sent by v2 calls when there is no API key: it "     \
+    "reads merge queues; Trunk refuses merge-queue writes with it (403). A secret as the token is.")              \
   X(std::chrono::milliseconds, timeout, "timeout", {30000}, options::kPositiveDuration, options::kNoVariables,     \
     "Per attempt, whole transfer.")                                                                                  \
   X(std::chrono::milliseconds, connect_timeout, "connect_timeout", {10000}, options::kPositiveDuration,            \

@@ -11,6 +11,7 @@
 //  - a budget of items (the caller's max_results) says when no further page is wanted.
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <unordered_set>
@@ -25,6 +26,13 @@ enum class PagingStyle {
 /// Whether a page that names `next` (nullopt: none) is the last of a walk in `style`: no cursor, or "" in the
 /// token style. An empty page that names a next one is not the last.
 bool names_no_next_page(PagingStyle style, const std::optional<std::string>& next) noexcept;
+
+/// How many items the request for the next page asks for: the request's own `page_size`, or fewer when the caller
+/// wants only `wanted` more (its max_results), so that the last page brings only what is read. Not where the
+/// listing binds its cursors to the page size (`size_bound`: v1's page tokens) past the first page, whose
+/// cursor a request of another size would not accept. At least 1.
+std::int64_t page_size_to_ask(std::int64_t page_size, const std::optional<std::size_t>& wanted, bool size_bound,
+                              bool first_page) noexcept;
 
 class PageWalk {
  public:

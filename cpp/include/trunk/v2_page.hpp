@@ -12,6 +12,9 @@
 
 namespace trunk {
 
+/// The items a v2 page holds when the request sets no `limit` (the service's default; the sandbox's too).
+inline constexpr std::int64_t kV2DefaultLimit = 25;
+
 /// The query fields of every v2 listing. `cursor` is the listing's position: pagers set it.
 #define TRUNK_V2_PAGE_QUERY_FIELDS(X)                                                                         \
   X(std::optional<std::int64_t>, limit, "limit", {}, (schema::Rules{.min = 1, .max = 100}),                  \

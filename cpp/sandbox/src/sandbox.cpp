@@ -153,8 +153,10 @@ HttpAnswer Sandbox::Impl::answer(const HttpRequest& req, const FaultDecision& fa
   if (options.record_requests) {
     record.method = req.method;
     record.path = req.path;
+    record.query = req.query;
     for (const auto& [name, value] : req.headers) {
-      const bool secret = equals_ignoring_case(name, kTokenHeader) || equals_ignoring_case(name, "Authorization");
+      const bool secret = equals_ignoring_case(name, kTokenHeader) || equals_ignoring_case(name, "Authorization") ||
+                          equals_ignoring_case(name, "x-trunk-token");
       record.headers.emplace_back(name, secret ? kRedacted : value);
     }
     record.body = req.body;
@@ -198,7 +200,7 @@ HttpAnswer Sandbox::Impl::answer(const HttpRequest& req, const FaultDecision& fa
     reply = answer_webhooks(req.method, req.path, token, this->token, req.body, *webhooks);
   } else {
     reply = service->handle(req.method, req.path, token, req.body, req.query, req.header("Content-Type"),
-                            req.header("Authorization"));
+                            req.header("Authorization"), req.header("x-trunk-token"));
   }
   if (fault.drop_after) {
     finish(0, "drop_after");  // processed: the change is made, only the answer is lost
@@ -248,7 +250,7 @@ void Sandbox::start() {
     s.service = std::make_unique<Service>(std::move(history), s.token, s.options.org_url_slug, std::move(queues),
                                           page_tokens);
     s.api_key = s.options.api_key.empty() ? "trunk_v2_" + random_token() : s.options.api_key;
-    s.service->enable_v2(s.api_key, [clock] { return clock->now(); });
+    s.service->enable_v2(s.api_key, [clock] { return clock->now(); }, s.options.v2_rate_limits);
   } else if (s.options.token.empty()) {
     s.token = random_token();
   }
@@ -285,6 +287,11 @@ std::string Sandbox::url() const {
 int Sandbox::port() const { return impl_->port; }
 const std::string& Sandbox::token() const { return impl_->token; }
 const std::string& Sandbox::api_key() const { return impl_->api_key; }
+
+std::string Sandbox::create_trunk_token() {
+  if (!impl_->service) throw trunk::Error("sandbox: not started");
+  return impl_->service->create_trunk_token();
+}
 
 std::string Sandbox::create_api_key(const std::vector<Permission>& permissions) {
   if (!impl_->service) throw trunk::Error("sandbox: not started");

@@ -569,10 +569,11 @@ bool is_json_media_type(std::string_view content_type) {
 
 Service::~Service() = default;
 
-void Service::enable_v2(std::string api_key, std::function<trunk::Timestamp()> clock) {
+void Service::enable_v2(std::string api_key, std::function<trunk::Timestamp()> clock, bool documented_rate_limits) {
   std::vector<trunk::Repo> repos;
   for (const RepoHistory& repo : history_.repos) repos.push_back(repo.repo);
-  v2_ = std::make_unique<V2Service>(*queues_, std::move(repos), std::move(api_key), std::move(clock));
+  v2_ = std::make_unique<V2Service>(*queues_, std::move(repos), std::move(api_key), std::move(clock),
+                                    documented_rate_limits);
 }
 
 std::string Service::create_api_key(const std::vector<Permission>& permissions) {
@@ -580,11 +581,17 @@ std::string Service::create_api_key(const std::vector<Permission>& permissions) 
   return v2_->create_api_key(permissions);
 }
 
+std::string Service::create_trunk_token() {
+  if (!v2_) throw trunk::Error("sandbox: v2 is not served");
+  return v2_->create_trunk_token();
+}
+
 Reply Service::handle(std::string_view method, std::string_view path, const std::optional<std::string>& token,
                       std::string_view body, std::string_view query, const std::optional<std::string>& content_type,
-                      const std::optional<std::string>& authorization) {
+                      const std::optional<std::string>& authorization,
+                      const std::optional<std::string>& trunk_token) {
   if (path == kOpenApiPath) return openapi_reply(method);
-  if (v2_ && V2Service::serves(path)) return v2_->handle(method, path, authorization, body, query);
+  if (v2_ && V2Service::serves(path)) return v2_->handle(method, path, authorization, body, query, trunk_token);
   using Serve = Reply (Service::*)(std::string_view, std::string_view);
   Serve operation = nullptr;
   std::string_view operation_method;

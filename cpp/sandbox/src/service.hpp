@@ -53,20 +53,24 @@ class Service {
 
   /// `token` is the x-api-token header (nullopt when absent); `query` the query string without its '?';
   /// `content_type` the Content-Type header (nullopt when absent: the body is read as JSON).
-  /// `authorization`: the Authorization header, which the v2 operations read (v2_service.hpp).
+  /// `authorization` and `trunk_token`: the Authorization and x-trunk-token headers, which the v2 operations read
+  /// (v2_service.hpp).
   Reply handle(std::string_view method, std::string_view path, const std::optional<std::string>& token,
                std::string_view body, std::string_view query = {},
                const std::optional<std::string>& content_type = std::nullopt,
-               const std::optional<std::string>& authorization = std::nullopt);
+               const std::optional<std::string>& authorization = std::nullopt,
+               const std::optional<std::string>& trunk_token = std::nullopt);
 
   ~Service();
   Service(const Service&) = delete;
   Service& operator=(const Service&) = delete;
 
   /// Serves v2 too, over the same queues, to the API key `api_key` (v2_service.hpp). Before the first request.
-  void enable_v2(std::string api_key, std::function<trunk::Timestamp()> clock);
+  void enable_v2(std::string api_key, std::function<trunk::Timestamp()> clock, bool documented_rate_limits = false);
   /// A v2 API key holding only `permissions` (V2Service::create_api_key). After enable_v2.
   std::string create_api_key(const std::vector<Permission>& permissions);
+  /// A trunk token (V2Service::create_trunk_token). After enable_v2.
+  std::string create_trunk_token();
 
   /// The merge queues (Sandbox::advance runs them to the clock's now).
   QueueStore& queues() noexcept { return *queues_; }

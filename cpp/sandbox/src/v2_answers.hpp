@@ -13,6 +13,7 @@
 #include "service.hpp"
 #include "trunk/codec.hpp"
 #include "trunk/open_enum.hpp"
+#include "trunk/v2_page.hpp"
 #include "v2_service.hpp"
 
 namespace trunk::sandbox::v2 {
@@ -27,17 +28,31 @@ std::optional<std::size_t> offset_of(const std::string& cursor, const std::strin
 /// 404 with `not_found_code`, 409 with `conflict_code`, 500 for 5xx and 400 VALIDATION_FAILED for the rest.
 Reply of_refusal(const Refusal& refusal, std::string_view not_found_code, std::string_view conflict_code);
 
+/// The reply to a queue operation run through QueueStore::with_queue that did not go through, or nullopt when it
+/// did. Its outcome is the store's Refusal (no such queue: `queue_not_found_code`) or the operation's own optional
+/// Refusal (a 404 of it: `not_found_code`; a 409: `conflict_code`).
+template <typename Outcome>
+std::optional<Reply> refusal_of(const Outcome& outcome, std::string_view queue_not_found_code,
+                                std::string_view not_found_code, std::string_view conflict_code) {
+  if (const auto* refused = std::get_if<Refusal>(&outcome)) {
+    return of_refusal(*refused, queue_not_found_code, conflict_code);
+  }
+  if (const auto& inner = std::get<0>(outcome)) return of_refusal(*inner, not_found_code, conflict_code);
+  return std::nullopt;
+}
+
 template <typename E>
 std::optional<E> known(const std::optional<trunk::OpenEnum<E>>& value) {
   return value ? value->known() : std::nullopt;
 }
 
 /// The page of `all` a v2 listing request asks for (limit, cursor, includeTotal), or the 400 INVALID_CURSOR of a
-/// cursor made for another filter. `filter` holds every parameter that selects the listing's items.
+/// cursor made for another filter. `filter` holds every parameter that selects the listing's items; the limit is
+/// not one of them (a cursor is bound to its filter, docs/reference/v2.md#pagination), so a client may ask for fewer
+/// items on its last page than on the others.
 template <typename List, typename Request, typename Item>
-std::variant<List, Reply> page_of(std::vector<Item> all, const Request& request, std::string filter) {
-  const std::size_t limit = static_cast<std::size_t>(request.limit.value_or(25));
-  filter += "\n" + std::to_string(limit);
+std::variant<List, Reply> page_of(std::vector<Item> all, const Request& request, const std::string& filter) {
+  const std::size_t limit = static_cast<std::size_t>(request.limit.value_or(kV2DefaultLimit));
   std::size_t offset = 0;
   if (request.cursor) {
     const auto at = offset_of(*request.cursor, filter);

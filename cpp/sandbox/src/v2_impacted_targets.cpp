@@ -50,10 +50,9 @@ Reply V2Service::answer<trunk::op::UploadImpactedTargets>(const trunk::UploadImp
                                     [&](MergeQueue& queue, const trunk::QueueSettings& settings) {
                                       return queue.set_impacted_targets(set, settings);
                                     });
-  if (const auto* refused = std::get_if<Refusal>(&outcome)) {
-    return v2::of_refusal(*refused, "MERGE_QUEUE_NOT_FOUND", "PR_NOT_IN_ACTIVE_STATE");
+  if (auto refused = v2::refusal_of(outcome, "MERGE_QUEUE_NOT_FOUND", "PR_NOT_FOUND", "PR_NOT_IN_ACTIVE_STATE")) {
+    return *std::move(refused);
   }
-  if (const auto& inner = std::get<0>(outcome)) return v2::of_refusal(*inner, "PR_NOT_FOUND", "PR_NOT_IN_ACTIVE_STATE");
   Reply reply;
   reply.status = 202;
   reply.content_type.clear();

@@ -7,6 +7,7 @@
 #include "trunk/codec.hpp"
 #include "trunk/operations.hpp"
 #include "v2_answers.hpp"
+#include "v2_settings_map.hpp"
 #include "v2_service.hpp"
 
 namespace trunk::sandbox {
@@ -23,26 +24,9 @@ trunk::MergeQueue V2Service::to_merge_queue(const QueueKey& key, const trunk::Qu
   queue.repository_url = "/v2/repositories/" + *queue.repository_id;
   queue.pull_requests_url = "/v2/merge-queues/" + id + "/pull-requests";
   trunk::MergeQueueConfig& c = queue.config.emplace();
-  c.concurrency = s.concurrency;
-  c.bisection_concurrency = s.bisection_concurrency;
-  c.pending_failure_depth = s.pending_failure_depth;
-  c.can_optimistically_merge = s.can_optimistically_merge;
-  c.allow_batching = s.batch;
-  c.batching_max_wait_time_minutes = s.batching_max_wait_time_minutes;
-  c.batching_min_size = s.batching_min_size;
-  c.testing_timeout_minutes = s.testing_timeout_minutes;
-  c.creates_prs_for_testing_branches = s.create_prs_for_testing_branches;
-  c.are_comments_enabled = s.comments_enabled;
-  c.are_commands_enabled = s.commands_enabled;
-  c.is_status_check_enabled = s.status_check_enabled;
-  c.is_extension_enabled = s.extension_enabled;
-  c.are_label_commands_enabled = s.label_commands_enabled;
-  c.are_state_labels_enabled = s.state_labels_enabled;
-  c.required_statuses = s.required_statuses;
-  c.direct_merge_mode = s.direct_merge_mode;
+  v2::copy_v1_to_v2(s, c);
   if (auto mode = v2::known(s.optimization_mode)) c.optimization_mode = trunk::to_v2(*mode);
   if (auto method = v2::known(s.merge_method)) c.merge_method = trunk::to_v2(*method);
-  c.enqueueing_label = s.enqueueing_label;
   std::lock_guard lock(mutex_);
   V2OnlySettings& only = v2_only_[id];
   if (!only.created_at) only.created_at = only.updated_at = clock_();
@@ -97,9 +81,8 @@ Reply V2Service::answer<trunk::op::ListMergeQueues>(const trunk::ListMergeQueues
     if (request.repository_id && repository_id(repo_key) != lower(*request.repository_id)) continue;
     if (request.target_branch && branch != *request.target_branch) continue;
     // The key is at hand: no search by id (find_queue walks every queue) for each queue listed.
-    const auto repo = std::find_if(repos_.begin(), repos_.end(),
-                                   [&](const trunk::Repo& r) { return r.to_string() == repo_key; });
-    if (repo == repos_.end()) continue;
+    const trunk::Repo* repo = repo_of(repo_key);
+    if (repo == nullptr) continue;
     const std::optional<QueueKey> key = QueueKey{*repo, branch};
     auto settings = queues_.get(key->repo, key->branch);
     if (const auto* found = std::get_if<trunk::QueueSettings>(&settings)) all.push_back(to_merge_queue(*key, *found));
@@ -189,26 +172,9 @@ Reply V2Service::answer<trunk::op::SwitchMergeQueueMode>(const trunk::SwitchMode
 template <>
 Reply V2Service::answer<trunk::op::UpdateMergeQueueConfig>(const trunk::UpdateMergeQueueConfigRequest& r) {
   trunk::UpdateQueueRequest change;
-  change.concurrency = r.concurrency;
-  change.bisection_concurrency = r.bisection_concurrency;
-  change.pending_failure_depth = r.pending_failure_depth;
-  change.can_optimistically_merge = r.can_optimistically_merge;
-  change.batch = r.allow_batching;
-  change.batching_max_wait_time_minutes = r.batching_max_wait_time_minutes;
-  change.batching_min_size = r.batching_min_size;
-  change.testing_timeout_minutes = r.testing_timeout_minutes;
-  change.create_prs_for_testing_branches = r.creates_prs_for_testing_branches;
-  change.comments_enabled = r.are_comments_enabled;
-  change.commands_enabled = r.are_commands_enabled;
-  change.status_check_enabled = r.is_status_check_enabled;
-  change.extension_enabled = r.is_extension_enabled;
-  change.label_commands_enabled = r.are_label_commands_enabled;
-  change.state_labels_enabled = r.are_state_labels_enabled;
-  change.required_statuses = r.required_statuses;
-  change.direct_merge_mode = r.direct_merge_mode;
+  v2::copy_v2_to_v1(r, change);
   if (r.optimization_mode) change.optimization_mode = trunk::to_v1(*r.optimization_mode);
   if (r.merge_method) change.merge_method = trunk::to_v1(*r.merge_method);
-  change.enqueueing_label = r.enqueueing_label;
   // v1's queue store knows no 0 for the settings v2 allows it in: 0 means "off" there; kept as v2 reads it.
   return update(r.id, change, [this, &r](const QueueKey& key, const trunk::QueueSettings& s) {
     {

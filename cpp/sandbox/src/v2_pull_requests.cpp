@@ -63,9 +63,8 @@ std::optional<V2Service::PullRequestKey> V2Service::find_pull_request(const std:
   // Not seen yet: every submission of every queue, once; what is found is remembered.
   std::optional<PullRequestKey> found;
   for (const auto& [repo_key, branch] : queues_.keys()) {
-    const auto repo = std::find_if(repos_.begin(), repos_.end(),
-                                   [&, key = repo_key](const trunk::Repo& r) { return r.to_string() == key; });
-    if (repo == repos_.end()) continue;
+    const trunk::Repo* repo = repo_of(repo_key);
+    if (repo == nullptr) continue;
     std::vector<std::int64_t> numbers;
     queues_.with_queue(*repo, branch, [&](MergeQueue& queue, const trunk::QueueSettings&) {
       for (const MergeQueue::EntryView& view : queue.entries()) numbers.push_back(view.number);
@@ -136,10 +135,9 @@ Reply V2Service::with_entry(const std::string& id, F&& f) {
   auto outcome = queues_.with_queue(key->repo, branch, [&](MergeQueue& queue, const trunk::QueueSettings& settings) {
     return f(queue, settings, key->number);
   });
-  if (const auto* refused = std::get_if<Refusal>(&outcome)) {
-    return v2::of_refusal(*refused, "PR_NOT_FOUND", "PR_NOT_IN_ACTIVE_STATE");
+  if (auto refused = v2::refusal_of(outcome, "PR_NOT_FOUND", "PR_NOT_FOUND", "PR_NOT_IN_ACTIVE_STATE")) {
+    return *std::move(refused);
   }
-  if (const auto& inner = std::get<0>(outcome)) return v2::of_refusal(*inner, "PR_NOT_FOUND", "PR_NOT_IN_ACTIVE_STATE");
   return json_reply(trunk::to_json(to_pull_request(key->repo, entries_of(key->repo, key->number))));
 }
 
@@ -158,11 +156,8 @@ Reply V2Service::answer<trunk::op::SubmitToMergeQueue>(const trunk::SubmitPullRe
   auto outcome = queues_.with_queue(key->repo, key->branch, [&](MergeQueue& queue, const trunk::QueueSettings& settings) {
     return queue.submit(submit, settings, request.direct.value_or(false));
   });
-  if (const auto* refused = std::get_if<Refusal>(&outcome)) {
-    return v2::of_refusal(*refused, "MERGE_QUEUE_NOT_FOUND", "PR_ALREADY_ENQUEUED");
-  }
-  if (const auto& inner = std::get<0>(outcome)) {
-    return v2::of_refusal(*inner, "MERGE_QUEUE_NOT_FOUND", "PR_ALREADY_ENQUEUED");
+  if (auto refused = v2::refusal_of(outcome, "MERGE_QUEUE_NOT_FOUND", "MERGE_QUEUE_NOT_FOUND", "PR_ALREADY_ENQUEUED")) {
+    return *std::move(refused);
   }
   {
     std::lock_guard lock(mutex_);

@@ -18,15 +18,18 @@ namespace trunk::sandbox {
 
 namespace {
 
-/// Whether `authorization` is "Bearer <key>" with the sandbox's key (compared in constant time).
+/// Whether `given` is `secret`, compared in constant time (for a given length).
+bool secrets_equal(std::string_view given, std::string_view secret) {
+  if (given.size() != secret.size()) return false;
+  unsigned char difference = 0;
+  for (std::size_t i = 0; i < secret.size(); ++i) difference |= static_cast<unsigned char>(given[i] ^ secret[i]);
+  return difference == 0;
+}
+
+/// Whether `authorization` is "Bearer <key>" with the sandbox's key.
 bool bearer_matches(const std::string& authorization, const std::string& key) {
   constexpr std::string_view kBearer = "Bearer ";
-  if (authorization.size() != kBearer.size() + key.size() || !authorization.starts_with(kBearer)) return false;
-  unsigned char difference = 0;
-  for (std::size_t i = 0; i < key.size(); ++i) {
-    difference |= static_cast<unsigned char>(authorization[kBearer.size() + i] ^ key[i]);
-  }
-  return difference == 0;
+  return authorization.starts_with(kBearer) && secrets_equal(std::string_view(authorization).substr(kBearer.size()), key);
 }
 
 /// 32 random letters and digits: the secret part of a key create_api_key makes.
@@ -73,17 +76,25 @@ Reply v2_error(int status, std::string_view code, std::string message) {
   return reply;
 }
 
-V2Service::V2Service(QueueStore& queues, std::vector<trunk::Repo> repos, std::string api_key, QueueStore::Clock clock)
-    : queues_(queues), repos_(std::move(repos)), api_key_(std::move(api_key)), clock_(std::move(clock)) {}
+V2Service::V2Service(QueueStore& queues, std::vector<trunk::Repo> repos, std::string api_key, QueueStore::Clock clock,
+                     bool documented_rate_limits)
+    : queues_(queues), repos_(std::move(repos)), api_key_(std::move(api_key)), clock_(std::move(clock)) {
+  if (documented_rate_limits) rate_limits_ = std::make_unique<v2::RateLimits>();
+}
 
 std::optional<V2Service::QueueKey> V2Service::find_queue(const std::string& id) const {
   for (const auto& [repo_key, branch] : queues_.keys()) {
     if (merge_queue_id(repo_key, branch) != id) continue;
-    for (const trunk::Repo& repo : repos_) {
-      if (repo.to_string() == repo_key) return QueueKey{repo, branch};
-    }
+    if (const trunk::Repo* repo = repo_of(repo_key)) return QueueKey{*repo, branch};
   }
   return std::nullopt;
+}
+
+const trunk::Repo* V2Service::repo_of(const std::string& repo_key) const {
+  for (const trunk::Repo& repo : repos_) {
+    if (repo.to_string() == repo_key) return &repo;
+  }
+  return nullptr;
 }
 
 std::optional<trunk::Repo> V2Service::find_repository(const std::string& id) const {
@@ -107,12 +118,26 @@ std::string V2Service::create_api_key(const std::vector<Permission>& permissions
   return key;
 }
 
+std::string V2Service::create_trunk_token() {
+  std::lock_guard lock(mutex_);
+  trunk_tokens_.push_back("tt" + std::to_string(trunk_tokens_.size() + 1) + "." + random_key_text());
+  return trunk_tokens_.back();
+}
+
 std::optional<V2Service::Held> V2Service::permissions_of(const std::string& authorization) {
   constexpr Held kEvery = (Held{1} << kPermissionNames.size()) - 1;
   if (bearer_matches(authorization, api_key_)) return kEvery;
   std::lock_guard lock(mutex_);
   for (const auto& [key, held] : keys_) {
     if (bearer_matches(authorization, key)) return held;
+  }
+  return std::nullopt;
+}
+
+std::optional<V2Service::Held> V2Service::trunk_token_permissions(const std::string& value) {
+  std::lock_guard lock(mutex_);
+  for (const std::string& token : trunk_tokens_) {
+    if (secrets_equal(value, token)) return Held{0};
   }
   return std::nullopt;
 }
@@ -160,7 +185,7 @@ Reply V2Service::serve(const std::vector<std::pair<std::string, std::string>>& p
 
 Reply V2Service::handle(std::string_view method, std::string_view path,
                         const std::optional<std::string>& authorization, std::string_view body,
-                        std::string_view query) {
+                        std::string_view query, const std::optional<std::string>& trunk_token) {
   using Serve = Reply (V2Service::*)(const std::vector<std::pair<std::string, std::string>>&, std::string_view,
                                      std::string_view, Held);
   Serve operation = nullptr;
@@ -190,9 +215,23 @@ Reply V2Service::handle(std::string_view method, std::string_view path,
     }
   });
   if (!path_known) return v2_error(404, "NOT_FOUND", "no operation at " + std::string(path));
-  if (!authorization) return v2_error(401, "AUTHENTICATION_REQUIRED", "send the API key as Authorization: Bearer");
-  const std::optional<Held> held = permissions_of(*authorization);
-  if (!held) return v2_error(401, "INVALID_TOKEN", "not a valid API key");
+  if (!authorization && !trunk_token) {
+    return v2_error(401, "AUTHENTICATION_REQUIRED",
+                    "send the API key as Authorization: Bearer (or a trunk token as x-trunk-token)");
+  }
+  // An API key when there is one; a trunk token holds no permission (create_trunk_token).
+  const std::optional<Held> held = authorization ? permissions_of(*authorization) : trunk_token_permissions(*trunk_token);
+  if (!held) return v2_error(401, "INVALID_TOKEN", authorization ? "not a valid API key" : "not a valid trunk token");
+  const std::string& caller = authorization ? *authorization : *trunk_token;
+  if (rate_limits_ && operation != nullptr) {
+    if (const auto over = rate_limits_->admit(method, path, caller, v2::RateLimits::Clock::now())) {
+      Reply reply = v2_error(429, "RATE_LIMITED",
+                             "more than " + std::to_string(over->first->per_second) + " requests a second to " +
+                                 std::string(over->first->name) + " (a documented limit of v2)");
+      reply.headers.emplace_back("Retry-After", std::to_string(over->second));
+      return reply;
+    }
+  }
   if (operation == nullptr) {
     Reply reply = v2_error(405, "METHOD_NOT_ALLOWED", std::string(method) + " is not an operation of " + std::string(path));
     if (!allowed.empty()) reply.headers.emplace_back("Allow", std::string(allowed));

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -24,6 +25,7 @@
 #include "trunk/operations.hpp"
 #include "trunk/repo.hpp"
 #include "trunk/sandbox/permissions.hpp"
+#include "v2_rate_limits.hpp"
 
 namespace trunk::sandbox {
 
@@ -40,18 +42,26 @@ Reply v2_error(int status, std::string_view code, std::string message);
 class V2Service {
  public:
   /// `clock`: the sandbox's (a queue's createdAt is when v2 first saw it).
-  V2Service(QueueStore& queues, std::vector<trunk::Repo> repos, std::string api_key, QueueStore::Clock clock);
+  /// `documented_rate_limits`: apply v2's documented per-key and per-organization limits (v2_rate_limits.hpp).
+  V2Service(QueueStore& queues, std::vector<trunk::Repo> repos, std::string api_key, QueueStore::Clock clock,
+            bool documented_rate_limits = false);
 
   /// Whether `path` is one of v2's (then handle() answers it).
   static bool serves(std::string_view path) { return path.starts_with("/v2/"); }
-  /// Answers a request to a v2 path: 404 NOT_FOUND for no operation, 405 for another method, 401 without the
-  /// API key as a bearer token, 400 VALIDATION_FAILED for a bad request, else the operation's answer.
+  /// Answers a request to a v2 path: 404 NOT_FOUND for no operation, 405 for another method, 401 without an API
+  /// key as a bearer token (`authorization`) or a trunk token (`trunk_token`, the x-trunk-token header), 400
+  /// VALIDATION_FAILED for a bad request, else the operation's answer.
   Reply handle(std::string_view method, std::string_view path, const std::optional<std::string>& authorization,
-               std::string_view body, std::string_view query);
+               std::string_view body, std::string_view query,
+               const std::optional<std::string>& trunk_token = std::nullopt);
 
   const std::string& api_key() const noexcept { return api_key_; }
   /// A new API key holding `permissions` only (docs/sandbox.md#api-keys). Thread-safe.
   std::string create_api_key(const std::vector<Permission>& permissions);
+  /// A new short-lived token as Trunk's own login issues (x-trunk-token): it reads everything and holds no
+  /// permission, so every write that needs one answers 403, as Trunk refuses merge-queue writes with it.
+  /// Thread-safe.
+  std::string create_trunk_token();
 
  private:
   /// Each operation's answer, specialised once per v2 operation (declared below the class; defined in
@@ -62,6 +72,8 @@ class V2Service {
   /// The permissions an API key holds (each key as its bits); nullopt for a key the sandbox did not issue.
   using Held = std::uint32_t;
   std::optional<Held> permissions_of(const std::string& authorization);
+  /// The permissions of a trunk token (none), or nullopt for one the sandbox did not issue.
+  std::optional<Held> trunk_token_permissions(const std::string& value);
 
   template <typename Op>
   Reply serve(const std::vector<std::pair<std::string, std::string>>& parameters, std::string_view body,
@@ -73,6 +85,8 @@ class V2Service {
   };
   std::optional<QueueKey> find_queue(const std::string& id) const;
   std::optional<trunk::Repo> find_repository(const std::string& id) const;
+  /// The repository of a queue store key (Repo::to_string()); nullptr for none the sandbox serves.
+  const trunk::Repo* repo_of(const std::string& repo_key) const;
   /// The queue as v2 shows it, from the store's (v1) settings and the v2-only settings kept here.
   trunk::MergeQueue to_merge_queue(const QueueKey& key, const trunk::QueueSettings& settings);
   trunk::MergeQueueStateChange to_state_change(const QueueKey& key, const trunk::QueueSettings& settings) const;
@@ -124,12 +138,14 @@ class V2Service {
   QueueStore& queues_;
   std::vector<trunk::Repo> repos_;
   std::string api_key_;
+  std::unique_ptr<v2::RateLimits> rate_limits_;  // null: the documented limits are off
   QueueStore::Clock clock_;
   std::mutex mutex_;
   std::map<std::string, V2OnlySettings> v2_only_;
   std::map<std::string, PullRequestKey> pull_requests_;  ///< by id: every pull request found so far
   std::map<std::string, trunk::Timestamp> repositories_seen_;  ///< by repository key: when v2 first showed it
   std::vector<std::pair<std::string, Held>> keys_;  ///< the keys create_api_key made, with their permissions
+  std::vector<std::string> trunk_tokens_;           ///< the tokens create_trunk_token made
 };
 
 #define TRUNK_V2_DECLARE_ANSWER_(Type, name, method, path, RequestType, ...) \

@@ -89,9 +89,8 @@ template <>
 Reply V2Service::answer<trunk::op::GetVerificationRun>(const trunk::VerificationRunRef& request) {
   const std::string wanted = lower(request.id);
   for (const auto& [repo_key, branch] : queues_.keys()) {
-    const auto repo = std::find_if(repos_.begin(), repos_.end(),
-                                   [&, key = repo_key](const trunk::Repo& r) { return r.to_string() == key; });
-    if (repo == repos_.end()) continue;
+    const trunk::Repo* repo = repo_of(repo_key);
+    if (repo == nullptr) continue;
     for (trunk::VerificationRun& run : verification_runs(QueueKey{*repo, branch})) {
       if (run.id == wanted) return json_reply(trunk::to_json(run));
     }

@@ -53,14 +53,21 @@ double default_random() {
 }
 
 /// The request headers of each credential the client has, each credential's line kept in secret memory
-/// (curl_handles.hpp): v1's organization token as `x-api-token`, v2's API key as `Authorization: Bearer`.
+/// (curl_handles.hpp): v1's organization token as `x-api-token`, v2's API key as `Authorization: Bearer`, the
+/// trunk token as `x-trunk-token`.
 struct CredentialHeaders {
   std::unique_ptr<detail::SecretHeaderList> token;
   std::unique_ptr<detail::SecretHeaderList> api_key;
+  std::unique_ptr<detail::SecretHeaderList> trunk_token;
 
   detail::SecretViews secrets() const {
-    return {token ? token->secret() : std::string_view{}, api_key ? api_key->secret() : std::string_view{}};
+    const auto view = [](const std::unique_ptr<detail::SecretHeaderList>& headers) {
+      return headers ? headers->secret() : std::string_view{};
+    };
+    return {view(token), view(api_key), view(trunk_token)};
   }
+  /// What a v2 call sends: the API key, else the trunk token (nullptr: neither).
+  const std::unique_ptr<detail::SecretHeaderList>& v2() const { return api_key ? api_key : trunk_token; }
   static detail::EngineSettings::HeaderLists lists(const std::unique_ptr<detail::SecretHeaderList>& headers) {
     if (!headers) return {};
     return {headers->get(kJsonHeaders), headers->get(kTextHeaders)};
@@ -70,9 +77,11 @@ struct CredentialHeaders {
 /// The request headers (CredentialHeaders). Runs before anything else of the client, so libcurl gets its wiping
 /// allocator (curl_memory.hpp) before it allocates anything for us. Throws what resolve_credentials throws.
 CredentialHeaders make_request_headers(const std::optional<Secret>& configured_token,
-                                       const std::optional<Secret>& configured_api_key) {
+                                       const std::optional<Secret>& configured_api_key,
+                                       const std::optional<Secret>& configured_trunk_token) {
   detail::ensure_curl_initialized();
-  const detail::CredentialViews views = detail::resolve_credentials(configured_token, configured_api_key);
+  const detail::CredentialViews views =
+      detail::resolve_credentials(configured_token, configured_api_key, configured_trunk_token);
   // No "Expect: 100-continue" round trip for larger bodies. Every variant ends in the one credential line.
   const std::vector<std::vector<std::string>> variants{
       {"Content-Type: application/json", "Accept: application/json", "Expect:"},
@@ -83,6 +92,9 @@ CredentialHeaders make_request_headers(const std::optional<Secret>& configured_t
   }
   if (!views.api_key.empty()) {
     headers.api_key = std::make_unique<detail::SecretHeaderList>(variants, "Authorization", views.api_key, "Bearer ");
+  }
+  if (!views.trunk_token.empty()) {
+    headers.trunk_token = std::make_unique<detail::SecretHeaderList>(variants, "x-trunk-token", views.trunk_token);
   }
   return headers;
 }
@@ -99,10 +111,10 @@ void warn_if_curl_frees_unwiped(const LogCallback& log) {
 }  // namespace
 
 struct Client::Impl {
-  /// Takes everything from `given`; its token and API key are copied into the header lists' secret memory, then
+  /// Takes everything from `given`; its token, API key and trunk token are copied into the header lists' secret memory, then
   /// dropped (a Secret wipes itself).
   explicit Impl(ClientOptions&& given)
-      : headers(make_request_headers(given.token, given.api_key)),
+      : headers(make_request_headers(given.token, given.api_key, given.trunk_token)),
         options(std::move(given)),
         base_url(detail::resolve_base_url(options.base_url, options.allow_insecure_http)),
         user_agent(std::string("trunk-api-cpp/") + kVersion +
@@ -111,6 +123,7 @@ struct Client::Impl {
         engine(engine_settings()) {
     options.token.reset();  // the one copy kept of each is its header line's
     options.api_key.reset();
+    options.trunk_token.reset();
     warn_if_curl_frees_unwiped(options.log);
   }
 
@@ -119,7 +132,7 @@ struct Client::Impl {
 
   /// Throws MissingTokenError when the client lacks `credential`, which `operation` needs: before anything is sent.
   void require(Credential credential, std::string_view operation) const {
-    if (!(credential == Credential::api_key ? headers.api_key : headers.token)) {
+    if (!(credential == Credential::api_key ? headers.v2() : headers.token)) {
       throw detail::missing_credential(credential, operation);
     }
   }
@@ -133,7 +146,7 @@ struct Client::Impl {
     // one connection per handle anyway, so HTTP/2 multiplexing would not be used.
     curl_easy_setopt(easy, CURLOPT_HTTP_VERSION, static_cast<long>(CURL_HTTP_VERSION_1_1));
     // Each transfer sets the list of its credential and answer (transfer_loop.cpp); this is the handle's default.
-    curl_easy_setopt(easy, CURLOPT_HTTPHEADER, headers.token ? headers.token->get() : headers.api_key->get());
+    curl_easy_setopt(easy, CURLOPT_HTTPHEADER, headers.token ? headers.token->get() : headers.v2()->get());
     curl_easy_setopt(easy, CURLOPT_USERAGENT, user_agent.c_str());
     // gzip/deflate, as requests and httpx ask for. Not brotli: servers commonly run it at quality 11 for
     // dynamic bodies (cpp-httplib does), which cost the sandbox over a second per 100 KB page (profiled).
@@ -160,7 +173,7 @@ struct Client::Impl {
     detail::EngineSettings settings;
     settings.configure = [this](CURL* easy) { configure(easy); };
     settings.token_headers = CredentialHeaders::lists(headers.token);
-    settings.api_key_headers = CredentialHeaders::lists(headers.api_key);
+    settings.api_key_headers = CredentialHeaders::lists(headers.v2());
     settings.secrets = secrets();
     settings.retry = &options.retry;
     settings.attempt_timeout = options.timeout;
@@ -346,10 +359,18 @@ Pager<typename Op::Response> make_pager(ClientImpl* impl, typename Op::Request r
   setup.ahead = impl->options.prefetch_pages;
   setup.engine = &impl->engine;
   setup.interrupt_check = &impl->options.interrupt_check;
-  // Called under the pipeline's lock, one call at a time: the captured request is its own.
-  setup.request_for = [impl, request = std::move(request)](const std::string& cursor) mutable {
+  // Called under the pipeline's lock, one call at a time: the captured request is its own. A page asks for fewer
+  // items than the request's page size when the caller wants fewer (page_size_to_ask), on a copy: the other
+  // pages keep the caller's request as it was.
+  setup.request_for = [impl, request = std::move(request)](const std::string& cursor,
+                                                           const std::optional<std::size_t>& wanted) mutable {
     Traits::set_cursor(request, cursor);
-    return impl->template build<Op>(request);
+    const std::int64_t size =
+        page_size_to_ask(Traits::page_size(request), wanted, Traits::page_size_bound, cursor.empty());
+    if (size == Traits::page_size(request)) return impl->template build<Op>(request);
+    auto fewer = request;
+    Traits::set_page_size(fewer, size);
+    return impl->template build<Op>(fewer);
   };
   return Pager<Page>(std::make_unique<detail::PipelinePages<Page>>(
       std::move(setup), [impl](detail::PageAnswer& answer, Page& page) {

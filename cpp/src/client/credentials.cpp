@@ -28,8 +28,17 @@ void check_header_safe(std::string_view text, const std::string& what) {
 
 }  // namespace
 
-CredentialViews resolve_credentials(const std::optional<Secret>& token, const std::optional<Secret>& api_key) {
+CredentialViews resolve_credentials(const std::optional<Secret>& token, const std::optional<Secret>& api_key,
+                                    const std::optional<Secret>& trunk_token) {
   CredentialViews views;
+  if (trunk_token) {
+    views.trunk_token = SecretAccess::view(*trunk_token);
+    if (is_api_key(views.trunk_token)) {
+      throw Error("ClientOptions::trunk_token holds a v2 API key (it starts with " + std::string(kApiKeyPrefix) +
+                  "): pass it as ClientOptions::api_key");
+    }
+    check_header_safe(views.trunk_token, "the trunk token");
+  }
   if (token) {
     views.token = SecretAccess::view(*token);
     if (is_api_key(views.token)) {
@@ -60,7 +69,7 @@ CredentialViews resolve_credentials(const std::optional<Secret>& token, const st
     }
     slot = value;
   }
-  if (views.token.empty() && views.api_key.empty()) {
+  if (views.token.empty() && views.api_key.empty() && views.trunk_token.empty()) {
     throw MissingTokenError("no credential: pass ClientOptions::token (v1's organization token) or "
                             "ClientOptions::api_key (a v2 key, " + std::string(kApiKeyPrefix) + "...), or set the " +
                             std::string(kTokenVariables[0]) + " or " + std::string(kApiKeyVariables[0]) +
@@ -74,7 +83,8 @@ MissingTokenError missing_credential(Credential credential, std::string_view ope
   if (credential == Credential::api_key) {
     return MissingTokenError(name + " is an operation of Trunk's v2 API, which needs an API key (" +
                                  std::string(kApiKeyPrefix) + "...): pass ClientOptions::api_key or set " +
-                                 std::string(kApiKeyVariables[0]) + " (v2 refuses v1's organization token)",
+                                 std::string(kApiKeyVariables[0]) +
+                                 " (or a trunk token, ClientOptions::trunk_token; v2 refuses v1's organization token)",
                              credential, name);
   }
   return MissingTokenError(name + " is an operation of Trunk's v1 API, which needs the organization token: pass "

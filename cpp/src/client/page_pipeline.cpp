@@ -88,7 +88,7 @@ struct PagePipeline::State {
     if (!demand && (!setup.ahead || answers.size() >= kWindow || !walk.wants_more())) return;
     const std::uint64_t number = ++generation;
     try {
-      handle = setup.engine->submit(setup.request_for(walk.next_cursor()),
+      handle = setup.engine->submit(setup.request_for(walk.next_cursor(), walk.wanted()),
                                     [weak = self, number](std::string&& body, std::exception_ptr failure) {
                                       arrived(weak, number, std::move(body), std::move(failure));
                                     });

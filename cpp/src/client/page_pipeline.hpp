@@ -74,8 +74,9 @@ class PagePipeline {
     /// Request pages before they are asked for (ClientOptions::prefetch_pages); false: one at a time, on demand.
     bool ahead = true;
     TransferEngine* engine = nullptr;
-    /// The request for the page a cursor names.
-    std::function<HttpRequest(const std::string& cursor)> request_for;
+    /// The request for the page a cursor names, when the caller wants only `wanted` more items (nullopt: no
+    /// limit).
+    std::function<HttpRequest(const std::string& cursor, const std::optional<std::size_t>& wanted)> request_for;
     /// Polled while next() waits (every 100 ms): true -> CancelledError. Must outlive the pipeline.
     const std::function<bool()>* interrupt_check = nullptr;
   };

@@ -1,5 +1,7 @@
 #include "trunk/page_walk.hpp"
 
+#include <algorithm>
+#include <cstdint>
 #include <utility>
 
 #include "trunk/error.hpp"
@@ -31,6 +33,13 @@ void PageWalk::advance(std::size_t items, const std::optional<std::string>& next
                           " pages); stopping instead of looping forever");
   }
   next_cursor_ = *next;
+}
+
+std::int64_t page_size_to_ask(std::int64_t page_size, const std::optional<std::size_t>& wanted, bool size_bound,
+                              bool first_page) noexcept {
+  if (!wanted || (size_bound && !first_page)) return page_size;
+  const auto fewer = static_cast<std::int64_t>(std::min<std::size_t>(std::max<std::size_t>(*wanted, 1), INT64_MAX));
+  return std::min(page_size, fewer);
 }
 
 std::optional<std::size_t> PageWalk::wanted() const noexcept {

@@ -94,7 +94,7 @@ struct EngineSettings {
     const curl_slist* text = nullptr;
   };
   HeaderLists token_headers;    ///< x-api-token (v1)
-  HeaderLists api_key_headers;  ///< Authorization: Bearer (v2)
+  HeaderLists api_key_headers;  ///< v2: Authorization: Bearer, else x-trunk-token
   SecretViews secrets;  ///< for redaction and the echo check (views into the secret memory)
   const RetryOptions* retry = nullptr;
   std::chrono::milliseconds attempt_timeout{0};

@@ -242,11 +242,11 @@ TEST(ClientOptions, RowsDeclareTheMembersAndTheirDefaults) {
   options::for_each_option<RetryOptions>([&](const auto& row) {
     if (!row.name.empty()) python_names.emplace_back(row.name);
   });
-  EXPECT_EQ(secret_rows, 2);  // the token and the API key, converted in their own place
+  EXPECT_EQ(secret_rows, 3);  // the token, the API key and the trunk token, converted in their own place
   std::vector<std::string> sorted = python_names;
   std::sort(sorted.begin(), sorted.end());
   EXPECT_EQ(std::adjacent_find(sorted.begin(), sorted.end()), sorted.end()) << "two rows share a Python name";
-  EXPECT_EQ(python_names.size(), 13U);
+  EXPECT_EQ(python_names.size(), 14U);
 }
 
 }  // namespace

@@ -204,6 +204,58 @@ TEST(Credentials, TheApiKeyIsRedactedFromErrorsAndLogs) {
   EXPECT_EQ(logged.find("KEY-SECRET"), std::string::npos) << logged;
 }
 
+TEST(Credentials, ATrunkTokenGoesWithV2CallsWhenThereIsNoApiKey) {
+  CleanEnvironment clean;
+  constexpr const char* kTrunkToken = "tt-TRUNK-TOKEN-SECRET-41f0";
+  testing::HttpTestServer server;
+  server.set_replies({{200, R"({"data":[],"nextCursor":null,"hasMore":false})"},
+                      {401, std::string(R"({"error":{"code":"INVALID_TOKEN","message":"expired )") + kTrunkToken +
+                                "\"}}"},
+                      {200, R"({"data":[],"nextCursor":null,"hasMore":false})"}});
+  ClientOptions options = options_with(server.base_url(), std::nullopt, std::nullopt);
+  options.trunk_token = std::string(kTrunkToken);
+  std::string logged;
+  options.log = [&logged](LogLevel, std::string_view message) { logged.append(message).append("\n"); };
+  Client client(std::move(options));  // a trunk token alone is a credential
+  detail::ClientInternals::send(client, v2_request(client));
+  EXPECT_EQ(server.requests()[0].header("x-trunk-token"), kTrunkToken);
+  EXPECT_EQ(server.requests()[0].header("Authorization"), "");
+  try {
+    detail::ClientInternals::send(client, v2_request(client));
+    FAIL() << "a 401 was not an error";
+  } catch (const ApiError& error) {  // redacted as the token and the API key are
+    EXPECT_EQ(std::string(error.what()).find("TRUNK-TOKEN-SECRET"), std::string::npos) << error.what();
+    EXPECT_EQ(error.body().find("TRUNK-TOKEN-SECRET"), std::string::npos) << error.body();
+  }
+  EXPECT_EQ(logged.find("TRUNK-TOKEN-SECRET"), std::string::npos) << logged;
+  // v1 takes only its organization token.
+  EXPECT_THROW(client.get_test_details(testing::details_request()), MissingTokenError);
+
+  // With an API key too, the key goes, and the trunk token stays home.
+  ClientOptions both = options_with(server.base_url(), std::nullopt, kApiKey);
+  both.trunk_token = std::string(kTrunkToken);
+  Client keyed(std::move(both));
+  detail::ClientInternals::send(keyed, v2_request(keyed));
+  EXPECT_EQ(server.requests()[2].header("Authorization"), std::string("Bearer ") + kApiKey);
+  EXPECT_EQ(server.requests()[2].header("x-trunk-token"), "");
+  EXPECT_EQ(server.request_count(), 3U);
+}
+
+TEST(Credentials, ATrunkTokenThatIsAnApiKeyOrHoldsAControlCharacterIsRefused) {
+  CleanEnvironment clean;
+  ClientOptions key_as_token = options_with("https://api.trunk.io", std::nullopt, std::nullopt);
+  key_as_token.trunk_token = std::string(kApiKey);
+  const std::string message = construction_error(std::move(key_as_token));
+  EXPECT_NE(message.find("ClientOptions::api_key"), std::string::npos) << message;
+  EXPECT_EQ(message.find("KEY-SECRET"), std::string::npos) << message;
+  ClientOptions broken = options_with("https://api.trunk.io", std::nullopt, std::nullopt);
+  broken.trunk_token = std::string("tt-SECRET\r\nx: y");
+  EXPECT_NE(construction_error(std::move(broken)).find("control character"), std::string::npos);
+  ClientOptions empty = options_with("https://api.trunk.io", std::nullopt, std::nullopt);
+  empty.trunk_token = std::string();
+  EXPECT_NE(construction_error(std::move(empty)).find("empty"), std::string::npos);
+}
+
 TEST(Credentials, TheBaseAddressMayEndInEitherVersion) {
   CleanEnvironment clean;
   for (const std::string suffix : {"/v1", "/v2", "/v2/"}) {

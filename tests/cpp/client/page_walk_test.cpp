@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -56,6 +57,20 @@ TEST(PageWalk, TheBudgetSaysWhenNoFurtherPageIsWanted) {
   EXPECT_FALSE(walk.wants_more());  // 5 items met: enough, though the walk is not done
   EXPECT_FALSE(walk.done());
   EXPECT_EQ(walk.wanted(), 0U);
+}
+
+TEST(PageSizeToAsk, FewerOnlyWhereTheCursorAllowsIt) {
+  // No budget, or a budget of the page size or more: the request's own size.
+  EXPECT_EQ(page_size_to_ask(10, std::nullopt, false, false), 10);
+  EXPECT_EQ(page_size_to_ask(10, 10, false, false), 10);
+  EXPECT_EQ(page_size_to_ask(10, 11, true, true), 10);
+  // Fewer wanted: fewer asked for, unless the cursor is bound to the size and this is not the first page.
+  EXPECT_EQ(page_size_to_ask(10, 9, false, false), 9);
+  EXPECT_EQ(page_size_to_ask(10, 9, true, true), 9);
+  EXPECT_EQ(page_size_to_ask(10, 9, true, false), 10);
+  // Never 0 (the service's minimum is 1), and a huge budget does not wrap.
+  EXPECT_EQ(page_size_to_ask(10, 0, false, false), 1);
+  EXPECT_EQ(page_size_to_ask(10, SIZE_MAX, false, false), 10);
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <map>
 #include <optional>
 #include <ranges>
+#include <span>
 #include <string>
 #include <thread>
 #include <vector>
@@ -193,11 +194,129 @@ TEST(CursorPager, TheFetchIsToldHowManyItemsAreStillWanted) {
   Client client(testing::test_options(server.base_url()));
   std::vector<std::optional<std::size_t>> wanted;
   auto pager = pull_requests(client, &wanted);
-  pager.limit_prefetch(4);
+  pager.max_results(4);
   while (pager.next_page()) {
   }
   // Pages of 2, 1 and 2 items: 4 wanted, then 2, then 1.
   EXPECT_EQ(wanted, (std::vector<std::optional<std::size_t>>{4, 2, 1}));
+}
+
+// ---- the listing cursor: max_results, the rest of a half-read page, the counts ---------------------------------
+
+std::vector<std::size_t> page_sizes(Pager<NumberPage>& pager) {
+  std::vector<std::size_t> sizes;
+  while (auto page = pager.next_page()) sizes.push_back(page->numbers.size());
+  return sizes;
+}
+
+TEST(ListingCursor, MaxResultsCutsThePageThatCrossesItWhicheverWayTheListingIsRead) {
+  // Pages of 2, 1 and 2, a budget of 4: the pages are [2, 1, 1]; items, drains and the iterator stop at 4 too.
+  HttpTestServer server;
+  serve(server, three_pages());
+  Client client(testing::test_options(server.base_url()));
+  auto by_pages = pull_requests(client);
+  by_pages.max_results(4);
+  EXPECT_EQ(page_sizes(by_pages), (std::vector<std::size_t>{2, 1, 1}));
+  auto by_items = pull_requests(client);
+  by_items.max_results(4);
+  std::vector<int> taken;
+  while (auto number = by_items.take_item()) taken.push_back(*number);
+  EXPECT_EQ(taken, (std::vector<int>{1, 2, 3, 4}));
+  auto drained = pull_requests(client);
+  drained.max_results(4);
+  std::vector<int> sunk;
+  drained.drain([&](std::span<int> page) { sunk.insert(sunk.end(), page.begin(), page.end()); });
+  EXPECT_EQ(sunk, taken);
+  auto iterated = pull_requests(client);
+  iterated.max_results(4);
+  std::vector<int> seen;
+  for (int number : iterated) seen.push_back(number);
+  EXPECT_EQ(seen, taken);
+  EXPECT_TRUE(iterated.finished());
+}
+
+TEST(ListingCursor, APageAfterSomeOfItsItemsIsTheRestOfIt) {
+  HttpTestServer server;
+  serve(server, three_pages());
+  Client client(testing::test_options(server.base_url()));
+  auto pager = pull_requests(client);
+  EXPECT_EQ(pager.take_item(), 1);
+  EXPECT_EQ(pager.unread(), 1U);
+  const auto rest = pager.next_page();
+  ASSERT_TRUE(rest.has_value());
+  EXPECT_EQ(rest->numbers, (std::vector<int>{2}));
+  EXPECT_EQ(pager.unread(), 0U);
+  EXPECT_EQ(pager.take_item(), 3);  // the next page, fetched
+  EXPECT_EQ(pager.take_item(), 4);
+  std::vector<int> drained;
+  pager.drain([&](std::span<int> page) { drained.insert(drained.end(), page.begin(), page.end()); });
+  EXPECT_EQ(drained, (std::vector<int>{5}));
+  EXPECT_FALSE(pager.take_item().has_value());
+  EXPECT_FALSE(pager.next_page().has_value());
+  EXPECT_EQ(server.request_count(), 3U);  // every page once
+}
+
+TEST(ListingCursor, CountsSayWhatWasFetchedAndHandedOut) {
+  HttpTestServer server;
+  serve(server, three_pages());
+  Client client(testing::test_options(server.base_url()));
+  auto pager = pull_requests(client);
+  pager.max_results(4);
+  std::vector<std::size_t> reported;
+  pager.on_page([&](const NumberPage& page) { reported.push_back(page.numbers.size()); });
+  EXPECT_EQ(pager.counts().pages, 0U);
+  pager.take_item();
+  pager.take_item();
+  pager.take_item();
+  ListingCounts counts = pager.counts();
+  EXPECT_EQ(counts.pages, 2U);
+  EXPECT_EQ(counts.items, 3U);
+  EXPECT_EQ(counts.given, 3U);
+  EXPECT_FALSE(counts.total.has_value());  // NumberPage says no total
+  EXPECT_FALSE(pager.finished());
+  EXPECT_EQ(page_sizes(pager), (std::vector<std::size_t>{1}));  // the budget's last item, from page 3
+  counts = pager.counts();
+  EXPECT_EQ(counts.items, 5U);  // page 3 was fetched whole; one of its items was handed out
+  EXPECT_EQ(counts.given, 4U);
+  EXPECT_EQ(reported, (std::vector<std::size_t>{2, 1, 2}));
+  EXPECT_TRUE(pager.finished());
+}
+
+TEST(ListingCursor, ABudgetOfNothingFetchesNothing) {
+  HttpTestServer server;
+  serve(server, three_pages());
+  Client client(testing::test_options(server.base_url()));
+  auto pager = pull_requests(client);
+  pager.max_results(0);
+  EXPECT_TRUE(pager.finished());
+  EXPECT_FALSE(pager.take_item().has_value());
+  EXPECT_FALSE(pager.next_page().has_value());
+  EXPECT_EQ(pager.begin(), std::default_sentinel_t{});
+  bool ready = false;
+  pager.when_ready([&] { ready = true; });
+  EXPECT_TRUE(ready);  // at once: nothing more will be read
+  EXPECT_EQ(server.request_count(), 0U);
+}
+
+TEST(ListingCursor, AnInterruptedFetchLeavesNothingToReadTwice) {
+  // Page 2's first fetch is interrupted (Ctrl-C): nothing of page 1 is handed out again, and the next read fetches
+  // page 2 again and goes on.
+  int attempts = 0;
+  Pager<NumberPage> pager(
+      [&attempts](const std::string& cursor, const FetchContext&) {
+        if (cursor.empty()) return NumberPage{{1, 2}, "p2"};
+        if (++attempts == 1) throw CancelledError("interrupted");
+        return NumberPage{{3}, std::nullopt};
+      },
+      "");
+  EXPECT_EQ(pager.take_item(), 1);
+  EXPECT_EQ(pager.take_item(), 2);
+  EXPECT_THROW(pager.take_item(), CancelledError);
+  EXPECT_EQ(pager.unread(), 0U);
+  EXPECT_FALSE(pager.finished());
+  EXPECT_EQ(pager.take_item(), 3);
+  EXPECT_FALSE(pager.take_item().has_value());
+  EXPECT_EQ(pager.counts().given, 3U);
 }
 
 }  // namespace

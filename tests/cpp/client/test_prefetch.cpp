@@ -102,7 +102,7 @@ TEST(Prefetch, ALimitStopsPrefetchingOnceThePagesHoldEnoughTests) {
   serve_pages(server, three_pages());
   Client client(testing::test_options(server.base_url()));
   auto pager = client.failing_tests(failing_request());
-  pager.limit_prefetch(3);
+  pager.max_results(3);
   ASSERT_TRUE(pager.next_page().has_value());  // 2 tests: fewer than 3, page 2 is prefetched
   EXPECT_TRUE(wait_for_requests(server, 2));
   ASSERT_TRUE(pager.next_page().has_value());  // 4 tests: enough, page 3 is not requested
@@ -300,7 +300,7 @@ TEST(ReadAhead, NotPastWhatTheCallerWants) {
     serve_pages(server, three_pages());
     Client client(testing::test_options(server.base_url()));
     auto pager = client.failing_tests(failing_request());
-    pager.limit_prefetch(limit);
+    pager.max_results(limit);
     ASSERT_TRUE(pager.next_page().has_value());
     ASSERT_TRUE(wait_for_requests(server, requests)) << limit;
     std::this_thread::sleep_for(std::chrono::milliseconds(100));

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "sandbox_support.hpp"
+#include "v2_fixture.hpp"
 #include "trunk/client.hpp"
 #include "trunk/error.hpp"
 #include "v2_service.hpp"
@@ -14,20 +15,10 @@
 namespace sandbox_test {
 namespace {
 
-class MergeQueuesV2 : public ::testing::Test {
+class MergeQueuesV2 : public V2Fixture {
  protected:
-  void SetUp() override {
-    sandbox_ = start_sandbox(small_options(50));
-    trunk::ClientOptions options;
-    options.base_url = sandbox_->url();
-    options.token = sandbox_->token();
-    options.api_key = sandbox_->api_key();
-    options.retry.max_retries = 0;
-    client_ = std::make_unique<trunk::Client>(std::move(options));
-  }
-  trunk::Repo repo() const { return sandbox_->repos().at(0); }
-  std::string repo_id() const { return trunk::sandbox::repository_id(repo().to_string()); }
-  std::string main_id() const { return trunk::sandbox::merge_queue_id(repo().to_string(), "main"); }
+  // The wall clock: the queues' createdAt and the runs move on by themselves.
+  trunk::sandbox::SandboxOptions sandbox_options() const override { return small_options(50); }
   trunk::QueueSettings v1_settings(const std::string& branch = "main") {
     trunk::GetQueueRequest request;
     request.repo = repo();
@@ -40,8 +31,6 @@ class MergeQueuesV2 : public ::testing::Test {
     return r;
   }
 
-  std::unique_ptr<trunk::sandbox::Sandbox> sandbox_;
-  std::unique_ptr<trunk::Client> client_;
 };
 
 TEST_F(MergeQueuesV2, TheQueuesOfV1AreListedWithStableIdsAndV2Spellings) {
@@ -153,9 +142,15 @@ TEST_F(MergeQueuesV2, AListingWalksItsPagesByCursorAndRefusesAnotherListingsCurs
   std::set<std::string> ids;
   for (const trunk::MergeQueue& queue : client_->pager<trunk::op::ListMergeQueues>(request)) ids.insert(*queue.id);
   EXPECT_EQ(ids.size(), 5U);
-  // A cursor is bound to the listing it was made for.
-  trunk::ListMergeQueuesRequest other;
-  other.limit = 3;
+  // A cursor is bound to the filter it was made for, not to the limit: a walk may ask for fewer on its last page.
+  trunk::ListMergeQueuesRequest fewer = request;
+  fewer.limit = 1;
+  fewer.cursor = first.next_cursor;
+  const trunk::MergeQueueList rest = client_->list_merge_queues(fewer);
+  ASSERT_EQ(rest.data.size(), 1U);
+  EXPECT_EQ(ids.count(*rest.data[0].id), 1U);
+  trunk::ListMergeQueuesRequest other = request;
+  other.target_branch = "b1";
   other.cursor = first.next_cursor;
   try {
     client_->list_merge_queues(other);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "sandbox_support.hpp"
+#include "v2_fixture.hpp"
 #include "trunk/client.hpp"
 #include "trunk/error.hpp"
 #include "v2_service.hpp"
@@ -16,12 +17,13 @@ namespace {
 
 using trunk::sandbox::Permission;
 
-class PermissionsV2 : public ::testing::Test {
+class PermissionsV2 : public V2Fixture {
  protected:
-  void SetUp() override {
+  // From the history: which runs fail does not matter here.
+  trunk::sandbox::SandboxOptions sandbox_options() const override {
     auto options = small_options(50);
     options.clock = trunk::sandbox::ClockMode::virtual_time;
-    sandbox_ = start_sandbox(std::move(options));
+    return options;
   }
   std::unique_ptr<trunk::Client> client_with(const std::vector<Permission>& permissions) {
     trunk::ClientOptions options;
@@ -29,9 +31,6 @@ class PermissionsV2 : public ::testing::Test {
     options.api_key = sandbox_->create_api_key(permissions);
     options.retry.max_retries = 0;
     return std::make_unique<trunk::Client>(std::move(options));
-  }
-  std::string main_id() const {
-    return trunk::sandbox::merge_queue_id(sandbox_->repos().at(0).to_string(), "main");
   }
   trunk::SubmitPullRequestRequestV2 submission(std::int64_t number) const {
     trunk::SubmitPullRequestRequestV2 request;
@@ -51,7 +50,6 @@ class PermissionsV2 : public ::testing::Test {
     return "";
   }
 
-  std::unique_ptr<trunk::sandbox::Sandbox> sandbox_;
 };
 
 TEST_F(PermissionsV2, AKeyWithoutPermissionsReadsEverythingAndChangesNothing) {
@@ -111,6 +109,31 @@ TEST_F(PermissionsV2, KeysAreTheirOwnAndNoneIsRecorded) {
     for (const auto& [name, value] : recorded.headers) {
       EXPECT_EQ(value.find(first), std::string::npos) << name;
     }
+  }
+}
+
+TEST_F(PermissionsV2, ATrunkTokenReadsAndIsRefusedEveryWrite) {
+  trunk::ClientOptions options;
+  options.base_url = sandbox_->url();
+  options.trunk_token = sandbox_->create_trunk_token();
+  options.retry.max_retries = 0;
+  trunk::Client client(std::move(options));
+  trunk::MergeQueueRef queue;
+  queue.id = main_id();
+  EXPECT_EQ(client.get_merge_queue(queue).id, main_id());
+  EXPECT_NE(refusal([&] { client.pause_merge_queue(queue); }).find("pause_merge_queue"), std::string::npos);
+  EXPECT_THROW(client.submit_to_merge_queue(submission(3)), trunk::PermissionDeniedError);
+
+  trunk::ClientOptions forged;
+  forged.base_url = sandbox_->url();
+  forged.trunk_token = std::string("tt1.not-one-the-sandbox-made");
+  forged.retry.max_retries = 0;
+  trunk::Client stranger(std::move(forged));
+  try {
+    stranger.get_merge_queue(queue);
+    FAIL() << "a trunk token the sandbox did not make was accepted";
+  } catch (const trunk::AuthenticationError& error) {
+    EXPECT_EQ(error.code(), "INVALID_TOKEN");
   }
 }
 

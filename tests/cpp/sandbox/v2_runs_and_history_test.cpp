@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "sandbox_support.hpp"
+#include "v2_fixture.hpp"
 #include "trunk/client.hpp"
 #include "trunk/error.hpp"
 #include "v2_service.hpp"
@@ -16,24 +17,8 @@ namespace {
 
 using trunk::QueueEntryState;
 
-class RunsAndHistoryV2 : public ::testing::Test {
+class RunsAndHistoryV2 : public V2Fixture {
  protected:
-  void SetUp() override {
-    auto options = small_options(50);
-    options.clock = trunk::sandbox::ClockMode::virtual_time;
-    options.flaky_failure_rate = 0;
-    options.broken_pull_request_rate = 0;
-    sandbox_ = start_sandbox(std::move(options));
-    trunk::ClientOptions client_options;
-    client_options.base_url = sandbox_->url();
-    client_options.token = sandbox_->token();
-    client_options.api_key = sandbox_->api_key();
-    client_options.retry.max_retries = 0;
-    client_ = std::make_unique<trunk::Client>(std::move(client_options));
-  }
-  trunk::Repo repo() const { return sandbox_->repos().at(0); }
-  std::string main_id() const { return trunk::sandbox::merge_queue_id(repo().to_string(), "main"); }
-  std::string pr_id(std::int64_t number) const { return trunk::sandbox::pull_request_id(repo().to_string(), number); }
   void submit(std::int64_t number) {
     trunk::SubmitPullRequestRequestV2 request;
     request.id = main_id();
@@ -61,8 +46,6 @@ class RunsAndHistoryV2 : public ::testing::Test {
     return "";
   }
 
-  std::unique_ptr<trunk::sandbox::Sandbox> sandbox_;
-  std::unique_ptr<trunk::Client> client_;
 };
 
 TEST_F(RunsAndHistoryV2, AQueuesRunsAreV1sTestRunsNewestFirstWithTheirChecksOnceEnded) {

@@ -130,6 +130,9 @@ inline constexpr options::OptionRule kServerThreads{.min = 1, .max = 1024, .comp
   X(sandbox::FaultOptions, faults, "", {}, options::kAnyValue, options::kNoVariables, "Fault injection.")        \
   X(bool, record_requests, "record_requests", {true}, options::kAnyValue, options::kNoVariables,                \
     "Keep a log of the requests received (the last 10,000).")                                                    \
+  X(bool, v2_rate_limits, "v2_rate_limits", {false}, options::kAnyValue, options::kNoVariables,                \
+    "Apply v2's documented limits: 5 requests a second per API key to GET /v2/pull-requests*, 5 a second to "    \
+    "the merge queue metrics; over them, 429 RATE_LIMITED with Retry-After.")                                     \
   X(sandbox::ClockMode, clock, "clock", {sandbox::ClockMode::real}, options::kAnyValue, options::kNoVariables,  \
     "Clock of the merge queues: the wall clock (real), or one that moves only when advanced (virtual).")         \
   X(std::optional<double>, flaky_failure_rate, "flaky_failure_rate", {}, options::kFraction,                   \
@@ -161,6 +164,7 @@ namespace trunk::sandbox {
 struct RecordedRequest {
   std::string method;
   std::string path;
+  std::string query;  ///< the query string, without its '?' ("" for none): a v2 GET's parameters
   std::vector<std::pair<std::string, std::string>> headers;
   std::string body;
   int status = 0;  ///< status answered (0 when the connection was dropped without an answer)
@@ -224,6 +228,9 @@ class Sandbox {
   /// A new v2 API key holding only `permissions` (a v2 write it lacks one for answers 403
   /// INSUFFICIENT_PERMISSIONS; docs/sandbox.md#api-keys). Valid until stop(). Throws trunk::Error before start().
   std::string create_api_key(const std::vector<Permission>& permissions);
+  /// A short-lived token as Trunk's own login issues (sent as x-trunk-token): it reads every v2 resource and
+  /// holds no permission, so v2 writes answer 403 (docs/sandbox.md#api-keys). Thread-safe; after start().
+  std::string create_trunk_token();
   const std::string& org_url_slug() const;
   /// The clock the data was generated against (see the header comment).
   trunk::Timestamp now() const;

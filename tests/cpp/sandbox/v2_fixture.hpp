@@ -1,0 +1,49 @@
+#pragma once
+// The base of the v2 suites: a sandbox, a client holding both credentials (v1's token and the sandbox's API key,
+// no retries), and the ids the v2 answers use for the first repository, its main queue and its pull requests.
+// By default the sandbox runs on the virtual clock with neither flaky nor broken runs, so every state is reached on
+// purpose; a suite that wants another overrides sandbox_options().
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "sandbox_support.hpp"
+#include "trunk/client.hpp"
+#include "v2_service.hpp"
+
+namespace sandbox_test {
+
+class V2Fixture : public ::testing::Test {
+ protected:
+  virtual trunk::sandbox::SandboxOptions sandbox_options() const {
+    auto options = small_options(50);
+    options.clock = trunk::sandbox::ClockMode::virtual_time;
+    options.flaky_failure_rate = 0;
+    options.broken_pull_request_rate = 0;
+    return options;
+  }
+
+  void SetUp() override {
+    sandbox_ = start_sandbox(sandbox_options());
+    trunk::ClientOptions options;
+    options.base_url = sandbox_->url();
+    options.token = sandbox_->token();
+    options.api_key = sandbox_->api_key();
+    options.retry.max_retries = 0;
+    client_ = std::make_unique<trunk::Client>(std::move(options));
+  }
+
+  trunk::Repo repo() const { return sandbox_->repos().at(0); }
+  std::string repo_id() const { return trunk::sandbox::repository_id(repo().to_string()); }
+  std::string main_id() const { return trunk::sandbox::merge_queue_id(repo().to_string(), "main"); }
+  std::string pr_id(std::int64_t number) const { return trunk::sandbox::pull_request_id(repo().to_string(), number); }
+
+  std::unique_ptr<trunk::sandbox::Sandbox> sandbox_;
+  std::unique_ptr<trunk::Client> client_;
+};
+
+}  // namespace sandbox_test
