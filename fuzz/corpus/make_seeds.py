@@ -7,6 +7,7 @@ the output is deterministic. Input formats are described at the top of each fuzz
 """
 import json
 import pathlib
+import re
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 CORPUS = ROOT / "fuzz" / "corpus"
@@ -152,7 +153,163 @@ def sandbox_requests():
     write(t, "link_ticket", other(16, {"repo": storefront, "test_case_id": known_id, "external_ticket_id": "KAN-1"}))
 
 
+# ---- fuzz_sandbox_v2 ------------------------------------------------------------------------------------------
+
+OPERATIONS = ROOT / "cpp" / "include" / "trunk" / "operations.hpp"
+
+
+def v2_operations():
+    """The v2 rows' names in row order (TRUNK_V2_OPERATIONS): the selector's operation index."""
+    text = OPERATIONS.read_text()
+    groups = re.findall(r"(TRUNK_V2_\w+_OPERATIONS)\(X\)",
+                        re.search(r"#define TRUNK_V2_OPERATIONS\(X\)(.*?)\n\n", text, re.S).group(1))
+    names = []
+    for group in groups:
+        rows = re.search(r"#define " + group + r"\(X\)(.*?)(?:\n\n|\nnamespace)", text, re.S).group(1)
+        names += re.findall(r"X\((\w+),", rows)
+    assert 0 < len(names) <= 32, "the selector's 5 operation bits reach 32 rows (fuzz_sandbox_v2.cpp)"
+    return names
+
+
+# The sandbox's ids (cpp/sandbox/src/v2_service.cpp), so a seed's body or query can name a real repository, queue or
+# pull request: FNV-1a of a text, and a UUID's shape from it and its mix64 (random.hpp).
+MASK = (1 << 64) - 1
+
+
+def text_hash(text):
+    value = 0xCBF29CE484222325
+    for byte in text.encode("utf-8"):
+        value = ((value ^ byte) * 0x100000001B3) & MASK
+    return value
+
+
+def mix64(x):
+    x = (x + 0x9E3779B97F4A7C15) & MASK
+    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & MASK
+    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & MASK
+    return x ^ (x >> 31)
+
+
+def uuid_of(text):
+    high = text_hash(text)
+    low = mix64(high ^ 0x5EED5EED5EED5EED)
+    return "%08x-%04x-4%03x-8%03x-%012x" % (high >> 32, (high >> 16) & 0xFFFF, high & 0xFFF, (low >> 48) & 0xFFF,
+                                             low & 0xFFFFFFFFFFFF)
+
+
+def repository_id(repo_key):
+    return uuid_of("repository\n" + repo_key)
+
+
+def pull_request_id(repo_key, number):
+    return uuid_of("pull request\n" + repo_key + "\n" + str(number))
+
+
+def merge_queue_id(repo_key, branch):
+    alphabet = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+    bits, out = text_hash("queue\n" + repo_key + "\n" + branch), ""
+    for _ in range(8):
+        out += alphabet[bits % 62]
+        bits //= 62
+    return out
+
+
+def sandbox_v2():
+    t = "fuzz_sandbox_v2"
+    index = {name: i for i, name in enumerate(v2_operations())}
+    storefront, payments = "github.com/acme/storefront", "gitlab.com/acme-labs/platform/payments"
+    repo = repository_id(storefront)
+    prs = [pull_request_id(storefront, n) for n in (1, 2, 3)]  # submitted before every input (fuzz_sandbox_v2.cpp)
+
+    def seed(name, operation, rest="", value="", access=0, real=True):
+        """Selector (fuzz_sandbox_v2.cpp): operation index, access << 5, 0x80 for a real id; then value '\n' rest."""
+        selector = index[operation] | (access << 5) | (0x80 if real else 0)
+        text = rest if isinstance(rest, bytes) else (rest if isinstance(rest, str) else compact(rest)).encode("utf-8")
+        write(t, name, bytes([selector]) + (value + "\n").encode("utf-8") + text)
+
+    # One per operation: its method, the right key, the real id, a plausible query or body.
+    seed("list_queues", "ListMergeQueues", "repositoryId=" + repo + "&targetBranch=main&limit=5&includeTotal=true")
+    seed("create_queue", "CreateMergeQueue", {"repositoryId": repo, "targetBranch": "release", "mode": "graph",
+                                              "concurrency": 2, "bisectionConcurrency": 1, "enqueueingLabel": "merge"})
+    seed("get_queue", "GetMergeQueue")
+    seed("delete_queue_with_entries", "DeleteMergeQueue")
+    seed("pause", "PauseMergeQueue")
+    seed("resume", "ResumeMergeQueue")
+    seed("drain", "DrainMergeQueue")
+    seed("switch_modes", "SwitchMergeQueueMode", {"mode": "graph"})
+    seed("update_config", "UpdateMergeQueueConfig", {
+        "concurrency": 3, "bisectionConcurrency": 2, "pendingFailureDepth": 1, "canOptimisticallyMerge": True,
+        "allowBatching": True, "batchingMaxWaitTimeMinutes": 5, "batchingMinSize": 2, "testingTimeoutMinutes": 60,
+        "notReadyTimeoutMinutes": 120, "createsPrsForTestingBranches": False, "areCommentsEnabled": True,
+        "areCommandsEnabled": False, "isStatusCheckEnabled": True, "isExtensionEnabled": True,
+        "areLabelCommandsEnabled": False, "areStateLabelsEnabled": True, "requiredStatuses": ["ci/build", "lint"],
+        "allowedBotSubmitters": ["renovate[bot]"], "batchingRules": [{"targetPattern": "//app/...", "policy": "isolate"}],
+        "directMergeMode": "always", "optimizationMode": "bisectionSkipRedundantTests", "mergeMethod": "rebase",
+        "testBranchConstructionMode": "pushNewBranchFromTemp"})
+    seed("submit", "SubmitToMergeQueue", {"number": 7, "allowBatching": False, "priorityName": "high", "direct": True})
+    seed("list_queue_pull_requests", "ListMergeQueuePullRequests",
+         "state=pending,testing,notReady&author=octocat&concludedAfter=2026-01-01T00:00:00Z&limit=2&includeTotal=true")
+    seed("organization_metrics", "GetOrganizationMergeQueueMetrics", "repositoryId=" + repo)
+    seed("queue_metrics", "GetMergeQueueMetricsV2")
+    seed("queue_verification_runs", "ListMergeQueueVerificationRuns",
+         "status=inProgress&createdAfter=2026-01-14T00:00:00Z&limit=3&includeTotal=true")
+    seed("order", "GetMergeQueueOrder")
+    seed("graph", "GetMergeQueueGraph", "includeImpactedTargets=true")
+    seed("testing_results", "ListTestingResults", "since=2026-01-01T00:00:00Z&until=2026-02-01T00:00:00Z&limit=10")
+    seed("resolve_pull_requests", "ResolvePullRequests", "repositoryId=" + repo + "&number=1,2,3&limit=2")
+    seed("get_pull_request", "GetPullRequest")
+    seed("reprioritize", "ReprioritizePullRequest", {"priorityValue": 5}, value="x")  # #2
+    seed("update_queue_entry", "UpdateQueueEntry", {"priorityName": "urgent", "direct": False,
+                                                    "allowBatching": False}, value="xx")  # #3
+    seed("dequeue", "DequeuePullRequest")
+    seed("restart_tests", "RestartPullRequestTests", value="xxx")  # #4
+    seed("pull_request_verification_runs", "ListPullRequestVerificationRuns", "status=succeeded&limit=5")
+    seed("queue_entry_history", "ListQueueEntryHistory", "direction=newest&limit=10&includeTotal=true")
+    seed("queue_entry_histories", "ListQueueEntryHistories", "pullRequestIds=" + ",".join(prs) + "&direction=oldest")
+    seed("pull_request_impacted_targets", "GetPullRequestImpactedTargets")
+    seed("verification_run", "GetVerificationRun")
+    seed("upload_impacted_targets", "UploadImpactedTargets", {"repositoryId": repo, "targetBranch": "main",
+                                                              "sha": "abc123", "number": 1,
+                                                              "impactedTargets": ["//app", "//lib"]})
+    seed("resolve_repositories", "ResolveRepositories", "providerUrl=https%3A%2F%2Fgithub.com%2Facme%2Fstorefront")
+    seed("get_repository", "GetRepository")
+
+    # Variants: other ids and bodies, the refusals of each kind.
+    seed("delete_empty_queue", "DeleteMergeQueue", value=merge_queue_id(payments, "main"), real=False)
+    seed("get_queue_percent_encoded", "GetMergeQueue", value="%6D" + merge_queue_id(storefront, "main")[1:], real=False)
+    seed("get_queue_metrics_literal", "GetMergeQueue", value="metrics", real=False)
+    seed("get_queue_unknown", "GetMergeQueue", value="ZZZZZZZZ", real=False)
+    seed("get_queue_slash", "GetMergeQueue", value="a/pause", real=False)
+    seed("get_pull_request_by_id", "GetPullRequest", value=prs[1].upper(), real=False)
+    seed("get_pull_request_not_uuid", "GetPullRequest", value="not-a-uuid", real=False)
+    seed("get_repository_payments", "GetRepository", value=repository_id(payments), real=False)
+    seed("submit_again", "SubmitToMergeQueue", {"number": 1})
+    seed("submit_both_priorities", "SubmitToMergeQueue", {"number": 9, "priorityValue": 0, "priorityName": "low"})
+    seed("create_existing_queue", "CreateMergeQueue", {"repositoryId": repo, "targetBranch": "main"})
+    seed("update_config_empty", "UpdateMergeQueueConfig", {})
+    seed("update_config_out_of_range", "UpdateMergeQueueConfig", {"concurrency": 0, "notReadyTimeoutMinutes": 43201})
+    seed("reprioritize_nothing", "ReprioritizePullRequest", {})
+    seed("upload_all_by_branch", "UploadImpactedTargets", {"repositoryId": repo, "targetBranch": "main", "sha": "f00",
+                                                           "branch": "feature/x", "impactsAllTargets": True})
+    seed("list_queues_bad_cursor", "ListMergeQueues", "cursor=c5.deadbeef&limit=100")
+    seed("list_queues_bad_encoding", "ListMergeQueues", "repositoryId=%zz")
+    seed("testing_results_too_long", "ListTestingResults", "since=2025-01-01T00:00:00Z&until=2026-01-01T00:00:00Z")
+    seed("resolve_by_branch", "ResolvePullRequests", "repositoryId=" + repo + "&branch=feature/x&baseBranch=main")
+    seed("malformed_json", "SwitchMergeQueueMode", '{"mode":')
+    seed("body_not_object", "SubmitToMergeQueue", "[1,2]")
+    seed("not_utf8", "UpdateMergeQueueConfig", b'{"requiredStatuses":["\xff\xfe"]}')
+    seed("key_in_body", "CreateMergeQueue", {"repositoryId": "trunk_v2_fuzzkey0123456789", "targetBranch": "x"})
+    # Access: 1 no Authorization, 2 a wrong credential (by the rest's length % 3), 3 a method the path lacks.
+    seed("no_key", "GetMergeQueue", access=1)
+    seed("wrong_key", "SubmitToMergeQueue", "", access=2)
+    seed("key_without_bearer", "SubmitToMergeQueue", "x", access=2)
+    seed("v1_token", "SubmitToMergeQueue", "xy", access=2)
+    seed("other_method", "DeleteMergeQueue", access=3)
+    seed("other_method_literal", "GetOrganizationMergeQueueMetrics", access=3)
+
+
 if __name__ == "__main__":
     decode_responses()
     rfc3339()
     sandbox_requests()
+    sandbox_v2()
