@@ -242,3 +242,75 @@ def pandas_from_dicts(target: Target, start: str, end: str, limit: int) -> Any:
     import pandas as pd
 
     return pd.DataFrame(list(requests_failing_pages(target, start, end, limit)))
+
+
+def raw_answers(url: str, requests: dict[str, tuple[str, str, dict[str, str], str | None]]) -> dict[str, bytes]:
+    """The bodies a server answers, by name, to requests given as (method, path, headers, body or None), sent over
+    one connection (http.client): the bytes a client would decode."""
+    import http.client
+    import urllib.parse
+
+    split = urllib.parse.urlsplit(url)
+    connection = http.client.HTTPConnection(split.hostname, split.port, timeout=30)
+    answers: dict[str, bytes] = {}
+    try:
+        for name, (method, path, headers, body) in requests.items():
+            connection.request(method, path, body=body, headers={"Content-Type": "application/json", **headers})
+            response = connection.getresponse()
+            answers[name] = response.read()
+            if response.status != 200:
+                raise RuntimeError(f"raw answer {name}: HTTP {response.status}")
+    finally:
+        connection.close()
+    return answers
+
+
+class CannedServer:
+    """A keep-alive HTTP server on 127.0.0.1 (port 0) that answers every GET with one body and every POST with
+    another (its request body read and dropped), each in one write with TCP_NODELAY: the same server cost for both,
+    so what two calls against it cost apart is the clients' own. Use as a context manager."""
+
+    def __init__(self, get_body: bytes, post_body: bytes) -> None:
+        import http.server
+        import socket
+        import socketserver
+        import threading
+
+        class Answer(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+            wbufsize = 1 << 16  # headers and body leave in one segment (no delayed-ACK stall)
+
+            def setup(self) -> None:
+                super().setup()
+                self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def answer(self, body: bytes) -> None:
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+                self.wfile.flush()
+
+            def do_GET(self) -> None:  # noqa: N802 - the handler's protocol
+                self.answer(get_body)
+
+            def do_POST(self) -> None:  # noqa: N802
+                self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                self.answer(post_body)
+
+        self._server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), Answer)
+        self._server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self._server.server_address[1]}"
+        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+
+    def __enter__(self) -> CannedServer:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+

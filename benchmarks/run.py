@@ -559,6 +559,20 @@ class Bench:
             self.row(single, "ours v1 get_queue", calls, v1_time)
             self.row(single, "ours v2 merge_queues.get", calls, v2_time)
             self.target(single, "v2 get / v1 get_queue", v2_time / v1_time, 1.0, higher_is_better=False)
+            # The client alone: the same two answers, as the sandbox sent them, canned on one server for both, so
+            # the sandbox's own cost of each (its JSON, its ids) is left out of the comparison.
+            answers = peers.raw_answers(info["url"], {
+                "v1": ("POST", "/v1/getQueue", {"x-api-token": info["token"]},
+                       json.dumps({"repo": info["repo"], "targetBranch": "bench-empty"})),
+                "v2": ("GET", f"/v2/merge-queues/{empty.id}", {"Authorization": f"Bearer {info['api_key']}"}, None)})
+            with peers.CannedServer(get_body=answers["v2"], post_body=answers["v1"]) as canned:
+                alone = trunk_api.Client("canned-token", canned.url, api_key="trunk_v2_canned")
+                v1_alone, _ = timed(lambda: [alone.get_queue(repo, "bench-empty") for _ in range(calls)], REPEAT)
+                v2_alone, _ = timed(lambda: [alone.v2.merge_queues.get(empty.id) for _ in range(calls)], REPEAT)
+            self.row(single, "ours v1 get_queue (canned)", calls, v1_alone)
+            self.row(single, "ours v2 merge_queues.get (canned)", calls, v2_alone)
+            self.target(single, "v2 get / v1 get, canned answers", v2_alone / v1_alone, 1.0,
+                        higher_is_better=False)
             # A write: v1 answers the whole settings, v2 the state it left the queue in.
             v1_write, _ = timed(lambda: [client.update_queue(repo, "bench-empty", state="paused")
                                          for _ in range(calls)], REPEAT)

@@ -39,6 +39,7 @@ def test_quick_benchmark_produces_every_scenario_row(tmp_path: Path) -> None:
         ("11", "receiver, no faults"), ("11", "receiver, 10% duplicates, 30 s jitter"),
         ("12", "bare transfer of the same pages (floor)"), ("12", "ours v2 to_arrow()"), ("12", "ours v2 to_list()"),
         ("12", "ours v1 get_queue"), ("12", "ours v2 merge_queues.get"),
+        ("12", "ours v1 get_queue (canned)"), ("12", "ours v2 merge_queues.get (canned)"),
         ("12", "ours v1 update_queue(state=paused)"), ("12", "ours v2 merge_queues.pause"),
     }
     # Scenarios 9 and 10 run C++ tools of build/cpp when they are built (scripts/test builds the tree before pytest).
