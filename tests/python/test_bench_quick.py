@@ -57,7 +57,7 @@ def test_quick_benchmark_produces_every_scenario_row(tmp_path: Path) -> None:
             assert row["seconds"] > 0
     assert {t["scenario"].split()[0] for t in result["targets"]} == {"1", "2", "3", "4", "5", "8", "10", "11", "12"} | (
         {"9"} if queue_tool.exists() else set())
-    assert len(result["targets"]) == 27 + queue_tool.exists() + (webhooks_row in contenders)
+    assert len(result["targets"]) == 28 + queue_tool.exists() + (webhooks_row in contenders)
     # Scenario 11's checks are about delivery, not speed: they hold at the quick size too.
     checks = [t for t in result["targets"] if t["scenario"].startswith("11 ") and t["what"].startswith("check: ")]
     assert [t["what"] for t in checks] == ["check: none lost", "check: none unsigned",
