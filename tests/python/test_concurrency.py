@@ -108,18 +108,26 @@ def test_ctrl_c_interrupts_a_retry_wait() -> None:
 
 
 def test_sandbox_in_a_worker_thread_while_main_thread_runs_python(box: trunk_api.Sandbox, repo: Repo) -> None:
+    """The main thread runs Python while a worker's call waits on the sandbox. The call is slowed by injected
+    latency so that it is surely still in flight when the main thread looks: 20 fast calls used to finish before
+    the main thread was first scheduled, which proved nothing and failed once in CI."""
+    test_id = box.test_ids(repo)[0]
     client = box.client()
-    done = threading.Event()
-    counter = 0
+    box.set_faults(latency_ms=1000)
+    in_call = threading.Event()
+    call_returned = False
 
     def work() -> None:
-        for test_id in box.test_ids(repo)[:20]:
-            client.get_test_details(repo, box.org_url_slug, test_id)
-        done.set()
+        nonlocal call_returned
+        in_call.set()
+        client.get_test_details(repo, box.org_url_slug, test_id)
+        call_returned = True
 
     worker = threading.Thread(target=work)
     worker.start()
-    while not done.is_set():  # the main thread keeps running Python while the worker waits on the network
-        counter += 1
+    in_call.wait(10)
+    ran_during_the_call = 0
+    while not call_returned:  # Python bytecode on the main thread while the worker is inside C++
+        ran_during_the_call += 1
     worker.join()
-    assert counter > 0
+    assert ran_during_the_call > 0
