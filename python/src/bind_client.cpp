@@ -18,6 +18,7 @@
 #include "listing_iterator.hpp"
 #include "option_keywords.hpp"
 #include "trunk/client.hpp"
+#include "trunk/http_stack.hpp"
 #include "trunk/listings.hpp"
 #include "trunk/validation.hpp"
 
@@ -166,6 +167,21 @@ py::dict client_defaults() {
 }
 
 void bind_client(py::module_& m) {
+  m.def(
+      "http_stack",
+      [] {
+        const trunk::HttpStack stack = trunk::http_stack();
+        py::dict out;
+        out["libcurl"] = stack.libcurl;
+        out["tls"] = stack.tls;
+        out["zlib"] = stack.zlib;
+        out["protocols"] = stack.protocols;
+        out["features"] = stack.features;
+        out["ca_certificates"] = stack.ca_certificates;
+        return out;
+      },
+      "What this build speaks HTTP with (trunk/http_stack.hpp): libcurl's version, its TLS library, zlib, "
+      "protocols and features, and where a client without ca_bundle takes its CA certificates from.");
   m.def("client_defaults", &client_defaults, "The default of every Client option (times in seconds).");
   m.def("option_rows", [](const std::string& of) {
     py::list rows;

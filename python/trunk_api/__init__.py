@@ -85,6 +85,7 @@ from trunk_api._core import (
     VerificationRunIterator,
     VerificationRunList,
     __version__,
+    http_stack,
 )
 from trunk_api.async_client import AsyncClient
 from trunk_api.client import Client
@@ -197,6 +198,7 @@ __all__ = [
     "Histogram",
     "HistogramBucket",
     "HistoryDirection",
+    "http_stack",
     "ImpactedTargetSet",
     "ManagedState",
     "Mergeability",

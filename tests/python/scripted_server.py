@@ -8,6 +8,7 @@ the GIL while waiting for it would deadlock.
 from __future__ import annotations
 
 import json
+import ssl
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -33,9 +34,12 @@ Responder = Callable[[Received], Reply]
 
 
 class ScriptedServer:
-    """Answers each POST (or GET) with the next scripted Reply (the last one repeats), or with `responder(request)`."""
+    """Answers each POST (or GET) with the next scripted Reply (the last one repeats), or with `responder(request)`.
+    With `tls`, it serves HTTPS with that context (the handshake happens as a connection is accepted; one that
+    fails ends that connection only)."""
 
-    def __init__(self, replies: list[Reply] | None = None, responder: Responder | None = None) -> None:
+    def __init__(self, replies: list[Reply] | None = None, responder: Responder | None = None,
+                 tls: ssl.SSLContext | None = None) -> None:
         self.replies = list(replies or [])
         self.responder = responder
         self.received: list[Received] = []
@@ -68,6 +72,9 @@ class ScriptedServer:
                 pass
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._scheme = "https" if tls else "http"
+        if tls:
+            self._server.socket = tls.wrap_socket(self._server.socket, server_side=True)
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,), daemon=True)
 
@@ -81,7 +88,7 @@ class ScriptedServer:
     @property
     def url(self) -> str:
         host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}"
+        return f"{self._scheme}://{host}:{port}"
 
     def __enter__(self) -> ScriptedServer:
         self._thread.start()

@@ -25,6 +25,7 @@
 #include "page_pipeline.hpp"
 #include "redaction.hpp"
 #include "secret_memory.hpp"
+#include "tls_trust.hpp"
 #include "transfer_engine.hpp"
 #include "trunk/codec.hpp"
 #include "trunk/listings.hpp"
@@ -119,6 +120,7 @@ struct Client::Impl {
         base_url(detail::resolve_base_url(options.base_url, options.allow_insecure_http)),
         user_agent(std::string("trunk-api-cpp/") + kVersion +
                    (options.user_agent_suffix.empty() ? "" : " " + options.user_agent_suffix)),
+        tls_trust(detail::choose_tls_trust(options.ca_bundle)),
         rate_limiter(options.max_requests_per_second),
         engine(engine_settings()) {
     options.token.reset();  // the one copy kept of each is its header line's
@@ -157,7 +159,9 @@ struct Client::Impl {
     curl_easy_setopt(easy, CURLOPT_TCP_KEEPALIVE, 1L);
     curl_easy_setopt(easy, CURLOPT_SSL_VERIFYPEER, options.verify_tls ? 1L : 0L);
     curl_easy_setopt(easy, CURLOPT_SSL_VERIFYHOST, options.verify_tls ? 2L : 0L);
-    if (!options.ca_bundle.empty()) curl_easy_setopt(easy, CURLOPT_CAINFO, options.ca_bundle.c_str());
+    // The certificates chosen once for this client (tls_trust.hpp); none chosen leaves libcurl's own defaults.
+    if (!tls_trust.ca_file.empty()) curl_easy_setopt(easy, CURLOPT_CAINFO, tls_trust.ca_file.c_str());
+    if (!tls_trust.ca_dir.empty()) curl_easy_setopt(easy, CURLOPT_CAPATH, tls_trust.ca_dir.c_str());
     curl_easy_setopt(easy, CURLOPT_SHARE, share.get());
   }
 
@@ -178,6 +182,7 @@ struct Client::Impl {
     settings.retry = &options.retry;
     settings.attempt_timeout = options.timeout;
     settings.max_response_bytes = kMaxResponseBytes;
+    settings.tls_trust = tls_trust.source;
     settings.log = [this](LogLevel level, const std::string& message) { log(level, message); };
     settings.random = [this] { return random(); };
     settings.sleep = options.sleep;
@@ -320,6 +325,7 @@ struct Client::Impl {
   ClientOptions options;
   std::string base_url;
   std::string user_agent;
+  detail::TlsTrust tls_trust;
   // Declaration order matters for destruction: the engine's pooled handles refer to `share` and `headers`, so
   // the engine is destroyed first.
   detail::SharedCache share;

@@ -112,6 +112,15 @@ void note_retryable(const CallContext& call, AttemptOutcome& outcome, CURLcode c
   }
 }
 
+/// What a refused server certificate calls for: the certificates it was checked against, and the ways to give
+/// the right ones (docs/install.md#ca-certificates). Empty for every other error.
+std::string verification_hint(const CallContext& call, CURLcode code) {
+  if (code != CURLE_PEER_FAILED_VERIFICATION && code != CURLE_SSL_CACERT_BADFILE) return {};
+  const std::string checked_against = call.tls_trust && !call.tls_trust->empty() ? *call.tls_trust : "libcurl's default";
+  return "; the server's certificate was checked against " + checked_against +
+         ": give the bundle of the authority that signed it with the ca_bundle option (--ca-bundle) or SSL_CERT_FILE";
+}
+
 }  // namespace
 
 AttemptBudget plan_attempt(const CallContext& call, std::chrono::milliseconds per_attempt_timeout, int attempt) {
@@ -169,8 +178,8 @@ AttemptOutcome classify_attempt(const CallContext& call, TransferResult&& result
       // Cut short by the overall deadline, another attempt would have no time left.
       if (!budget.limited_by_deadline) note_retryable(call, outcome, result.code, 0, detail_text);
     } else {
-      outcome.error =
-          std::make_exception_ptr(TransportError(redact(operation + ": " + where + " failed: " + detail_text, secrets)));
+      outcome.error = std::make_exception_ptr(TransportError(
+          redact(operation + ": " + where + " failed: " + detail_text + verification_hint(call, result.code), secrets)));
       note_retryable(call, outcome, result.code, 0, detail_text);
     }
     outcome.reason = detail_text;

@@ -73,6 +73,7 @@ struct CallContext {
   SecretViews secrets;  ///< redacted from every message (views into the client's secret memory)
   const RetryOptions* retry = nullptr;
   std::size_t max_response_bytes = 0;
+  const std::string* tls_trust = nullptr;  ///< TlsTrust::source, named when the server's certificate is refused
   /// Receives already-redacted records (may be empty).
   std::function<void(LogLevel, const std::string&)> log;
   bool has_deadline = false;

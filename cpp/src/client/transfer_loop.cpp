@@ -294,6 +294,7 @@ CallContext TransferLoop::new_call(const HttpRequest& request) const {
   call.secrets = settings_.secrets;
   call.retry = settings_.retry;
   call.max_response_bytes = settings_.max_response_bytes;
+  call.tls_trust = &settings_.tls_trust;
   call.log = settings_.log;
   call.has_deadline = settings_.retry->overall_deadline.count() > 0;
   call.deadline = Clock::now() + settings_.retry->overall_deadline;

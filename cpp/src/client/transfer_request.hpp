@@ -99,6 +99,8 @@ struct EngineSettings {
   const RetryOptions* retry = nullptr;
   std::chrono::milliseconds attempt_timeout{0};
   std::size_t max_response_bytes = 0;
+  /// Where the client's CA certificates come from (TlsTrust::source), for the message of a failed verification.
+  std::string tls_trust;
   /// Receives records already redacted (may be empty).
   std::function<void(LogLevel, const std::string&)> log;
   std::function<double()> random;  ///< uniform [0, 1), the backoff jitter
