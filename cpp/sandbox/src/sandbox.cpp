@@ -17,6 +17,7 @@
 #include "data_file.hpp"
 #include "faults.hpp"
 #include "generator.hpp"
+#include "system_random.hpp"
 #include "http_server.hpp"
 #include "identifiers.hpp"
 #include "random.hpp"
@@ -40,10 +41,14 @@ trunk::Timestamp wall_clock_now() {
 }
 
 std::string random_token() {
-  std::random_device device;
+  unsigned char bytes[16];
+  trunk::detail::fill_system_random(bytes);
   std::string token = "sandbox_";
   static constexpr char kHex[] = "0123456789abcdef";
-  for (int i = 0; i < 32; ++i) token += kHex[device() & 0x0F];
+  for (const unsigned char byte : bytes) {
+    token += kHex[byte >> 4];
+    token += kHex[byte & 0x0F];
+  }
   return token;
 }
 

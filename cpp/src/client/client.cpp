@@ -22,6 +22,7 @@
 #include "pending_call.hpp"
 #include "rate_limiter.hpp"
 #include "core/decode_body.hpp"
+#include "core/system_random.hpp"
 #include "page_pipeline.hpp"
 #include "redaction.hpp"
 #include "secret_memory.hpp"
@@ -49,7 +50,7 @@ constexpr std::size_t kJsonHeaders = 0;
 constexpr std::size_t kTextHeaders = 1;
 
 double default_random() {
-  thread_local std::mt19937_64 generator{std::random_device{}()};
+  thread_local std::mt19937_64 generator{detail::system_random_u64()};
   return std::uniform_real_distribution<double>(0.0, 1.0)(generator);
 }
 

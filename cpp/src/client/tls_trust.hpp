@@ -2,7 +2,7 @@
 // Which CA certificates the client verifies servers against, chosen once per client (docs/install.md#ca-certificates).
 //
 // A libcurl finds the system's certificates where its build was told they are: Debian's libcurl looks in Debian's
-// place, and the wheels' own libcurl has no place compiled in at all (scripts/lib/lean-curl.sh), because one wheel
+// place, and the wheels' own libcurl has no place compiled in at all (scripts/lib/static-deps.sh), because one wheel
 // runs on Debian, Fedora, SUSE and Alpine, which keep the bundle in different files. So the client chooses, by one
 // rule, the first that applies:
 //   1. the `ca_bundle` option;
