@@ -271,7 +271,8 @@ std::vector<std::uint64_t> MergeQueue::dependents_of(std::uint64_t serial) const
   return out;
 }
 
-void MergeQueue::abandon(const std::vector<std::uint64_t>& serials, std::string_view why) {
+void MergeQueue::abandon(const std::vector<std::uint64_t>& serials, std::string_view why,
+                         std::optional<std::size_t> leaving) {
   if (serials.empty()) return;
   const auto hit = [&](const Unit& unit) {
     if (std::find(serials.begin(), serials.end(), unit.serial) != serials.end()) return true;
@@ -286,7 +287,7 @@ void MergeQueue::abandon(const std::vector<std::uint64_t>& serials, std::string_
     }
     stop_run(unit.run);
     for (const std::size_t m : unit.members) {
-      if (!submissions_[m].concluded()) transition(m, PullRequestState::pending, why);
+      if (m != leaving && !submissions_[m].concluded()) transition(m, PullRequestState::pending, why);
     }
   }
   train_ = std::move(kept);
@@ -471,12 +472,16 @@ void MergeQueue::admit(const trunk::QueueSettings& settings) {
   std::size_t next = 0;
   while (train_.size() < concurrency && next < waiting.size()) {
     std::vector<std::size_t> members{waiting[next]};
+    // Urgent starts at once, batching or not: it takes into its batch only other urgent pull requests and does
+    // not wait for the batch to fill.
+    const bool urgent = submissions_[waiting[next]].skip_the_line();
     if (batch && !submissions_[waiting[next]].no_batch) {
       for (std::size_t c = next + 1; c < waiting.size() && members.size() < max_size; ++c) {
         if (submissions_[waiting[c]].no_batch || is_blocked(footprint_of({waiting[c]}))) break;
+        if (urgent && !submissions_[waiting[c]].skip_the_line()) break;
         members.push_back(waiting[c]);
       }
-      if (members.size() < min_size) {
+      if (members.size() < min_size && !urgent) {
         trunk::Timestamp oldest = now_;
         for (const std::size_t i : members) oldest = std::min(oldest, submissions_[i].state_changed_at);
         if (now_ - oldest < max_wait) return;  // wait for more, up to the oldest's deadline

@@ -364,8 +364,11 @@ class MergeQueue {
   std::size_t start_run(std::vector<std::size_t> tested, std::vector<std::size_t> ahead, bool bisection,
                         const trunk::QueueSettings& settings);
   void stop_run(std::size_t run);
-  /// Sends the units with these serials, and every unit depending on one of them, back to pending.
-  void abandon(const std::vector<std::uint64_t>& serials, std::string_view why);
+  /// Sends the units with these serials, and every unit depending on one of them, back to pending; all but the
+  /// submission `leaving`, which the caller takes out of the queue (a cancel: it goes from testing straight to
+  /// cancelled, with no pending in between and no restart counted).
+  void abandon(const std::vector<std::uint64_t>& serials, std::string_view why,
+               std::optional<std::size_t> leaving = std::nullopt);
   std::vector<std::uint64_t> dependents_of(std::uint64_t serial) const;
   void finish_run(std::size_t run);
   void finish_bisection_run(std::size_t group, bool passed, FailureCause cause);

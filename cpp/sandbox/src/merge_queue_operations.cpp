@@ -122,7 +122,7 @@ std::optional<Refusal> MergeQueue::cancel(std::int64_t number, const trunk::Queu
                        branch_ + " of repository " + repo_key_,
                    409, "PR_NOT_IN_ACTIVE_STATE"};
   }
-  if (const auto k = unit_of(*i)) abandon({train_[*k].serial}, reason::kPredecessorRemoved);
+  if (const auto k = unit_of(*i)) abandon({train_[*k].serial}, reason::kPredecessorRemoved, *i);
   if (const auto g = group_of(*i)) {
     // Out of its bisection group: the rest is tested again without it.
     BisectionGroup& group = bisection_[*g];

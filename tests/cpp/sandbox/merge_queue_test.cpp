@@ -352,6 +352,52 @@ TEST(MergeQueueSimulation, RestartAbandonsTheRunAndCancelTakesThePullRequestOut)
   EXPECT_EQ(sim.list({{"state", "cancelled"}}).size(), 1U);
 }
 
+TEST(MergeQueueSimulation, AnUrgentPullRequestStartsAtOnceWhileBatchesWaitToFill) {
+  Sim sim;
+  sim.settings({{"batch", true}, {"batchingMinSize", 4}, {"batchingMaxWaitTimeMinutes", 5}, {"concurrency", 2}});
+  sim.submit(1);
+  sim.submit(2);
+  sim.minutes(1);
+  ASSERT_EQ(sim.state(1), "pending") << "a batch of 2 waits for 4, up to 5 minutes";
+  sim.submit(3, {{"priority", "urgent"}});
+  sim.minutes(1);
+  EXPECT_EQ(sim.state(3), "testing") << "urgent does not wait for the batch to fill";
+  EXPECT_EQ(sim.state(1), "pending") << "nor does it take the others into its batch";
+  EXPECT_EQ(sim.state(2), "pending");
+  sim.minutes(4);
+  EXPECT_EQ(sim.state(1), "testing") << "the others' batch starts at its deadline";
+
+  Sim empty;
+  empty.settings({{"batch", true}, {"batchingMinSize", 4}, {"batchingMaxWaitTimeMinutes", 5}});
+  empty.submit(7, {{"priority", "urgent"}});
+  empty.minutes(1);
+  EXPECT_EQ(empty.state(7), "testing") << "alone on an empty queue too";
+}
+
+TEST(MergeQueueSimulation, CancellingATestingPullRequestIsNoRestart) {
+  // It goes from testing straight to cancelled: no pending (PREDECESSOR_REMOVED) of its own on the way, so no
+  // pull_request.queued webhook before pull_request.canceled and no restart in the metrics. The one behind it,
+  // which was tested on top of it, does go back to pending: that is a restart.
+  Sim sim;
+  sim.settings({{"concurrency", 2}});
+  sim.submit(1);
+  sim.submit(2);
+  sim.minutes(2);
+  ASSERT_EQ(sim.state(1), "testing");
+  ASSERT_EQ(sim.state(2), "testing");
+  sim.ok(paths::kCancelPullRequest, {{"pr", {{"number", 1}}}});
+  EXPECT_EQ(sim.state(1), "cancelled");
+  EXPECT_EQ(sim.metrics().gauge("mq_pr_restarts_1h_total").value_or(-1), 1) << "pull request 2 only";
+
+  Sim single;
+  single.submit(1);
+  single.minutes(2);
+  ASSERT_EQ(single.state(1), "testing");
+  single.ok(paths::kCancelPullRequest, {{"pr", {{"number", 1}}}});
+  EXPECT_EQ(single.state(1), "cancelled");
+  EXPECT_EQ(single.metrics().gauge("mq_pr_restarts_1h_total").value_or(-1), 0);
+}
+
 TEST(MergeQueueSimulation, PrioritiesOrderTheLineAndUrgentSkipsIt) {
   Sim sim;
   sim.settings({{"state", "paused"}});
