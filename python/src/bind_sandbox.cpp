@@ -89,6 +89,8 @@ bool describe_sandbox_options(const std::string& of, py::list& rows) {
 void bind_sandbox(py::module_& m) {
   m.def("sandbox_defaults", &sandbox_defaults,
         "The default of every Sandbox option (the rows of SandboxOptions; durations in milliseconds).");
+  m.def("url_without_credentials", [](std::string_view url) { return trunk::sandbox::url_without_credentials(url); },
+        py::arg("url"), "The URL with its credentials, if any, shown as *** (https://***@host/hook).");
   py::class_<Sandbox>(m, "Sandbox", "Private: use trunk_api.Sandbox.")
       .def(py::init(&make_sandbox),
            "Every option of SandboxOptions (option_rows('sandbox'), the faults' included) as a keyword.")
@@ -180,7 +182,8 @@ void bind_sandbox(py::module_& m) {
         }
         if (!events.is_none()) {
           if (py::isinstance<py::str>(events)) throw py::type_error("events must be a list of event types, not a str");
-          for (py::handle type : py::iter(events)) options.events.push_back(args.text(type, "events"));
+          options.events.emplace();
+          for (py::handle type : py::iter(events)) options.events->push_back(args.text(type, "events"));
         }
         args.throw_if_failed();
         trunk::sandbox::WebhookEndpoint endpoint = [&] {

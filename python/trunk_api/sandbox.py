@@ -59,16 +59,20 @@ class RecordedRequest:
     query: str = ""
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, repr=False)
 class WebhookEndpoint:
     """A webhook endpoint the sandbox sends to (:meth:`Sandbox.add_webhook`). Verify its deliveries with
     ``trunk_api.webhooks.verify(body, headers, endpoint.secret)``."""
 
     id: str  #: "ep_..."
-    url: str
+    url: str  #: as registered; its repr hides credentials in it ("https://***@host/hook")
     #: never printed, nor compared; ``secret.reveal()`` gives "whsec_..."
     secret: WebhookSecret = dataclasses.field(repr=False, compare=False)
     events: tuple[str, ...] = ()  #: the event types it receives; empty: every type
+
+    def __repr__(self) -> str:
+        return (f"WebhookEndpoint(id={self.id!r}, url={_core.url_without_credentials(self.url)!r}, "
+                f"events={self.events!r})")
 
 
 @dataclasses.dataclass(frozen=True)

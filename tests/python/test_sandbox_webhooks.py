@@ -6,7 +6,9 @@ and the Deduplicator absorbs them; bad endpoints are refused naming the field, n
 
 from __future__ import annotations
 
+import json
 import threading
+import urllib.request
 from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone
 from typing import Any
@@ -99,6 +101,10 @@ def test_the_endpoint_never_prints_its_secret_and_signs_with_the_one_given(box):
     ({"url": ""}, "url"),
     ({"url": "http://x", "events": ["pull_request.merged", "pr.merged"]}, "events[1]"),
     ({"url": "http://x", "secret": "whsec_!!not-base64-s3cr3t"}, "secret"),
+    ({"url": "http://x", "events": []}, "events"),  # left out means every type; an empty list is refused, as Svix does
+    ({"url": "http://x:99999/"}, "url"),
+    ({"url": "http://"}, "url"),
+    ({"url": "http://x", "secret": "whsec_czNjcjN0"}, "secret"),  # a 6-byte key: Svix takes 24 to 75
 ])
 def test_bad_endpoints_are_refused_naming_the_field(box, kwargs, field):
     with pytest.raises(trunk_api.ValidationError) as raised:
@@ -106,6 +112,30 @@ def test_bad_endpoints_are_refused_naming_the_field(box, kwargs, field):
     assert field in str(raised.value)
     assert "s3cr3t" not in str(raised.value)
     assert box.webhooks == []
+
+
+def test_credentials_in_an_endpoints_url_are_sent_but_never_shown(box):
+    endpoint = box.add_webhook("https://bot:hunter2@hooks.example.com/trunk")
+    assert endpoint.url == "https://bot:hunter2@hooks.example.com/trunk"
+    assert repr(endpoint) == f"WebhookEndpoint(id={endpoint.id!r}, url='https://***@hooks.example.com/trunk', events=())"
+    assert "hunter2" not in repr(box.webhooks)
+    with pytest.raises(trunk_api.ValidationError) as raised:
+        box.add_webhook("https://bot:hunter2@:99999/trunk")
+    assert "hunter2" not in str(raised.value) and "https://***@:99999/trunk" in str(raised.value)
+
+
+def test_an_endpoints_secret_never_enters_the_request_record(box):
+
+    secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+    request = urllib.request.Request(f"{box.url}/sandbox/webhooks", method="POST",
+                                     data=json.dumps({"url": "http://127.0.0.1:9/x", "secret": secret}).encode(),
+                                     headers={"x-api-token": box.token, "Content-Type": "application/json"})
+    with urllib.request.urlopen(request) as answer:
+        assert answer.status == 201
+    recorded = [r for r in box.requests if r.path == "/sandbox/webhooks"]
+    assert len(recorded) == 1
+    assert recorded[0].body == {"url": "http://127.0.0.1:9/x", "secret": "<redacted>"}
+    assert b"MfKQ9r8" not in recorded[0].raw_body and "MfKQ9r8" not in repr(box.requests)
 
 
 def test_events_must_be_a_list_not_a_string(box):

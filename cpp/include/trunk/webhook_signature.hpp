@@ -51,6 +51,8 @@ class WebhookSecret {
   static WebhookSecret generate(std::size_t bytes = 24);
   /// The secret as the endpoint's owner is shown it: "whsec_" + base64. Only for handing it to its owner.
   std::string reveal() const;
+  /// The key's length in bytes (Svix makes 24 and takes 24 to 75 at registration).
+  std::size_t key_size() const;
 
   WebhookSecret(const WebhookSecret&);
   WebhookSecret& operator=(const WebhookSecret&);

@@ -164,7 +164,7 @@ HttpAnswer Sandbox::Impl::answer(const HttpRequest& req, const FaultDecision& fa
                           equals_ignoring_case(name, "x-trunk-token");
       record.headers.emplace_back(name, secret ? kRedacted : value);
     }
-    record.body = req.body;
+    record.body = recorded_body(req.method, req.path, kWebhooksPath, req.body);
   }
   auto finish = [&](int status, const char* injected = "") {
     if (!options.record_requests) return;

@@ -4,14 +4,31 @@
 
 #include <algorithm>
 #include <array>
+#include <optional>
+#include <string_view>
 
+#include "system_random.hpp"
 #include "trunk/error.hpp"
 #include "trunk/version.hpp"
 #include "trunk/webhook_events.hpp"
 
 namespace trunk::sandbox {
 
+std::string url_without_credentials(std::string_view url) {
+  const std::size_t scheme_end = url.find("://");
+  if (scheme_end == std::string_view::npos) return std::string(url);
+  const std::size_t authority = scheme_end + 3;
+  const std::size_t authority_end = std::min(url.find_first_of("/?#", authority), url.size());
+  const std::size_t at = url.substr(0, authority_end).rfind('@');
+  if (at == std::string_view::npos || at < authority) return std::string(url);
+  return std::string(url.substr(0, authority)) + "***" + std::string(url.substr(at));
+}
+
 namespace {
+
+/// What Svix takes as an endpoint's key: 24 to 75 bytes (it makes 24).
+constexpr std::size_t kMinSecretBytes = 24;
+constexpr std::size_t kMaxSecretBytes = 75;
 
 /// Random ids shaped as Svix's: a prefix and 27 base-62 characters.
 std::string svix_id(std::string_view prefix, Random& random) {
@@ -19,6 +36,26 @@ std::string svix_id(std::string_view prefix, Random& random) {
   std::string id(prefix);
   for (int i = 0; i < 27; ++i) id += kAlphabet[random.next() % 62];
   return id;
+}
+
+/// Svix's URL rule: an absolute http or https URL with a host and, if any, a port from 1 to 65535, no white space.
+std::optional<std::string> url_problem(const std::string& url) {
+  constexpr const char* kRule = "must be an http:// or https:// URL with a host (and a port from 1 to 65535)";
+  if (!url.starts_with("http://") && !url.starts_with("https://")) return kRule;
+  if (url.find_first_of(" \t\r\n") != std::string::npos) return "must not contain white space";
+  CURLU* parsed = curl_url();
+  if (parsed == nullptr) return kRule;
+  const bool valid = curl_url_set(parsed, CURLUPART_URL, url.c_str(), 0) == CURLUE_OK;
+  char* host = nullptr;
+  const bool has_host = valid && curl_url_get(parsed, CURLUPART_HOST, &host, 0) == CURLUE_OK && host && *host;
+  curl_free(host);
+  char* port = nullptr;
+  const bool port_zero = valid && curl_url_get(parsed, CURLUPART_PORT, &port, 0) == CURLUE_OK && port &&
+                         std::string_view(port) == "0";
+  curl_free(port);
+  curl_url_cleanup(parsed);
+  if (!valid || !has_host || port_zero) return kRule;
+  return std::nullopt;
 }
 
 bool known_event_type(std::string_view type) {
@@ -47,7 +84,10 @@ struct HeaderListDeleter {
 
 WebhookSender::WebhookSender(Clock clock, std::uint64_t seed)
     : clock_(std::move(clock)),
-      ids_(mix64(seed ^ 0x77656268'6F6F6B73ULL)),
+      // Svix's ids are unique: drawn from the kernel, not the seed, so that two sandboxes of one seed (two runs of a
+      // test) never send the same svix-id for different events, and a Deduplicator kept across runs drops none.
+      // The payloads stay a function of the seed.
+      ids_(trunk::detail::system_random_u64()),
       jitter_dice_(mix64(seed + 0x6A697474ULL)),
       duplicate_dice_(mix64(seed + 0x64757065ULL)) {
   worker_ = std::thread([this] { run(); });
@@ -64,31 +104,43 @@ WebhookSender::~WebhookSender() {
 }
 
 WebhookEndpoint WebhookSender::add(const WebhookEndpointOptions& options) {
+  // Svix's rules for an endpoint (docs/webhooks.md#registering-endpoints): what it refuses, the sandbox refuses.
   std::vector<trunk::Violation> problems;
-  if (!options.url.starts_with("http://") && !options.url.starts_with("https://")) {
-    problems.push_back({"url", "\"" + options.url + "\"", "must be an http:// or https:// URL"});
-  } else if (options.url.find_first_of(" \t\r\n") != std::string::npos) {
-    problems.push_back({"url", "\"" + options.url + "\"", "must not contain white space"});
+  if (const std::optional<std::string> rule = url_problem(options.url)) {
+    problems.push_back({"url", "\"" + url_without_credentials(options.url) + "\"", *rule});
   }
-  for (std::size_t i = 0; i < options.events.size(); ++i) {
-    if (!known_event_type(options.events[i])) {
-      problems.push_back({"events[" + std::to_string(i) + "]", "\"" + options.events[i] + "\"",
+  if (options.events && options.events->empty()) {
+    problems.push_back({"events", "[]", "must name at least one event type; leave it out for every type"});
+  }
+  const std::vector<std::string> no_events;
+  const std::vector<std::string>& events = options.events ? *options.events : no_events;
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    if (!known_event_type(events[i])) {
+      problems.push_back({"events[" + std::to_string(i) + "]", "\"" + events[i] + "\"",
                           "must be one of " + known_event_types()});
     }
   }
   std::optional<trunk::WebhookSecret> secret;
   if (options.secret) {
-    try {
-      secret.emplace(*options.secret);
-    } catch (const trunk::WebhookVerificationError&) {
+    bool fits = options.secret->starts_with("whsec_");
+    if (fits) {
+      try {
+        secret.emplace(*options.secret);
+        fits = secret->key_size() >= kMinSecretBytes && secret->key_size() <= kMaxSecretBytes;
+      } catch (const trunk::WebhookVerificationError&) {
+        fits = false;
+      }
+    }
+    if (!fits) {
+      secret.reset();
       // The secret's text is never echoed.
-      problems.push_back({"secret", "<redacted>", "must be \"whsec_\" followed by the base64 of 1 to 256 bytes"});
+      problems.push_back({"secret", "<redacted>", "must be \"whsec_\" followed by the base64 of 24 to 75 bytes"});
     }
   }
   if (!problems.empty()) throw trunk::ValidationError(std::move(problems));
   std::lock_guard lock(mutex_);
   WebhookEndpoint endpoint{svix_id("ep_", ids_), options.url,
-                           secret ? std::move(*secret) : trunk::WebhookSecret::generate(), options.events};
+                           secret ? std::move(*secret) : trunk::WebhookSecret::generate(), events};
   endpoints_.emplace(endpoint.id, Registered{endpoint});
   return endpoint;
 }

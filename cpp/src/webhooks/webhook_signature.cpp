@@ -191,6 +191,8 @@ std::string WebhookSecret::reveal() const {
          base64(reinterpret_cast<const unsigned char*>(key_->bytes.data()), key_->bytes.size());
 }
 
+std::size_t WebhookSecret::key_size() const { return key_->bytes.size(); }
+
 WebhookSecret::WebhookSecret(const WebhookSecret& other) : key_(std::make_unique<Key>(*other.key_)) {}
 WebhookSecret& WebhookSecret::operator=(const WebhookSecret& other) {
   if (this != &other) key_ = std::make_unique<Key>(*other.key_);

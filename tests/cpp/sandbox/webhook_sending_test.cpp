@@ -106,7 +106,7 @@ TEST(WebhookSending, AFailingEndpointIsRetriedOnSvixsScheduleOnTheSandboxClock) 
   std::atomic<int> fail_first{3};
   Receiver receiver([&](const Received&) { return fail_first-- > 0 ? 503 : 204; });
   auto box = start_sandbox(sim_options());
-  box->add_webhook({receiver.url(), std::nullopt, {"pull_request.submitted"}});
+  box->add_webhook({receiver.url(), std::nullopt, std::vector<std::string>{"pull_request.submitted"}});
   const trunk::Timestamp start = box->clock_now();
   submit(*box, 3);
   box->advance(1s);  // the first attempt is immediate
@@ -134,7 +134,7 @@ TEST(WebhookSending, AFailingEndpointIsRetriedOnSvixsScheduleOnTheSandboxClock) 
 TEST(WebhookSending, AnEndpointThatNeverAnswersIsGivenUpAfterEightAttempts) {
   Receiver receiver([](const Received&) { return 500; });
   auto box = start_sandbox(sim_options());
-  box->add_webhook({receiver.url(), std::nullopt, {"pull_request.submitted"}});
+  box->add_webhook({receiver.url(), std::nullopt, std::vector<std::string>{"pull_request.submitted"}});
   submit(*box, 1);
   box->advance(std::chrono::hours(48));
   const auto log = box->webhook_deliveries();
@@ -151,7 +151,7 @@ TEST(WebhookSending, AnUnreachableEndpointIsRetriedToo) {
     Receiver gone;
     url = gone.url();
   }  // nothing listens there now
-  box->add_webhook({url, std::nullopt, {"pull_request.submitted"}});
+  box->add_webhook({url, std::nullopt, std::vector<std::string>{"pull_request.submitted"}});
   submit(*box, 2);
   box->advance(10s);
   const auto log = box->webhook_deliveries();
@@ -163,7 +163,7 @@ TEST(WebhookSending, AnUnreachableEndpointIsRetriedToo) {
 TEST(WebhookSending, AnEndpointGetsOnlyTheTypesItSubscribedTo) {
   Receiver merged_only, all;
   auto box = start_sandbox(sim_options());
-  box->add_webhook({merged_only.url(), std::nullopt, {"pull_request.merged"}});
+  box->add_webhook({merged_only.url(), std::nullopt, std::vector<std::string>{"pull_request.merged"}});
   box->add_webhook({all.url(), std::nullopt, {}});
   submit(*box, 4);
   box->advance(30min);
@@ -185,7 +185,8 @@ TEST(WebhookSending, BadEndpointsAreRefusedNamingTheFieldNeverTheSecret) {
   EXPECT_NE(refused({"ftp://x", std::nullopt, {}}).find("url"), std::string::npos);
   EXPECT_NE(refused({"", std::nullopt, {}}).find("url"), std::string::npos);
   EXPECT_NE(refused({"http://a b", std::nullopt, {}}).find("white space"), std::string::npos);
-  const std::string unknown = refused({"http://127.0.0.1:1/", std::nullopt, {"pull_request.merged", "pr.merged"}});
+  const std::string unknown =
+      refused({"http://127.0.0.1:1/", std::nullopt, std::vector<std::string>{"pull_request.merged", "pr.merged"}});
   EXPECT_NE(unknown.find("events[1]"), std::string::npos) << unknown;
   EXPECT_NE(unknown.find("pr.merged"), std::string::npos) << unknown;
   const std::string bad_secret = refused({"http://127.0.0.1:1/", "whsec_not base64 s3cr3t", {}});
@@ -253,6 +254,115 @@ TEST(WebhookSending, ABatchGivesOneBatchEventBesideItsPullRequestsEvents) {
       EXPECT_NE(r.body.find("\"batched\":true"), std::string::npos) << r.body;
     }
   }
+}
+
+TEST(WebhookSending, IdsAreUniqueAcrossSandboxesOfOneSeedAndThePayloadsAreNot) {
+  Receiver first_receiver;
+  Receiver second_receiver;
+  auto first = start_sandbox(sim_options());
+  auto second = start_sandbox(sim_options());
+  const auto first_endpoint = first->add_webhook({first_receiver.url(), std::nullopt, std::nullopt});
+  const auto second_endpoint = second->add_webhook({second_receiver.url(), std::nullopt, std::nullopt});
+  EXPECT_NE(first_endpoint.id, second_endpoint.id);
+  for (auto* box : {first.get(), second.get()}) {
+    submit(*box, 9);
+    box->advance(2h);
+  }
+  const auto a = first_receiver.received();
+  const auto b = second_receiver.received();
+  ASSERT_GE(a.size(), 3U);
+  ASSERT_EQ(a.size(), b.size());
+  std::set<std::string> ids;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(a[i].body, b[i].body) << "the same events, from the same seed";
+    ids.insert(a[i].id);
+    ids.insert(b[i].id);
+  }
+  EXPECT_EQ(ids.size(), 2 * a.size()) << "every message id once";
+}
+
+TEST(WebhookSending, RegistrationRefusesWhatSvixRefusesAtEachBoundary) {
+  auto box = start_sandbox(sim_options());
+  const auto refused = [&](const std::string& url, std::optional<std::string> secret = std::nullopt,
+                           std::optional<std::vector<std::string>> events = std::nullopt) -> std::string {
+    try {
+      const auto endpoint = box->add_webhook({url, std::move(secret), std::move(events)});
+      box->remove_webhook(endpoint.id);
+    } catch (const trunk::ValidationError& e) {
+      return e.what();
+    }
+    return "accepted";
+  };
+  const auto key = [](std::size_t bytes) { return "whsec_" + trunk::WebhookSecret::generate(bytes).reveal().substr(6); };
+  // The URL: a host, and a port from 1 to 65535.
+  EXPECT_EQ(refused("http://127.0.0.1:1/"), "accepted");
+  EXPECT_EQ(refused("http://127.0.0.1:65535/hook"), "accepted");
+  EXPECT_EQ(refused("https://hooks.example.com/trunk?x=1"), "accepted");
+  for (const std::string bad : {"http://", "https://", "http://:80/", "http://127.0.0.1:65536/",
+                                "http://127.0.0.1:99999/", "http://127.0.0.1:0/"}) {
+    EXPECT_NE(refused(bad).find("url"), std::string::npos) << bad;
+  }
+  // Credentials in a URL are never echoed.
+  const std::string with_password = refused("http://bot:hunter2@:80/");
+  EXPECT_NE(with_password.find("http://***@:80/"), std::string::npos) << with_password;
+  EXPECT_EQ(with_password.find("hunter2"), std::string::npos) << with_password;
+  // The secret: whsec_ and a key of 24 to 75 bytes.
+  EXPECT_EQ(refused("http://127.0.0.1:1/", key(24)), "accepted");
+  EXPECT_EQ(refused("http://127.0.0.1:1/", key(75)), "accepted");
+  for (const std::size_t bytes : {std::size_t{1}, std::size_t{23}, std::size_t{76}, std::size_t{256}}) {
+    const std::string message = refused("http://127.0.0.1:1/", key(bytes));
+    EXPECT_NE(message.find("24 to 75 bytes"), std::string::npos) << bytes << ": " << message;
+  }
+  const std::string bare = key(24).substr(6);
+  EXPECT_NE(refused("http://127.0.0.1:1/", bare).find("secret"), std::string::npos) << "no whsec_ prefix";
+  EXPECT_EQ(refused("http://127.0.0.1:1/", bare).find(bare), std::string::npos) << "never echoed";
+  // Events: left out means every type; an empty list is refused.
+  EXPECT_EQ(refused("http://127.0.0.1:1/", std::nullopt, std::nullopt), "accepted");
+  EXPECT_EQ(refused("http://127.0.0.1:1/", std::nullopt, std::vector<std::string>{"pull_request.merged"}), "accepted");
+  EXPECT_NE(refused("http://127.0.0.1:1/", std::nullopt, std::vector<std::string>{}).find("events"), std::string::npos);
+  EXPECT_TRUE(box->webhooks().empty());
+}
+
+TEST(WebhookSending, UrlsShowNoCredentials) {
+  using trunk::sandbox::url_without_credentials;
+  EXPECT_EQ(url_without_credentials("https://user:pw@host.example/hook"), "https://***@host.example/hook");
+  EXPECT_EQ(url_without_credentials("https://token@host.example"), "https://***@host.example");
+  EXPECT_EQ(url_without_credentials("https://host.example/a@b"), "https://host.example/a@b") << "@ in the path";
+  EXPECT_EQ(url_without_credentials("https://host.example?to=a@b"), "https://host.example?to=a@b");
+  EXPECT_EQ(url_without_credentials("https://u:p@q@host/"), "https://***@host/") << "the last @ ends them";
+  EXPECT_EQ(url_without_credentials("not a url"), "not a url");
+  EXPECT_EQ(url_without_credentials(""), "");
+}
+
+TEST(WebhookSending, AnEndpointsSecretNeverEntersTheRequestRecord) {
+  // Accepted, refused (a secret of the wrong type, a bad secret, an unknown field beside it) and unreadable
+  // registrations alike: the record keeps the rest of the body and "<redacted>" for the secret.
+  Receiver receiver;
+  auto box = start_sandbox(sim_options());
+  const std::string secret = "whsec_" + std::string(32, 'A');
+  const std::string not_a_secret = "whsec_not-base64-at-all";
+  const std::vector<std::string> bodies = {
+      Json{{"url", receiver.url()}, {"secret", secret}}.dump(),
+      Json{{"url", receiver.url()}, {"secret", not_a_secret}}.dump(),
+      Json{{"url", receiver.url()}, {"secret", {{"nested", secret}}}}.dump(),
+      Json{{"url", receiver.url()}, {"secret", secret}, {"colour", "blue"}}.dump(),
+      "{\"url\": \"" + receiver.url() + "\", \"secret\": \"" + secret + "\"",  // not JSON: cut short
+  };
+  std::vector<int> statuses;
+  for (const std::string& body : bodies) statuses.push_back(post(*box, "/sandbox/webhooks", body).status);
+  EXPECT_EQ(statuses, (std::vector<int>{201, 400, 400, 400, 400}));
+  const auto records = box->requests();
+  ASSERT_EQ(records.size(), bodies.size());
+  for (const auto& record : records) {
+    EXPECT_EQ(record.body.find(secret), std::string::npos) << record.body;
+    EXPECT_EQ(record.body.find("not-base64"), std::string::npos) << record.body;
+    EXPECT_NE(record.body.find("<redacted>"), std::string::npos) << record.body;
+  }
+  EXPECT_EQ(Json::parse(records[0].body), (Json{{"url", receiver.url()}, {"secret", "<redacted>"}}));
+  EXPECT_EQ(Json::parse(records[3].body)["colour"], "blue") << "the rest of the body stays";
+  // Other bodies are kept as they came.
+  submit(*box, 9);
+  EXPECT_NE(box->requests().back().body.find("\"number\":9"), std::string::npos) << box->requests().back().body;
 }
 
 TEST(WebhookSending, EndpointsAreRegisteredAndReadOverHttp) {
@@ -340,8 +450,8 @@ std::vector<std::string> unhealthy_ids(const trunk::sandbox::Sandbox& box, const
 TEST(WebhookSending, SettingATestsStatusChangesTheAnswersAndSendsTheV2Event) {
   Receiver receiver, monitors;
   auto box = start_sandbox(sim_options());
-  const auto endpoint = box->add_webhook({receiver.url(), std::nullopt, {"v2.test_case.status_changed"}});
-  box->add_webhook({monitors.url(), std::nullopt, {"test_case.monitor_status_changed"}});
+  const auto endpoint = box->add_webhook({receiver.url(), std::nullopt, std::vector<std::string>{"v2.test_case.status_changed"}});
+  box->add_webhook({monitors.url(), std::nullopt, std::vector<std::string>{"test_case.monitor_status_changed"}});
   const auto flaky_before = unhealthy_ids(*box, "FLAKY");
   std::string healthy_id;
   for (const std::string& id : box->test_ids(box->repos().at(0))) {
