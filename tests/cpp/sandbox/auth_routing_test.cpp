@@ -198,9 +198,19 @@ TEST_F(AuthRouting, RequestRecordKeepsPathBodyStatusButNeverTheToken) {
   EXPECT_TRUE(sandbox().requests().empty());
 }
 
-TEST_F(AuthRouting, PayloadOverOneMebibyteIs413) {
-  const std::string huge(1024 * 1024 + 16, ' ');
+TEST_F(AuthRouting, APayloadOverFourMebibytesIs413AndTheMergeActionsLargestUploadIsNot) {
+  const std::string huge((std::size_t{4} << 20) + 1, ' ');
   EXPECT_EQ(post(sandbox(), std::string(trunk::paths::kUpdateQueue), huge).status, 413);
+  // The body trunk-io/merge-action's own test sends: 100,000 impacted targets for one pull request (1.9 MB).
+  Json targets = Json::array();
+  for (int i = 0; i < 100'000; ++i) targets.push_back("target-" + std::to_string(i) + "-abcdef");
+  const Json body = {{"repo", repo_json(sandbox().repos().at(0))},
+                     {"pr", {{"number", 4242}, {"sha", std::string(40, 'a')}}},
+                     {"targetBranch", "main"},
+                     {"impactedTargets", targets}};
+  ASSERT_GT(body.dump().size(), std::size_t{1} << 20) << "over the old limit";
+  const auto uploaded = post(sandbox(), std::string(trunk::paths::kSetImpactedTargets), body.dump());
+  EXPECT_EQ(uploaded.status, 200) << uploaded.body.substr(0, 300);
 }
 
 }  // namespace

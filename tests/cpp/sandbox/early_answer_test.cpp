@@ -18,6 +18,7 @@
 #include <thread>
 #include <vector>
 
+#include "http_server.hpp"
 #include "raw_connection.hpp"
 #include "sandbox_support.hpp"
 #include "trunk/operations.hpp"
@@ -27,7 +28,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-constexpr std::size_t kBodyLimit = 1 << 20;  // the sandbox's largest request body (README: 413 beyond)
+constexpr std::size_t kBodyLimit = trunk::sandbox::kMaxRequestBodyBytes;  // the largest request body read
 constexpr auto kSplit = std::chrono::milliseconds(20);
 
 class EarlyAnswers : public ::testing::Test {
