@@ -459,7 +459,8 @@ how many tests failed each day, and how often the worst offenders failed, week b
 
 It runs against the sandbox. Against the real service use `Client()` and your own repository; run the export
 daily (it is incremental: days already written are skipped) and the folder grows into your own history."""),
-    ("code", """from datetime import datetime, timedelta, timezone
+    ("code", """import tempfile
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import duckdb
@@ -471,7 +472,10 @@ from trunk_api.export import export_failing
 sandbox = Sandbox(seed=11, tests=800).start()
 client = sandbox.client()
 repo, org = sandbox.repos[0], sandbox.org_url_slug
-folder = Path("failing-history")   # relative to the notebook"""),
+# The sandbox's history is made up: it goes to a temporary folder, removed when the kernel exits. For your own
+# history, name a folder that stays, e.g. Path("failing-history").
+scratch = tempfile.TemporaryDirectory(prefix="failing-history-")
+folder = Path(scratch.name)"""),
     ("md", """## Export
 
 `export_failing` lists each day on its own and writes it as Parquet; it returns one `Partition` per day."""),

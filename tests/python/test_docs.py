@@ -224,3 +224,27 @@ def test_every_citation_of_the_service_reference_names_a_section_it_has():
             for note in ("interface.md", "service-facts.md", "service-v1-endpoints.md", "merge-queue-behaviour",
                          "service-webhooks"):
                 assert note not in text, f"{path.relative_to(ROOT)} cites {note}"
+
+
+def test_the_readmes_documentation_table_links_every_page_of_the_site():
+    import yaml
+
+    def pages(node: object) -> list[str]:
+        if isinstance(node, str):
+            return [node]
+        if isinstance(node, dict):
+            return [page for value in node.values() for page in pages(value)]
+        if isinstance(node, list):
+            return [page for item in node for page in pages(item)]
+        return []
+
+    class Loader(yaml.SafeLoader):  # mkdocs.yml's !!python/name tags are not pages: read them as text
+        pass
+
+    Loader.add_multi_constructor("tag:yaml.org,2002:python/", lambda loader, suffix, node: None)
+    site = pages(yaml.load((ROOT / "mkdocs.yml").read_text(), Loader=Loader)["nav"])
+    assert len(site) > 20
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    table = readme[readme.index("## Documentation"):]
+    missing = [page for page in site if page != "index.md" and f"(docs/{page})" not in table]
+    assert missing == []

@@ -93,6 +93,8 @@ def test_notebook_executes_without_errors(name, python3_kernel, tmp_path):
     NotebookClient(notebook, timeout=180, kernel_name=python3_kernel,
                    resources={"metadata": {"path": str(tmp_path)}}).execute()
     assert _outputs(notebook, "error") == []
+    # Nothing is left in the notebook's own folder (in a clone: notebooks/, where it would stay untracked).
+    assert list(tmp_path.iterdir()) == []
     code_cells = [cell for cell in notebook.cells if cell.cell_type == "code"]
     assert all(cell.execution_count is not None for cell in code_cells)
     # Every notebook shows results (tables, text); the triage notebook also draws its chart.
