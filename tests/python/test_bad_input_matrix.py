@@ -293,7 +293,7 @@ RAW: list[tuple[str, str, Callable[[trunk_api.Sandbox, trunk_api.Repo], bytes], 
      lambda b, r: json.dumps({"repo": _repo_json(r), "targetBranch": "main", "deleteRequiredStatuses": None}).encode(),
      400, "deleteRequiredStatuses: expected boolean, got null"),
     ("oversized", "/v1/updateQueue",
-     lambda b, r: json.dumps({"repo": _repo_json(r), "targetBranch": "m" * (3 << 20)}).encode(), 413, ""),
+     lambda b, r: json.dumps({"repo": _repo_json(r), "targetBranch": "m" * (5 << 20)}).encode(), 413, ""),
 ]
 
 

@@ -73,7 +73,7 @@ std::vector<BadRequest> bad_requests() {
     return "{\"repo\":" + repo_json() + ",\"targetBranch\":\"main\"" + (extra.empty() ? "" : "," + extra) + "}";
   };
   std::string deep(1000, '[');
-  std::string oversized = queue("\"requiredStatuses\":[\"" + std::string(2 << 20, 'x') + "\"]");
+  std::string oversized = queue("\"requiredStatuses\":[\"" + std::string(5 << 20, 'x') + "\"]");
   return {
       {"NotJson", kListFailingTests, "hello", 400, "JSON"},
       {"EmptyBody", kListFailingTests, "", 400, "JSON"},
