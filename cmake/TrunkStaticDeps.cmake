@@ -6,20 +6,7 @@
 # Defines what the top-level CMakeLists.txt would otherwise find: CURL::libcurl, OpenSSL::Crypto (and SSL),
 # simdjson::simdjson.
 
-# A tree configured before without TRUNK_STATIC_DEPS has the shared libraries in its cache: find them again.
-foreach(cached IN ITEMS OPENSSL_CRYPTO_LIBRARY OPENSSL_SSL_LIBRARY ZLIB_LIBRARY ZLIB_LIBRARY_RELEASE)
-  if(DEFINED CACHE{${cached}} AND NOT "$CACHE{${cached}}" MATCHES "\\.a$")
-    unset(${cached} CACHE)
-  endif()
-endforeach()
-foreach(package IN ITEMS CURL simdjson)
-  if(DEFINED CACHE{${package}_DIR})
-    cmake_path(IS_PREFIX TRUNK_STATIC_DEPS "$CACHE{${package}_DIR}" NORMALIZE inside)
-    if(NOT inside)
-      unset(${package}_DIR CACHE)
-    endif()
-  endif()
-endforeach()
+trunk_forget_cached_libraries(static)  # a tree configured before for a source build
 # Before the first find_package(OpenSSL) of the project, so that curl's own CURLConfig.cmake, which asks for
 # OpenSSL and ZLIB again, gets the same static targets.
 set(OPENSSL_USE_STATIC_LIBS TRUE)
