@@ -11,7 +11,8 @@ Two kinds of hook, and nothing else:
 
    Some rules of the service the document's JSON Schema does not state: two between fields
    (cpp/src/core/validation.cpp: the listing window, 0 < end_time - start_time <= 7 days; `requiredStatuses`
-   with `deleteRequiredStatuses: true`), and values only the service knows (a priority name is one of Trunk's
+   with `deleteRequiredStatuses: true`), a value the service takes below the document's minimum
+   (`pendingFailureDepth` 0), and values only the service knows (a priority name is one of Trunk's
    five levels; a listPullRequests cursor must be one the sandbox issued). `map_case` makes every case of
    every phase follow them, where the fields involved are valid (a wrong window becomes one day from the
    generated start; `deleteRequiredStatuses` leaves a valid list alone; an unknown priority name becomes a
@@ -218,6 +219,12 @@ def follow_cross_field_rules(body: dict[str, Any]) -> dict[str, Any]:
             out["end_time"] = (start + _dt.timedelta(days=1)).isoformat()
         except OverflowError:
             pass  # a start in the last day of year 9999: left as generated (and answered 400)
+    # pendingFailureDepth 0: the document keeps the publisher's minimum of 1, but the service takes 0 (its
+    # default, which getQueue answers) and so does the sandbox (describe.hpp, Rules::service_min). A negative
+    # case's 0 becomes -1, below both.
+    depth = out.get("pendingFailureDepth")
+    if type(depth) is int and depth == 0:
+        out["pendingFailureDepth"] = -1
     # requiredStatuses (a valid list) and deleteRequiredStatuses: true are refused together.
     statuses = out.get("requiredStatuses")
     if out.get("deleteRequiredStatuses") is True and isinstance(statuses, list) and all(

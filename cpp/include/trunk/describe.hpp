@@ -55,6 +55,11 @@ struct Rules {
   bool path = false;
   std::int64_t min = std::numeric_limits<std::int64_t>::min();  ///< integers: inclusive bounds
   std::int64_t max = std::numeric_limits<std::int64_t>::max();
+  /// Integers: the least value Trunk's service itself takes, where the contract's range starts higher
+  /// (pendingFailureDepth: the contract says 1 to 4294967295, the service takes and answers 0, its default). The
+  /// client keeps the contract's range and its error says so; the sandbox, standing in for the service, takes
+  /// these values (check(value, path, Judge::service)). max(): none.
+  std::int64_t service_min = std::numeric_limits<std::int64_t>::max();
 
   constexpr bool has_range() const noexcept {
     return min != std::numeric_limits<std::int64_t>::min() || max != std::numeric_limits<std::int64_t>::max();
@@ -72,6 +77,8 @@ inline constexpr Rules kPathUuid{.required = true, .uuid = true, .path = true};
 /// The unsigned 32-bit settings of the merge queue (docs/reference/service.md#limits).
 inline constexpr Rules kSetting{.min = 1, .max = 4294967295};
 inline constexpr Rules kRequiredSetting{.required = true, .min = 1, .max = 4294967295};
+/// pendingFailureDepth: a setting whose 0, the service's default, the contract's range leaves out (Rules::service_min).
+inline constexpr Rules kDepthSetting{.min = 1, .max = 4294967295, .service_min = 0};
 
 template <typename Class, typename Member>
 struct Field {

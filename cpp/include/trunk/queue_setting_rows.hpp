@@ -40,7 +40,7 @@
   S(X, std::int64_t, testing_timeout_minutes, "testingTimeoutMinutes", ::trunk::schema::kRequired,                \
     ::trunk::schema::kSetting, 300, "minutes to wait for tests before timing out")                                \
   S(X, std::int64_t, pending_failure_depth, "pendingFailureDepth", ::trunk::schema::kRequired,                    \
-    ::trunk::schema::kSetting, 0, "pull requests below a failing one that finish testing before it is removed")  \
+    ::trunk::schema::kDepthSetting, 0, "pull requests below a failing one that finish testing before it is removed")  \
   S(X, bool, can_optimistically_merge, "canOptimisticallyMerge", ::trunk::schema::kRequired,                      \
     ::trunk::schema::kNone, false, "a passing pull request also marks those ahead of it as passing")             \
   S(X, bool, batch, "batch", ::trunk::schema::kRequired, ::trunk::schema::kNone, false,                           \

@@ -22,11 +22,15 @@ inline constexpr std::int64_t kMinSetting = 1;
 inline constexpr std::int64_t kMaxSetting = 4294967295;  // 2^32 - 1
 inline constexpr std::chrono::microseconds kMaxFailingTestsWindow = std::chrono::hours(24 * 7);
 
+/// Whose ranges an integer is judged by: the contract's (the client), or the service's, which takes more where
+/// a field's Rules::service_min says so (the sandbox, which stands in for the service).
+enum class Judge { contract, service };
+
 /// Every violation of the declared rules of `value`'s fields (describe.hpp: required, non-empty, ranges,
 /// UUIDs, enumerations, representable times, valid UTF-8) and of its cross-field rules, fields named by their
 /// wire path under `path` ("repo.host", "page_query.page_size").
 template <schema::Described T>
-std::vector<Violation> check(const T& value, std::string_view path);
+std::vector<Violation> check(const T& value, std::string_view path, Judge judge = Judge::contract);
 
 /// check(value, path) with the path a part has inside every request: "repo" for a Repo, "page_query" for a
 /// PageQuery, "" (the root) for a request.

@@ -339,9 +339,7 @@ void QueueStore::load() {
     q.settings.required_statuses = q.manual_required_statuses.value_or(std::vector<std::string>{});
     std::vector<std::string> missing;
     trunk::UpdateQueueRequest as_update = as_request(q.settings, at, missing);
-    // The documented default depth 0 is below what a request may set (the contract's range starts at 1).
-    if (as_update.pending_failure_depth == 0) as_update.pending_failure_depth.reset();
-    const auto violations = trunk::check(as_update);
+    const auto violations = trunk::check(as_update, "", trunk::Judge::service);
     q.settings.required_statuses.reset();
     if (!violations.empty()) {
       const auto& v = violations.front();

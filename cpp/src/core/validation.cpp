@@ -49,7 +49,7 @@ bool representable(Timestamp t) { return t >= kMinTimestamp && t < kEndTimestamp
 /// The declared rules of one field's value, by type.
 class FieldChecker {
  public:
-  explicit FieldChecker(Checker& checker) : checker_(checker) {}
+  FieldChecker(Checker& checker, Judge judge) : checker_(checker), judge_(judge) {}
 
   void value(const std::string& path, const schema::Rules& rules, const std::string& text) {
     if (rules.uuid) {
@@ -64,10 +64,16 @@ class FieldChecker {
   }
 
   void value(const std::string& path, const schema::Rules& rules, std::int64_t number) {
-    if (rules.has_range() && (number < rules.min || number > rules.max)) {
-      checker_.add(path, std::to_string(number),
-                   "must be between " + std::to_string(rules.min) + " and " + std::to_string(rules.max));
+    if (!rules.has_range() || (number >= rules.min && number <= rules.max)) return;
+    const bool service_takes_it = number < rules.min && number >= rules.service_min;
+    if (service_takes_it && judge_ == Judge::service) return;
+    std::string rule = "must be between " + std::to_string(rules.min) + " and " + std::to_string(rules.max);
+    if (service_takes_it) {
+      rule += ": the contract's range, which this client keeps, although Trunk's service takes " +
+              std::to_string(number) + " (its default, which getQueue answers); leave the field out to keep the "
+              "queue's value";
     }
+    checker_.add(path, std::to_string(number), std::move(rule));
   }
 
   void value(const std::string&, const schema::Rules&, double) {}
@@ -118,7 +124,7 @@ class FieldChecker {
 
   template <schema::Described T>
   void value(const std::string& path, const schema::Rules&, const T& model) {
-    checker_.merge(check(model, path));
+    checker_.merge(check(model, path, judge_));
   }
 
  private:
@@ -132,6 +138,7 @@ class FieldChecker {
   }
 
   Checker& checker_;
+  Judge judge_;
 };
 
 // ---- cross-field rules: written once, here, each run right after the field it reports on ---------------------
@@ -253,9 +260,9 @@ void check_cross_field_rules(const UploadImpactedTargetsRequest& request, std::s
 }  // namespace
 
 template <schema::Described T>
-std::vector<Violation> check(const T& value, std::string_view path) {
+std::vector<Violation> check(const T& value, std::string_view path, Judge judge) {
   Checker checker;
-  FieldChecker fields(checker);
+  FieldChecker fields(checker, judge);
   schema::for_each_field<T>([&](const auto& field) {
     fields.value(join(path, field.wire), field.rules, value.*(field.member));
     check_cross_field_rules(value, field.wire, checker);
@@ -264,7 +271,7 @@ std::vector<Violation> check(const T& value, std::string_view path) {
 }
 
 #define TRUNK_INSTANTIATE_CHECK_(Type) \
-  template std::vector<Violation> check<Type>(const Type& value, std::string_view path);
+  template std::vector<Violation> check<Type>(const Type& value, std::string_view path, Judge judge);
 TRUNK_ALL_MODELS(TRUNK_INSTANTIATE_CHECK_)
 #undef TRUNK_INSTANTIATE_CHECK_
 

@@ -320,10 +320,33 @@ TEST(Validation, IntegerSettingBoundaries) {
       } else {
         ASSERT_EQ(fields(violations), Fields{wire_name}) << value;
         EXPECT_EQ(violations[0].value, std::to_string(value));
-        EXPECT_EQ(violations[0].rule, "must be between 1 and 4294967295");
+        EXPECT_TRUE(violations[0].rule.starts_with("must be between 1 and 4294967295")) << violations[0].rule;
       }
     }
   }
+}
+
+TEST(Validation, PendingFailureDepthZeroIsTheContractsNoButTheServicesYes) {
+  // The client keeps the contract's range and says why 0 is refused; the sandbox judges as the service does.
+  auto request = valid_update();
+  request.pending_failure_depth = 0;
+  const auto refused = check(request);
+  ASSERT_EQ(fields(refused), Fields{"pendingFailureDepth"});
+  EXPECT_EQ(refused[0].rule,
+            "must be between 1 and 4294967295: the contract's range, which this client keeps, although Trunk's "
+            "service takes 0 (its default, which getQueue answers); leave the field out to keep the queue's value");
+  EXPECT_TRUE(check(request, "", Judge::service).empty());
+  // Below the service's own least value, both refuse, and the note is not given.
+  request.pending_failure_depth = -1;
+  for (const Judge judge : {Judge::contract, Judge::service}) {
+    const auto violations = check(request, "", judge);
+    ASSERT_EQ(fields(violations), Fields{"pendingFailureDepth"});
+    EXPECT_EQ(violations[0].rule, "must be between 1 and 4294967295");
+  }
+  // The other settings have no service range: 0 is refused by both.
+  request = valid_update();
+  request.concurrency = 0;
+  EXPECT_EQ(fields(check(request, "", Judge::service)), Fields{"concurrency"});
 }
 
 TEST(Validation, UnsetSettingsAreNotChecked) {
