@@ -399,7 +399,7 @@ void MergeQueue::settle(const trunk::QueueSettings& settings) {
       if (unit.phase == Phase::passed) {
         const std::vector<std::size_t> members = unit.members;
         train_.erase(train_.begin() + static_cast<std::ptrdiff_t>(k));
-        for (const std::size_t m : members) transition(m, PullRequestState::merged, reason::kMergedByTrunk);
+        for (const std::size_t m : members) transition(m, PullRequestState::merged, reason::kMergeGraphMerge);
         changed = true;
         break;
       }
@@ -411,7 +411,7 @@ void MergeQueue::settle(const trunk::QueueSettings& settings) {
       if (waiting) continue;
       const Unit failed = unit;
       train_.erase(train_.begin() + static_cast<std::ptrdiff_t>(k));
-      abandon(successors, reason::kPredecessorRemoved);
+      abandon(successors, reason::kPrerequisiteFailed);
       if (failed.members.size() == 1) {
         transition(failed.members.front(), PullRequestState::failed, failure_reason(failed.cause));
       } else {
@@ -449,14 +449,14 @@ void MergeQueue::admit(const trunk::QueueSettings& settings) {
                                           [&](std::size_t m) { return submissions_[m].skip_the_line(); });
       if (!all_urgent && overlaps(unit.footprint, urgent)) victims.push_back(unit.serial);
     }
-    abandon(victims, reason::kUrgentInterrupted);
+    abandon(victims, reason::kSkipTheLineInterrupted);
     while (train_.size() >= concurrency) {
       const auto last = std::find_if(train_.rbegin(), train_.rend(), [&](const Unit& unit) {
         return !std::all_of(unit.members.begin(), unit.members.end(),
                             [&](std::size_t m) { return submissions_[m].skip_the_line(); });
       });
       if (last == train_.rend()) break;
-      abandon({last->serial}, reason::kUrgentInterrupted);
+      abandon({last->serial}, reason::kSkipTheLineInterrupted);
     }
     waiting = line();
   }
@@ -549,7 +549,7 @@ void MergeQueue::advance_to(trunk::Timestamp now, const trunk::QueueSettings& se
     for (const std::size_t i : open_) {
       if (submissions_[i].state == PullRequestState::not_ready && submissions_[i].ready_at <= now_) ready.push_back(i);
     }
-    for (const std::size_t i : ready) transition(i, PullRequestState::pending, reason::kMergeable);
+    for (const std::size_t i : ready) transition(i, PullRequestState::pending, reason::kNowReady);
     for (const std::size_t i : ready) {
       const Submission& s = submissions_[i];
       const bool alone = std::none_of(open_.begin(), open_.end(), [&](std::size_t j) {

@@ -113,23 +113,34 @@ std::string_view cause_name(FailureCause cause) noexcept;
 enum class QueueType { main, bisection };
 std::string_view queue_type_name(QueueType type) noexcept;
 
-/// Why a pull request changed state (the wire strings of Trunk's events where they are known).
+/// Why a pull request changed state. Where Trunk publishes a reason field for the change (its webhook schemas:
+/// submitted_reason, queued_reason, merged_reason, failure_reason, cancellation_reason), the value is one of the
+/// published ones; the others (a run starting, passing or failing) are the sandbox's own and only show in its
+/// pull requests' `stateReason` and in v2's queue-entry history (docs/webhooks.md, "Reasons").
 namespace reason {
-inline constexpr std::string_view kMergeable = "MERGEABLE";
+// published: submitted_reason (the sandbox's submissions all come through the API)
+inline constexpr std::string_view kApiRequested = "API_REQUESTED";
+// published: queued_reason
+inline constexpr std::string_view kNowReady = "MERGE_ITEM_NOW_READY";
+inline constexpr std::string_view kPrerequisiteFailed = "PREREQUISITE_MERGE_ITEM_FAILED";
+inline constexpr std::string_view kPrerequisiteCancelled = "PREREQUISITE_MERGE_ITEM_CANCELLED";
+inline constexpr std::string_view kRestartedByApi = "TESTS_RESTARTED_BY_API_REQUEST";
+inline constexpr std::string_view kSkipTheLineInterrupted = "SKIP_THE_LINE_INTERRUPTED";
+inline constexpr std::string_view kBisectionRequired = "BISECTION_REQUIRED";
+inline constexpr std::string_view kBisectionPassed = "BISECTION_TEST_RUN_PASSED";
+// published: merged_reason
+inline constexpr std::string_view kMergeGraphMerge = "MERGE_GRAPH_MERGE";
+inline constexpr std::string_view kDirectMerge = "MERGE_GRAPH_DIRECT_MERGE";
+// published: failure_reason
+inline constexpr std::string_view kRequiredStatusFailed = "TEST_RUN_REQUIRED_STATUS_FAILED";
+inline constexpr std::string_view kTestRunTimeout = "TEST_RUN_TIMEOUT";
+// published: cancellation_reason
+inline constexpr std::string_view kUserRequested = "USER_REQUESTED";
+// the sandbox's own: changes no published field names
 inline constexpr std::string_view kTestRunStarted = "TEST_RUN_STARTED";
 inline constexpr std::string_view kTestRunPassed = "TEST_RUN_PASSED";
 inline constexpr std::string_view kTestRunFailed = "TEST_RUN_FAILED";
-inline constexpr std::string_view kRequiredStatusFailed = "TEST_RUN_REQUIRED_STATUS_FAILED";
-inline constexpr std::string_view kTestRunTimeout = "TEST_RUN_TIMEOUT";
 inline constexpr std::string_view kSuccessorPassed = "SUCCESSOR_TEST_RUN_PASSED";
-inline constexpr std::string_view kMergedByTrunk = "MERGED_BY_TRUNK";
-inline constexpr std::string_view kDirectMerge = "DIRECT_MERGE_TO_MAIN";
-inline constexpr std::string_view kUserRequested = "USER_REQUESTED";
-inline constexpr std::string_view kRestartRequested = "RESTART_REQUESTED";
-inline constexpr std::string_view kPredecessorRemoved = "PREDECESSOR_REMOVED";
-inline constexpr std::string_view kUrgentInterrupted = "INTERRUPTED_BY_URGENT_PR";
-inline constexpr std::string_view kBisectionRequired = "BISECTION_REQUIRED";
-inline constexpr std::string_view kBisectionPassed = "BISECTION_TEST_RUN_PASSED";
 }  // namespace reason
 
 /// One change of a pull request's state, as transition() records it.
@@ -309,7 +320,7 @@ class MergeQueue {
     std::string targets_sha;
     std::uint64_t merges_at_submission = 0;  ///< the branch's merges when it was submitted (its base)
     std::optional<std::size_t> last_run;
-    std::string_view reason = reason::kUserRequested;  ///< of its last transition (submitted: by a user)
+    std::string_view reason = reason::kApiRequested;  ///< of its last transition (submitted: through the API)
     /// Every state it has been in, from its submission on (v2's queue-entry history).
     struct Step {
       trunk::Timestamp at;

@@ -83,7 +83,7 @@ std::optional<Refusal> MergeQueue::submit(const trunk::SubmitPullRequestRequest&
   s.direct = direct;
   s.broken = model_.broken(repo_key_, s.number);
   s.submitted_at = s.state_changed_at = s.changed_at = now_;
-  s.steps.push_back(Submission::Step{now_, PullRequestState::not_ready, reason::kUserRequested, std::nullopt});
+  s.steps.push_back(Submission::Step{now_, PullRequestState::not_ready, reason::kApiRequested, std::nullopt});
   s.ready_at = now_ + kMergeabilityDelay;
   s.merges_at_submission = merges_;
   if (const auto early = early_targets_.find(s.number); early != early_targets_.end()) {
@@ -100,7 +100,7 @@ std::optional<Refusal> MergeQueue::submit(const trunk::SubmitPullRequestRequest&
     t.at = now_;
     t.number = added.number;
     t.id = added.id;
-    t.reason = reason::kUserRequested;
+    t.reason = reason::kApiRequested;
     t.author = added.author;
     t.submission = true;
     listener_(t);
@@ -122,7 +122,7 @@ std::optional<Refusal> MergeQueue::cancel(std::int64_t number, const trunk::Queu
                        branch_ + " of repository " + repo_key_,
                    409, "PR_NOT_IN_ACTIVE_STATE"};
   }
-  if (const auto k = unit_of(*i)) abandon({train_[*k].serial}, reason::kPredecessorRemoved, *i);
+  if (const auto k = unit_of(*i)) abandon({train_[*k].serial}, reason::kPrerequisiteCancelled, *i);
   if (const auto g = group_of(*i)) {
     // Out of its bisection group: the rest is tested again without it.
     BisectionGroup& group = bisection_[*g];
@@ -130,7 +130,7 @@ std::optional<Refusal> MergeQueue::cancel(std::int64_t number, const trunk::Queu
     group.run.reset();
     std::erase(group.members, *i);
     std::erase(group.deferred, *i);
-    for (const std::size_t m : group.members) transition(m, PullRequestState::pending, reason::kPredecessorRemoved);
+    for (const std::size_t m : group.members) transition(m, PullRequestState::pending, reason::kPrerequisiteCancelled);
     if (group.members.empty()) {
       group.members = std::move(group.deferred);
       group.deferred.clear();
@@ -163,12 +163,12 @@ std::optional<Refusal> MergeQueue::restart(std::int64_t number, const trunk::Que
                    422, "PR_TESTS_NOT_RESTARTABLE"};
   }
   if (k) {
-    abandon({train_[*k].serial}, reason::kRestartRequested);
+    abandon({train_[*k].serial}, reason::kRestartedByApi);
   } else {
     BisectionGroup& group = bisection_[*g];
     stop_run(*group.run);
     group.run.reset();
-    for (const std::size_t m : group.members) transition(m, PullRequestState::pending, reason::kRestartRequested);
+    for (const std::size_t m : group.members) transition(m, PullRequestState::pending, reason::kRestartedByApi);
   }
   settle(settings);
   schedule(settings);

@@ -246,7 +246,7 @@ TEST(MergeQueueRules, DirectMergeMergesAnUpToDatePullRequestOnAnEmptyQueueWithou
   ASSERT_FALSE(h.submit(3));
   h.minutes(1);
   EXPECT_EQ(h.state(3), State::merged);
-  EXPECT_EQ(h.reason(3), "DIRECT_MERGE_TO_MAIN");
+  EXPECT_EQ(h.reason(3), "MERGE_GRAPH_DIRECT_MERGE");
   EXPECT_EQ(h.run_of(3), "") << "no run";
   EXPECT_EQ(h.queue().tally().runs_started, 2U);
 }

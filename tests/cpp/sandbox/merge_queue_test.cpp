@@ -375,7 +375,7 @@ TEST(MergeQueueSimulation, AnUrgentPullRequestStartsAtOnceWhileBatchesWaitToFill
 }
 
 TEST(MergeQueueSimulation, CancellingATestingPullRequestIsNoRestart) {
-  // It goes from testing straight to cancelled: no pending (PREDECESSOR_REMOVED) of its own on the way, so no
+  // It goes from testing straight to cancelled: no pending (PREREQUISITE_MERGE_ITEM_CANCELLED) of its own on the way, so no
   // pull_request.queued webhook before pull_request.canceled and no restart in the metrics. The one behind it,
   // which was tested on top of it, does go back to pending: that is a restart.
   Sim sim;

@@ -119,13 +119,13 @@ TEST_F(RunsAndHistoryV2, AHistoryIsEveryStateWithItsReasonOldestFirstUnlessAsked
   EXPECT_EQ(states, (std::vector<QueueEntryState>{QueueEntryState::not_ready, QueueEntryState::pending,
                                                   QueueEntryState::testing, QueueEntryState::tests_passed,
                                                   QueueEntryState::merged}));
-  EXPECT_EQ(oldest[0].reason, "USER_REQUESTED");
+  EXPECT_EQ(oldest[0].reason, "API_REQUESTED");
   EXPECT_EQ(oldest[0].not_ready->allow_batching, true);
-  EXPECT_EQ(oldest[1].reason, "MERGEABLE");
+  EXPECT_EQ(oldest[1].reason, "MERGE_ITEM_NOW_READY");
   EXPECT_FALSE(oldest[2].reason.has_value());  // testing carries no reason
   ASSERT_TRUE(oldest[2].verification_run_id.has_value());
   EXPECT_EQ(oldest[3].verification_run_id, oldest[2].verification_run_id);
-  EXPECT_EQ(oldest[4].reason, "MERGED_BY_TRUNK");
+  EXPECT_EQ(oldest[4].reason, "MERGE_GRAPH_MERGE");
   for (const auto& t : oldest) EXPECT_EQ(t.pull_request_id, pr_id(5));
   for (std::size_t i = 1; i < oldest.size(); ++i) EXPECT_LE(*oldest[i - 1].changed_at, *oldest[i].changed_at);
 
