@@ -27,11 +27,61 @@ namespace trunk {
 
 #define TRUNK_QUEUE_EVENT_ACTION_VALUES(X)                                                            \
   X(submitted, "submitted") X(queued, "queued") X(testing, "testing") X(merged, "merged") X(failed, "failed") \
-  X(canceled, "canceled")
+  X(canceled, "canceled") X(pending_failure, "pending_failure")
 TRUNK_ENUM(QueueEventAction,
-           "What moved a pull request in a merge queue (the suffix of its pull_request.* event; \"canceled\" with "
-           "one l, unlike the API's cancelled).",
+           "What moved a pull request or a batch in a merge queue (the suffix of its pull_request.* or "
+           "pull_request_batch.* event; \"canceled\" with one l, unlike the API's cancelled).",
            TRUNK_QUEUE_EVENT_ACTION_VALUES)
+
+// The reasons a merge queue event gives, with the values Trunk's webhook schemas publish (docs/webhooks.md,
+// "Reasons"). Read as open enumerations: a value Trunk adds later is kept raw, never an error.
+#define TRUNK_SUBMITTED_REASON_VALUES(X) \
+  X(user_requested, "USER_REQUESTED") X(trunk_admin_requested, "TRUNK_ADMIN_REQUESTED") X(api_requested, "API_REQUESTED")
+TRUNK_ENUM(SubmittedReason, "Why a pull request was submitted to the queue.", TRUNK_SUBMITTED_REASON_VALUES)
+
+#define TRUNK_QUEUED_REASON_VALUES(X)                                                                        \
+  X(manual_push_to_target_branch, "MANUAL_PUSH_TO_TARGET_BRANCH")                                            \
+  X(prerequisite_merge_item_cancelled, "PREREQUISITE_MERGE_ITEM_CANCELLED")                                  \
+  X(prerequisite_merge_item_failed, "PREREQUISITE_MERGE_ITEM_FAILED")                                        \
+  X(prerequisite_merge_item_manually_merged, "PREREQUISITE_MERGE_ITEM_MANUALLY_MERGED")                      \
+  X(merge_item_now_ready, "MERGE_ITEM_NOW_READY") X(tests_restarted_by_user, "TESTS_RESTARTED_BY_USER")     \
+  X(tests_restarted_by_api_request, "TESTS_RESTARTED_BY_API_REQUEST")                                        \
+  X(skip_the_line_interrupted, "SKIP_THE_LINE_INTERRUPTED") X(bisection_required, "BISECTION_REQUIRED")     \
+  X(bisection_test_run_passed, "BISECTION_TEST_RUN_PASSED")
+TRUNK_ENUM(QueuedReason, "Why a pull request or batch (re-)entered the line to be tested.", TRUNK_QUEUED_REASON_VALUES)
+
+#define TRUNK_MERGED_REASON_VALUES(X) \
+  X(merge_graph_merge, "MERGE_GRAPH_MERGE") X(manual_merge, "MANUAL_MERGE") X(merge_graph_direct_merge, "MERGE_GRAPH_DIRECT_MERGE")
+TRUNK_ENUM(MergedReason, "How a pull request or batch merged: by the queue, by hand, or directly without a run.",
+           TRUNK_MERGED_REASON_VALUES)
+
+#define TRUNK_QUEUE_FAILURE_REASON_VALUES(X)                                                                 \
+  X(start_test_run_invalid_event, "START_TEST_RUN_INVALID_EVENT")                                            \
+  X(start_test_run_merge_conflict, "START_TEST_RUN_MERGE_CONFLICT")                                          \
+  X(start_test_run_config_not_found, "START_TEST_RUN_CONFIG_NOT_FOUND")                                      \
+  X(start_test_run_config_parsing_failure, "START_TEST_RUN_CONFIG_PARSING_FAILURE")                          \
+  X(start_test_run_config_missing_required_statuses, "START_TEST_RUN_CONFIG_MISSING_REQUIRED_STATUSES")      \
+  X(start_test_run_config_bad_required_statuses, "START_TEST_RUN_CONFIG_BAD_REQUIRED_STATUSES")              \
+  X(start_test_run_config_bad_version, "START_TEST_RUN_CONFIG_BAD_VERSION")                                  \
+  X(start_test_run_no_required_statuses, "START_TEST_RUN_NO_REQUIRED_STATUSES")                              \
+  X(test_run_required_status_failed, "TEST_RUN_REQUIRED_STATUS_FAILED") X(test_run_timeout, "TEST_RUN_TIMEOUT") \
+  X(github_api_merge_pr_failed, "GITHUB_API_MERGE_PR_FAILED")                                                \
+  X(github_api_direct_merge_pr_failed, "GITHUB_API_DIRECT_MERGE_PR_FAILED")                                  \
+  X(pr_updated_at_merge_time, "PR_UPDATED_AT_MERGE_TIME")                                                    \
+  X(start_test_run_retry_exhausted, "START_TEST_RUN_RETRY_EXHAUSTED")                                        \
+  X(start_test_run_draft_prs_not_allowed, "START_TEST_RUN_DRAFT_PRS_NOT_ALLOWED")                            \
+  X(test_run_failed_by_optimization, "TEST_RUN_FAILED_BY_OPTIMIZATION")
+TRUNK_ENUM(QueueFailureReason, "Why a pull request or batch failed (or is pending failure) in the queue.",
+           TRUNK_QUEUE_FAILURE_REASON_VALUES)
+
+#define TRUNK_CANCELLATION_REASON_VALUES(X)                                                                  \
+  X(user_requested, "USER_REQUESTED") X(pr_closed, "PR_CLOSED") X(pr_pushed_to, "PR_PUSHED_TO")             \
+  X(pr_base_branch_changed, "PR_BASE_BRANCH_CHANGED") X(trunk_admin_requested, "TRUNK_ADMIN_REQUESTED")     \
+  X(pr_converted_to_draft, "PR_CONVERTED_TO_DRAFT") X(stacked_pr_member_pushed_to, "STACKED_PR_MEMBER_PUSHED_TO") \
+  X(stacked_pr_member_closed, "STACKED_PR_MEMBER_CLOSED") X(stacked_pr_member_merged, "STACKED_PR_MEMBER_MERGED") \
+  X(stacked_pr_member_base_branch_changed, "STACKED_PR_MEMBER_BASE_BRANCH_CHANGED")
+TRUNK_ENUM(CancellationReason, "Why a pull request or batch was taken out of the queue.",
+           TRUNK_CANCELLATION_REASON_VALUES)
 
 #define TRUNK_MONITOR_STATUS_VALUES(X) X(active, "active") X(resolved, "resolved")
 TRUNK_ENUM(MonitorStatus, "Whether a flaky-test detection monitor is active on a test or has resolved.",
@@ -43,7 +93,9 @@ TRUNK_ENUM(QuarantiningSetting,
            "A person's quarantine override of one test; UNSPECIFIED means the repository's default applies.",
            TRUNK_QUARANTINING_SETTING_VALUES)
 
-/// Event type rows: X(enumerator, "wire name", Model). Models may serve several types (all six pull_request.*).
+/// Event type rows: X(enumerator, "wire name", Model). Models may serve several types: the seven pull_request.*
+/// share PullRequestEvent, the seven pull_request_batch.* PullRequestBatchEvent; which fields each of those
+/// carries, and which it always carries, follows from its action (webhook_event_shapes.hpp).
 #define TRUNK_WEBHOOK_EVENT_TYPES(X)                                                                    \
   X(pull_request_submitted, "pull_request.submitted", PullRequestEvent)                                   \
   X(pull_request_queued, "pull_request.queued", PullRequestEvent)                                         \
@@ -51,7 +103,13 @@ TRUNK_ENUM(QuarantiningSetting,
   X(pull_request_merged, "pull_request.merged", PullRequestEvent)                                         \
   X(pull_request_failed, "pull_request.failed", PullRequestEvent)                                         \
   X(pull_request_canceled, "pull_request.canceled", PullRequestEvent)                                     \
+  X(pull_request_pending_failure, "pull_request.pending_failure", PullRequestEvent)                       \
+  X(pull_request_batch_submitted, "pull_request_batch.submitted", PullRequestBatchEvent)                  \
+  X(pull_request_batch_queued, "pull_request_batch.queued", PullRequestBatchEvent)                        \
+  X(pull_request_batch_testing, "pull_request_batch.testing", PullRequestBatchEvent)                      \
   X(pull_request_batch_merged, "pull_request_batch.merged", PullRequestBatchEvent)                        \
+  X(pull_request_batch_failed, "pull_request_batch.failed", PullRequestBatchEvent)                        \
+  X(pull_request_batch_canceled, "pull_request_batch.canceled", PullRequestBatchEvent)                    \
   X(pull_request_batch_pending_failure, "pull_request_batch.pending_failure", PullRequestBatchEvent)      \
   X(test_case_status_changed_v2, "v2.test_case.status_changed", TestCaseStatusChangedEvent)               \
   X(test_case_monitor_status_changed, "test_case.monitor_status_changed", TestCaseMonitorStatusChangedEvent) \
@@ -100,6 +158,21 @@ TRUNK_DESCRIBE(EventRepository,
 
 // ---- merge queue ------------------------------------------------------------------------------------------
 
+// The fields of the merge queue events, as Trunk's webhook schemas publish them. Every one is optional here (older
+// bodies lack `type` and `timestamp`; the reader is tolerant); which ones each event type always carries is in
+// webhook_event_shapes.hpp, from which the events' JSON schemas are generated.
+#define TRUNK_QUEUE_EVENT_REASON_FIELDS(X)                                                                       \
+  X(std::optional<OpenEnum<SubmittedReason>>, submitted_reason, "submitted_reason", {}, schema::kNone,           \
+    "submitted only: why it was submitted, e.g. API_REQUESTED")                                                  \
+  X(std::optional<OpenEnum<QueuedReason>>, queued_reason, "queued_reason", {}, schema::kNone,                    \
+    "queued only: why it (re-)entered the line, e.g. BISECTION_REQUIRED")                                        \
+  X(std::optional<OpenEnum<MergedReason>>, merged_reason, "merged_reason", {}, schema::kNone,                    \
+    "merged only: how it merged, e.g. MERGE_GRAPH_MERGE")                                                        \
+  X(std::optional<OpenEnum<QueueFailureReason>>, failure_reason, "failure_reason", {}, schema::kNone,            \
+    "failed and pending_failure only: why, e.g. TEST_RUN_REQUIRED_STATUS_FAILED")                                \
+  X(std::optional<OpenEnum<CancellationReason>>, cancellation_reason, "cancellation_reason", {}, schema::kNone,  \
+    "canceled only: why, e.g. USER_REQUESTED")
+
 #define TRUNK_PULL_REQUEST_EVENT_FIELDS(X)                                                                       \
   X(std::optional<OpenEnum<WebhookEventType>>, type, "type", {}, schema::kNone, "the event type, e.g. pull_request.failed") \
   X(std::optional<Timestamp>, timestamp, "timestamp", {}, schema::kNone,                                         \
@@ -107,23 +180,18 @@ TRUNK_DESCRIBE(EventRepository,
   X(std::optional<OpenEnum<QueueEventAction>>, action, "action", {}, schema::kNone, "what happened (the type's suffix)") \
   X(std::optional<OpenEnum<QueueEventAction>>, status, "status", {}, schema::kNone, "where the pull request stands now") \
   X(std::optional<std::string>, author, "author", {}, schema::kNone, "login of the pull request's author")      \
-  X(std::optional<std::int64_t>, pr_number, "pr_number", {}, schema::kNone, "the pull request's number")         \
+  X(std::optional<std::int64_t>, pr_number, "pr_number", {}, (schema::Rules{.min = 0}), "the pull request's number") \
   X(std::optional<EventRepository>, repository, "repository", {}, schema::kNone, "host, owner and name")        \
   X(std::optional<std::string>, target_branch, "target_branch", {}, schema::kNone, "the branch the queue merges into") \
-  X(std::optional<std::string>, http_details_url, "http_details_url", {}, schema::kNone,                         \
+  X(std::optional<std::string>, http_details_url, "http_details_url", {}, schema::kNone,          \
     "the pull request's page in Trunk's web app")                                                                \
   X(std::optional<bool>, batched, "batched", {}, schema::kNone, "it was tested as part of a batch")              \
   X(std::optional<bool>, is_bisection, "is_bisection", {}, schema::kNone, "the event belongs to a bisection run") \
   X(std::optional<std::string>, test_branch, "test_branch", {}, schema::kNone, "the branch it was tested on")     \
   X(std::optional<std::string>, test_branch_sha, "test_branch_sha", {}, schema::kNone, "head commit of test_branch") \
-  X(std::optional<std::int64_t>, test_pr_number, "test_pr_number", {}, schema::kNone,                            \
+  X(std::optional<std::int64_t>, test_pr_number, "test_pr_number", {}, (schema::Rules{.min = 0}),               \
     "the pull request Trunk opened to run the test")                                                             \
-  X(std::optional<std::string>, failure_reason, "failure_reason", {}, schema::kNone,                             \
-    "pull_request.failed only, e.g. TEST_RUN_REQUIRED_STATUS_FAILED")                                            \
-  X(std::optional<std::string>, cancellation_reason, "cancellation_reason", {}, schema::kNone,                   \
-    "pull_request.canceled only, e.g. USER_REQUESTED")                                                           \
-  X(std::optional<std::string>, reason, "reason", {}, schema::kNone,                                             \
-    "pull_request.queued only: why it (re-)entered the queue, e.g. BISECTION_REQUIRED (values unconfirmed)")
+  TRUNK_QUEUE_EVENT_REASON_FIELDS(X)
 
 struct PullRequestEvent {
   TRUNK_MEMBERS(TRUNK_PULL_REQUEST_EVENT_FIELDS)
@@ -131,30 +199,36 @@ struct PullRequestEvent {
   bool operator==(const PullRequestEvent&) const = default;
 };
 TRUNK_DESCRIBE(PullRequestEvent,
-               "A pull request moved in a merge queue: pull_request.submitted, queued, testing, merged, failed or "
-               "canceled.",
+               "A pull request moved in a merge queue: pull_request.submitted, queued, testing, merged, failed, "
+               "canceled or pending_failure.",
                TRUNK_PULL_REQUEST_EVENT_FIELDS)
 
 #define TRUNK_PULL_REQUEST_BATCH_EVENT_FIELDS(X)                                                                 \
   X(std::optional<OpenEnum<WebhookEventType>>, type, "type", {}, schema::kNone, "the event type")               \
   X(std::optional<Timestamp>, timestamp, "timestamp", {}, schema::kNone, "when it happened")                    \
+  X(std::optional<OpenEnum<QueueEventAction>>, action, "action", {}, schema::kNone, "what happened (the type's suffix)") \
+  X(std::optional<OpenEnum<QueueEventAction>>, status, "status", {}, schema::kNone, "where the batch stands now") \
+  X(std::optional<std::vector<std::int64_t>>, pr_numbers, "pr_numbers", {}, (schema::Rules{.min = 0}),           \
+    "the pull requests of the batch this event is about")                                                        \
+  X(std::optional<std::vector<std::int64_t>>, pr_numbers_in_batch, "pr_numbers_in_batch", {}, (schema::Rules{.min = 0}), \
+    "every pull request tested together in the batch (more than pr_numbers when some did not merge)")           \
   X(std::optional<EventRepository>, repository, "repository", {}, schema::kNone, "host, owner and name")        \
   X(std::optional<std::string>, target_branch, "target_branch", {}, schema::kNone, "the branch the queue merges into") \
+  X(std::optional<bool>, is_bisection, "is_bisection", {}, schema::kNone, "the batch is a bisection run's")      \
   X(std::optional<std::string>, test_branch, "test_branch", {}, schema::kNone, "the branch the batch was tested on") \
   X(std::optional<std::string>, test_branch_sha, "test_branch_sha", {}, schema::kNone, "head commit of test_branch") \
-  X(std::optional<std::int64_t>, test_pr_number, "test_pr_number", {}, schema::kNone,                            \
-    "the pull request Trunk opened to test the batch")
+  X(std::optional<std::int64_t>, test_pr_number, "test_pr_number", {}, (schema::Rules{.min = 0}),               \
+    "the pull request Trunk opened to test the batch")                                                           \
+  TRUNK_QUEUE_EVENT_REASON_FIELDS(X)
 
-/// The batch schema is not published: the fields every merge queue event shares; the rest (the member pull
-/// requests, under a name still unknown) stays in `extra`.
 struct PullRequestBatchEvent {
   TRUNK_MEMBERS(TRUNK_PULL_REQUEST_BATCH_EVENT_FIELDS)
   Extras extra;
   bool operator==(const PullRequestBatchEvent&) const = default;
 };
 TRUNK_DESCRIBE(PullRequestBatchEvent,
-               "A batch of pull requests merged or reported a failure: pull_request_batch.merged or "
-               "pending_failure. Its schema is unpublished; unknown fields are in extra.",
+               "A batch of pull requests moved in a merge queue: pull_request_batch.submitted, queued, testing, "
+               "merged, failed, canceled or pending_failure.",
                TRUNK_PULL_REQUEST_BATCH_EVENT_FIELDS)
 
 // ---- flaky tests ------------------------------------------------------------------------------------------
@@ -354,6 +428,8 @@ TRUNK_DESCRIBE(UnknownEvent, "An event of a type this library does not know; its
   X(LegacyStatusChange) X(LegacyTestCaseStatusChangedEvent) X(UnknownEvent)
 
 /// The enumerations of the events.
-#define TRUNK_WEBHOOK_ENUMS(X) X(QueueEventAction) X(MonitorStatus) X(QuarantiningSetting) X(WebhookEventType)
+#define TRUNK_WEBHOOK_ENUMS(X)                                                                                  \
+  X(QueueEventAction) X(SubmittedReason) X(QueuedReason) X(MergedReason) X(QueueFailureReason) X(CancellationReason) \
+  X(MonitorStatus) X(QuarantiningSetting) X(WebhookEventType)
 
 }  // namespace trunk

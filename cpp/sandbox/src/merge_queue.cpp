@@ -187,6 +187,10 @@ void MergeQueue::transition(std::size_t submission, PullRequestState to, std::st
     const TestRun& run = runs_[*s.last_run];
     t.run_id = run.id;
     for (const std::size_t m : run.tested) t.tested_together.push_back(submissions_[m].number);
+    t.test_branch = test_branch_of(run);
+    t.test_branch_sha = hex40(text_hash(run.id));
+    t.test_pr_number = kFirstTestPullRequest + static_cast<std::int64_t>(*s.last_run);
+    t.bisection_run = run.bisection;
   }
 
   s.state = to;
@@ -271,8 +275,7 @@ std::vector<std::uint64_t> MergeQueue::dependents_of(std::uint64_t serial) const
   return out;
 }
 
-void MergeQueue::abandon(const std::vector<std::uint64_t>& serials, std::string_view why,
-                         std::optional<std::size_t> leaving) {
+void MergeQueue::abandon(const std::vector<std::uint64_t>& serials, std::string_view why) {
   if (serials.empty()) return;
   const auto hit = [&](const Unit& unit) {
     if (std::find(serials.begin(), serials.end(), unit.serial) != serials.end()) return true;
@@ -287,7 +290,7 @@ void MergeQueue::abandon(const std::vector<std::uint64_t>& serials, std::string_
     }
     stop_run(unit.run);
     for (const std::size_t m : unit.members) {
-      if (m != leaving && !submissions_[m].concluded()) transition(m, PullRequestState::pending, why);
+      if (!submissions_[m].concluded()) transition(m, PullRequestState::pending, why);
     }
   }
   train_ = std::move(kept);
@@ -311,7 +314,7 @@ void MergeQueue::finish_run(std::size_t run) {
     unit.cause = cause;
     for (const std::size_t m : unit.members) {
       transition(m, passed ? PullRequestState::tests_passed : PullRequestState::pending_failure,
-                 passed ? reason::kTestRunPassed : reason::kTestRunFailed);
+                 passed ? reason::kTestRunPassed : failure_reason(cause));
     }
     return;
   }

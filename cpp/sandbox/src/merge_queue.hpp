@@ -139,7 +139,6 @@ inline constexpr std::string_view kUserRequested = "USER_REQUESTED";
 // the sandbox's own: changes no published field names
 inline constexpr std::string_view kTestRunStarted = "TEST_RUN_STARTED";
 inline constexpr std::string_view kTestRunPassed = "TEST_RUN_PASSED";
-inline constexpr std::string_view kTestRunFailed = "TEST_RUN_FAILED";
 inline constexpr std::string_view kSuccessorPassed = "SUCCESSOR_TEST_RUN_PASSED";
 }  // namespace reason
 
@@ -158,10 +157,19 @@ struct Transition {
   /// included; more than one for a batch or a bisection half); empty when it has not been tested.
   std::string run_id;
   std::vector<std::int64_t> tested_together;
+  /// That run's test branch, its head commit (40 hex digits) and the pull request Trunk would open to test it
+  /// (numbered from kFirstTestPullRequest, apart from the queue's own); empty and 0 when not tested.
+  std::string test_branch, test_branch_sha;
+  std::int64_t test_pr_number = 0;
+  bool bisection_run = false;  ///< that run is a bisection's
   /// The submission itself: announced to the listener (from = to = not_ready) but not recorded, since no state
   /// changed.
   bool submission = false;
 };
+
+/// The number of the first test pull request (Transition::test_pr_number): the n-th run's is this + n, far above
+/// the numbers of the pull requests a test submits.
+inline constexpr std::int64_t kFirstTestPullRequest = 1'000'000;
 
 /// Buckets of mq_pr_time_to_merge_seconds (upper bounds, seconds; +Inf added).
 inline constexpr double kTimeToMergeBuckets[] = {300, 600, 900, 1800, 3600, 7200, 14400, 28800, 86400};
@@ -375,11 +383,9 @@ class MergeQueue {
   std::size_t start_run(std::vector<std::size_t> tested, std::vector<std::size_t> ahead, bool bisection,
                         const trunk::QueueSettings& settings);
   void stop_run(std::size_t run);
-  /// Sends the units with these serials, and every unit depending on one of them, back to pending; all but the
-  /// submission `leaving`, which the caller takes out of the queue (a cancel: it goes from testing straight to
-  /// cancelled, with no pending in between and no restart counted).
-  void abandon(const std::vector<std::uint64_t>& serials, std::string_view why,
-               std::optional<std::size_t> leaving = std::nullopt);
+  /// Sends the units with these serials, and every unit depending on one of them, back to pending (a member
+  /// already concluded, as one just cancelled, stays as it is).
+  void abandon(const std::vector<std::uint64_t>& serials, std::string_view why);
   std::vector<std::uint64_t> dependents_of(std::uint64_t serial) const;
   void finish_run(std::size_t run);
   void finish_bisection_run(std::size_t group, bool passed, FailureCause cause);

@@ -122,7 +122,11 @@ std::optional<Refusal> MergeQueue::cancel(std::int64_t number, const trunk::Queu
                        branch_ + " of repository " + repo_key_,
                    409, "PR_NOT_IN_ACTIVE_STATE"};
   }
-  if (const auto k = unit_of(*i)) abandon({train_[*k].serial}, reason::kPrerequisiteCancelled, *i);
+  // Out first, then what was tested with it or on top of it goes back to the line: its canceled comes before
+  // their queued, cause before effect.
+  const auto unit = unit_of(*i);
+  transition(*i, PullRequestState::cancelled, reason::kUserRequested);
+  if (unit) abandon({train_[*unit].serial}, reason::kPrerequisiteCancelled);
   if (const auto g = group_of(*i)) {
     // Out of its bisection group: the rest is tested again without it.
     BisectionGroup& group = bisection_[*g];
@@ -137,7 +141,6 @@ std::optional<Refusal> MergeQueue::cancel(std::int64_t number, const trunk::Queu
     }
     if (group.members.empty()) bisection_.erase(bisection_.begin() + static_cast<std::ptrdiff_t>(*g));
   }
-  transition(*i, PullRequestState::cancelled, reason::kUserRequested);
   settle(settings);
   schedule(settings);
   return std::nullopt;

@@ -1,10 +1,13 @@
 #include "webhook_payloads.hpp"
 
+#include <algorithm>
+#include <chrono>
 #include <optional>
 
 #include "identifiers.hpp"
 #include "failure_model.hpp"
 #include "trunk/codec.hpp"
+#include "trunk/webhook_event_shapes.hpp"
 #include "trunk/webhook_events.hpp"
 
 namespace trunk::sandbox {
@@ -12,24 +15,55 @@ namespace trunk::sandbox {
 namespace {
 
 using trunk::PullRequestState;
+using trunk::QueueEventAction;
 
-std::optional<trunk::QueueEventAction> action_of(const Transition& t) {
-  if (t.submission) return trunk::QueueEventAction::submitted;
+/// The pull request's own event for a transition; none for tests_passed.
+std::optional<QueueEventAction> action_of(const Transition& t) {
+  if (t.submission) return QueueEventAction::submitted;
   switch (t.to) {
-    case PullRequestState::pending: return trunk::QueueEventAction::queued;
-    case PullRequestState::testing: return trunk::QueueEventAction::testing;
-    case PullRequestState::merged: return trunk::QueueEventAction::merged;
-    case PullRequestState::failed: return trunk::QueueEventAction::failed;
-    case PullRequestState::cancelled: return trunk::QueueEventAction::canceled;
-    default: return std::nullopt;
+    case PullRequestState::pending: return QueueEventAction::queued;
+    case PullRequestState::testing: return QueueEventAction::testing;
+    case PullRequestState::merged: return QueueEventAction::merged;
+    case PullRequestState::failed: return QueueEventAction::failed;
+    case PullRequestState::cancelled: return QueueEventAction::canceled;
+    case PullRequestState::pending_failure: return QueueEventAction::pending_failure;
+    case PullRequestState::not_ready:
+    case PullRequestState::tests_passed: return std::nullopt;
   }
+  return std::nullopt;
 }
 
-/// "trunk-merge/pr-4209-4211/<run id>": the shape of Trunk's test branches.
-std::string test_branch_of(const Transition& t) {
-  std::string branch = "trunk-merge/pr";
-  for (const std::int64_t number : t.tested_together) branch += "-" + std::to_string(number);
-  return branch + "/" + t.run_id.substr(0, 8);
+/// Whether the transition belongs to a test run: it starts one, or leaves a state that is part of one.
+bool in_run(const Transition& t) {
+  if (t.run_id.empty() || t.submission) return false;
+  const auto part_of_run = [](PullRequestState s) {
+    return s == PullRequestState::testing || s == PullRequestState::tests_passed ||
+           s == PullRequestState::pending_failure;
+  };
+  return t.to == PullRequestState::testing || part_of_run(t.from);
+}
+
+/// What a batch's event is, from one member's transition (webhook_payloads.hpp); nullopt: none.
+std::optional<QueueEventAction> batch_action_of(const Transition& t) {
+  if (!in_run(t) || t.tested_together.size() < 2) return std::nullopt;
+  switch (t.to) {
+    case PullRequestState::testing: return QueueEventAction::testing;
+    case PullRequestState::pending_failure: return QueueEventAction::pending_failure;
+    case PullRequestState::merged: return QueueEventAction::merged;
+    case PullRequestState::failed: return QueueEventAction::failed;
+    case PullRequestState::cancelled: return QueueEventAction::canceled;
+    case PullRequestState::pending:
+      // Split for bisection after its run failed: the batch failed. Otherwise it goes back to the line whole.
+      return t.reason == reason::kBisectionRequired ? QueueEventAction::failed : QueueEventAction::queued;
+    case PullRequestState::not_ready:
+    case PullRequestState::tests_passed: return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+bool ends_batch(QueueEventAction action) {
+  return action == QueueEventAction::merged || action == QueueEventAction::failed ||
+         action == QueueEventAction::canceled || action == QueueEventAction::queued;
 }
 
 trunk::EventRepository repository_of(const trunk::Repo& repo) {
@@ -40,21 +74,35 @@ trunk::EventRepository repository_of(const trunk::Repo& repo) {
   return out;
 }
 
-trunk::WebhookEventType event_type_of(trunk::QueueEventAction action) {
-  using trunk::QueueEventAction;
-  using trunk::WebhookEventType;
-  switch (action) {
-    case QueueEventAction::submitted: return WebhookEventType::pull_request_submitted;
-    case QueueEventAction::queued: return WebhookEventType::pull_request_queued;
-    case QueueEventAction::testing: return WebhookEventType::pull_request_testing;
-    case QueueEventAction::merged: return WebhookEventType::pull_request_merged;
-    case QueueEventAction::failed: return WebhookEventType::pull_request_failed;
-    case QueueEventAction::canceled: break;
-  }
-  return WebhookEventType::pull_request_canceled;
-}
-
 std::string type_name(trunk::WebhookEventType type) { return std::string(trunk::to_wire(type)); }
+
+/// Events carry whole seconds, one form for every timestamp (as the publisher's examples: "...T14:15:22Z").
+trunk::Timestamp event_time(trunk::Timestamp at) { return std::chrono::floor<std::chrono::seconds>(at); }
+
+/// Sets the reason field the action gives (webhook_event_shapes.hpp), from the transition's reason; a reason
+/// the published list does not hold is not sent.
+template <typename Event>
+void set_reason(Event& event, QueueEventAction action, std::string_view why) {
+  switch (action) {
+    case QueueEventAction::submitted:
+      if (const auto r = trunk::enum_from_wire<trunk::SubmittedReason>(why)) event.submitted_reason = *r;
+      break;
+    case QueueEventAction::queued:
+      if (const auto r = trunk::enum_from_wire<trunk::QueuedReason>(why)) event.queued_reason = *r;
+      break;
+    case QueueEventAction::merged:
+      if (const auto r = trunk::enum_from_wire<trunk::MergedReason>(why)) event.merged_reason = *r;
+      break;
+    case QueueEventAction::failed:
+    case QueueEventAction::pending_failure:
+      if (const auto r = trunk::enum_from_wire<trunk::QueueFailureReason>(why)) event.failure_reason = *r;
+      break;
+    case QueueEventAction::canceled:
+      if (const auto r = trunk::enum_from_wire<trunk::CancellationReason>(why)) event.cancellation_reason = *r;
+      break;
+    case QueueEventAction::testing: break;
+  }
+}
 
 }  // namespace
 
@@ -62,40 +110,16 @@ QueueEventWriter::QueueEventWriter(trunk::Repo repo, std::string branch)
     : repo_(std::move(repo)), branch_(std::move(branch)) {}
 
 void QueueEventWriter::write(const Transition& t, std::vector<OutgoingEvent>& out) {
-  const std::string key = repo_.to_string() + "/" + branch_ + "#" + std::to_string(t.number);
-  const bool tested = !t.run_id.empty() && (t.to == PullRequestState::testing || t.to == PullRequestState::merged ||
-                                             t.to == PullRequestState::failed ||
-                                             t.to == PullRequestState::pending_failure);
-  const bool batch = tested && t.tested_together.size() > 1;
-  const std::string sha = tested ? hex40(text_hash(t.run_id)).substr(0, 12) : std::string();
+  forget_ended(t.at);
+  if (const auto batch_action = batch_action_of(t)) write_batch(t, *batch_action, out);
 
-  std::optional<trunk::WebhookEventType> batch_type;
-  if (batch && t.to == PullRequestState::merged) batch_type = trunk::WebhookEventType::pull_request_batch_merged;
-  if (batch && t.to == PullRequestState::pending_failure) {
-    batch_type = trunk::WebhookEventType::pull_request_batch_pending_failure;
-  }
-  if (batch_type && last_batch_ != std::pair{t.run_id, type_name(*batch_type)}) {
-    last_batch_ = {t.run_id, type_name(*batch_type)};
-    trunk::PullRequestBatchEvent event;
-    event.type = *batch_type;
-    event.timestamp = t.at;
-    event.repository = repository_of(repo_);
-    event.target_branch = branch_;
-    event.test_branch = test_branch_of(t);
-    event.test_branch_sha = sha;
-    // The member pull requests: Trunk's field for them is unpublished; `pull_requests` is the sandbox's name.
-    trunk::Json members = trunk::Json::array();
-    for (const std::int64_t number : t.tested_together) members.push_back({{"pr_number", number}});
-    event.extra = trunk::Json{{"pull_requests", std::move(members)}};
-    out.push_back({type_name(*batch_type), trunk::encode(event), t.at, key, 0});
-  }
-
-  const std::optional<trunk::QueueEventAction> action = action_of(t);
+  const std::optional<QueueEventAction> action = action_of(t);
   if (!action) return;
-  const trunk::WebhookEventType type = event_type_of(*action);
+  const trunk::event_shape::Action& shape = trunk::event_shape::action_shape(*action);
+  const trunk::WebhookEventType type = trunk::event_shape::queue_event_type(false, *action);
   trunk::PullRequestEvent event;
   event.type = type;
-  event.timestamp = t.at;
+  event.timestamp = event_time(t.at);
   event.action = *action;
   event.status = *action;
   event.author = t.author;
@@ -104,18 +128,61 @@ void QueueEventWriter::write(const Transition& t, std::vector<OutgoingEvent>& ou
   event.target_branch = branch_;
   event.http_details_url = "https://app.trunk.io/gh/" + repo_.owner + "/" + repo_.name + "/merge/" + branch_ + "/" +
                            std::to_string(t.number);
-  event.batched = batch;
-  event.is_bisection = t.queue_type == QueueType::bisection;
-  if (tested) {
-    event.test_branch = test_branch_of(t);
-    event.test_branch_sha = sha;
+  if (shape.says_bisection) event.is_bisection = t.queue_type == QueueType::bisection;
+  if (shape.follows_test_run && in_run(t)) {
+    event.batched = t.tested_together.size() > 1;
+    event.test_branch = t.test_branch;
+    event.test_branch_sha = t.test_branch_sha;
+    event.test_pr_number = t.test_pr_number;
   }
-  if (*action == trunk::QueueEventAction::failed) event.failure_reason = std::string(t.reason);
-  if (*action == trunk::QueueEventAction::canceled) event.cancellation_reason = std::string(t.reason);
-  if (*action == trunk::QueueEventAction::queued && t.from != PullRequestState::not_ready) {
-    event.reason = std::string(t.reason);  // why it re-entered the queue
-  }
+  set_reason(event, *action, t.reason);
+  const std::string key = repo_.to_string() + "/" + branch_ + "#" + std::to_string(t.number);
   out.push_back({type_name(type), trunk::encode(event), t.at, key, t.number});
+}
+
+void QueueEventWriter::write_batch(const Transition& t, QueueEventAction action, std::vector<OutgoingEvent>& out) {
+  BatchRecord& record = batches_[t.run_id];
+  if (record.ended_at) return;  // nothing after a batch's end (its other members' transitions)
+  if (std::find(record.sent.begin(), record.sent.end(), action) != record.sent.end()) return;
+  if (action == QueueEventAction::pending_failure) record.failure = trunk::enum_from_wire<trunk::QueueFailureReason>(t.reason);
+  if (ends_batch(action)) record.ended_at = t.at;
+
+  const std::string key = repo_.to_string() + "/" + branch_ + "#" + std::to_string(t.tested_together.front());
+  const auto send = [&](QueueEventAction step) {
+    record.sent.push_back(step);
+    const trunk::WebhookEventType type = trunk::event_shape::queue_event_type(true, step);
+    trunk::PullRequestBatchEvent event;
+    event.type = type;
+    event.timestamp = event_time(t.at);
+    event.action = step;
+    event.status = step;
+    event.pr_numbers = t.tested_together;
+    event.pr_numbers_in_batch = t.tested_together;
+    event.repository = repository_of(repo_);
+    event.target_branch = branch_;
+    event.test_branch = t.test_branch;
+    event.test_branch_sha = t.test_branch_sha;
+    event.test_pr_number = t.test_pr_number;
+    if (trunk::event_shape::action_shape(step).says_bisection) event.is_bisection = t.bisection_run;
+    if (step == QueueEventAction::submitted) {
+      event.submitted_reason = trunk::SubmittedReason::api_requested;  // formed by the queue from submitted ones
+    } else if (step == QueueEventAction::failed && t.to == PullRequestState::pending) {
+      if (record.failure) event.failure_reason = *record.failure;  // the run's failure, not the bisection
+    } else {
+      set_reason(event, step, t.reason);
+    }
+    out.push_back({type_name(type), trunk::encode(event), t.at, key, 0});
+  };
+  // A batch is formed when its run starts: it is submitted and starts testing at once.
+  if (action == QueueEventAction::testing) send(QueueEventAction::submitted);
+  send(action);
+}
+
+void QueueEventWriter::forget_ended(trunk::Timestamp now) {
+  // Its members' transitions follow a batch's end within the same step; an hour is far beyond that.
+  std::erase_if(batches_, [&](const auto& entry) {
+    return entry.second.ended_at && *entry.second.ended_at < now - std::chrono::hours(1);
+  });
 }
 
 namespace {

@@ -4,16 +4,23 @@
 // batch that merges or reports a failure. The bodies are the typed event models of trunk/webhook_events.hpp,
 // encoded by the same codec that reads them, so what the sandbox sends is what the SDK reads.
 //
-// Which transition gives which event:
-//   submitted (the submission)                    pull_request.submitted
-//   -> pending                                    pull_request.queued (with `reason` when it re-enters)
-//   -> testing                                    pull_request.testing
-//   -> merged                                     pull_request.merged (+ pull_request_batch.merged, batch)
-//   -> pending_failure                            pull_request_batch.pending_failure (batch only)
-//   -> failed                                     pull_request.failed (failure_reason)
-//   -> cancelled                                  pull_request.canceled (cancellation_reason)
-//   -> tests_passed                               none (Trunk publishes no such event)
+// Which transition gives which event (the fields each carries: trunk/webhook_event_shapes.hpp):
+//   submitted (the submission)            pull_request.submitted (submitted_reason)
+//   -> pending                            pull_request.queued (queued_reason)
+//   -> testing                            pull_request.testing
+//   -> merged                             pull_request.merged (merged_reason)
+//   -> pending_failure                    pull_request.pending_failure (failure_reason)
+//   -> failed                             pull_request.failed (failure_reason)
+//   -> cancelled                          pull_request.canceled (cancellation_reason)
+//   -> tests_passed                       none (Trunk publishes no such event)
+// A run of more than one pull request (a batch, or a bisection's half) is a batch, and its events follow its
+// members' first transition of each kind: submitted then testing when its run starts, pending_failure when the
+// run fails, then one end: merged; failed (its failure sends it to bisection, queued_reason BISECTION_REQUIRED);
+// canceled (a member was cancelled); or queued (it goes back to the line whole: a restart, an urgent pull
+// request, a failure ahead, or a bisection's half that passed). Nothing more is sent for a batch that ended.
 
+#include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -22,6 +29,7 @@
 #include "merge_queue.hpp"
 #include "trunk/repo.hpp"
 #include "trunk/time.hpp"
+#include "trunk/webhook_events.hpp"
 
 namespace trunk::sandbox {
 
@@ -35,18 +43,26 @@ struct OutgoingEvent {
   std::int64_t pr_number = 0;  ///< of a pull_request.* event; 0 for a batch event
 };
 
-/// Turns the transitions of one queue into events; remembers the last batch event, so a batch whose members
-/// change state one after the other gives one batch event.
+/// Turns the transitions of one queue into events; remembers what it sent for each batch (by run), so that a
+/// batch whose members change state one after the other gives one event per step of the batch.
 class QueueEventWriter {
  public:
   QueueEventWriter(trunk::Repo repo, std::string branch);
-  /// Appends the events of `transition` (none, one or two) to `out`.
+  /// Appends the events of `transition` (none, one or more) to `out`.
   void write(const Transition& transition, std::vector<OutgoingEvent>& out);
 
  private:
+  struct BatchRecord {
+    std::vector<trunk::QueueEventAction> sent;
+    std::optional<trunk::QueueFailureReason> failure;  ///< from its pending_failure, for its failed
+    std::optional<trunk::Timestamp> ended_at;
+  };
+  void write_batch(const Transition& t, trunk::QueueEventAction action, std::vector<OutgoingEvent>& out);
+  void forget_ended(trunk::Timestamp now);
+
   trunk::Repo repo_;
   std::string branch_;
-  std::pair<std::string, std::string> last_batch_;  ///< (run id, event type) of the last batch event
+  std::map<std::string, BatchRecord> batches_;  ///< by run id; an ended batch is kept a while, then forgotten
 };
 
 /// The events of a test whose health changed from `previous` to `now` at `at` (Sandbox::set_test_status), as a

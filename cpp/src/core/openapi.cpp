@@ -24,6 +24,7 @@
 #include "trunk/operations.hpp"
 #include "trunk/time.hpp"
 #include "trunk/version.hpp"
+#include "trunk/webhook_event_shapes.hpp"
 #include "trunk/webhook_events.hpp"
 
 namespace trunk {
@@ -398,6 +399,66 @@ Doc delivery_headers() {
   return out;
 }
 
+/// The JSON schema of one merge queue event type, as Trunk publishes it: the fields of its model that its family
+/// and action carry (webhook_event_shapes.hpp), those it always carries required, its type, action and status
+/// constant, and a reason field's values listed as an `enum` (what the service sends; the SDK's reader still
+/// takes a value it does not list).
+template <typename Event>
+Doc queue_event_schema(WebhookEventType type, const event_shape::QueueEventKind& kind) {
+  const std::span<const event_shape::Field> shape =
+      kind.batch ? std::span<const event_shape::Field>(event_shape::kBatchFields)
+                 : std::span<const event_shape::Field>(event_shape::kPullRequestFields);
+  const event_shape::Action& action = event_shape::action_shape(kind.action);
+  Doc properties = Doc::object();
+  Doc required = Doc::array();
+  std::size_t shaped = 0;
+  schema::for_each_field<Event>([&](const auto& field) {
+    const auto row = std::find_if(shape.begin(), shape.end(), [&](const auto& f) { return f.wire == field.wire; });
+    if (row == shape.end()) {
+      throw std::logic_error("webhook_event_shapes.hpp: no row for " + std::string(schema::Model<Event>::name) + "." +
+                             std::string(field.wire));
+    }
+    ++shaped;
+    const std::optional<bool> carried = event_shape::carried(*row, action);
+    if (!carried) return;
+    using Member = typename std::remove_cvref_t<decltype(field)>::member_type;
+    Doc property = value_schema<Member, Side::answer>(field.rules);
+    if (property.contains("examples")) {  // an open enumeration: as sent, its values are a closed list
+      property["enum"] = std::move(property["examples"]);
+      property.erase("examples");
+    }
+    property["description"] = std::string(field.doc);
+    properties[std::string(field.wire)] = std::move(property);
+    if (*carried) required.push_back(std::string(field.wire));
+  });
+  if (shaped != shape.size()) {
+    throw std::logic_error("webhook_event_shapes.hpp: a row names no field of " + std::string(schema::Model<Event>::name));
+  }
+  const auto constant = [&](const char* name, std::string_view value) {
+    properties[name].erase("enum");
+    properties[name]["const"] = std::string(value);
+  };
+  constant("type", to_wire(type));
+  constant("action", to_wire(kind.action));
+  constant("status", to_wire(kind.action));
+  return Doc{{"type", "object"},
+             {"description", std::string(schema::Model<Event>::doc)},
+             {"properties", std::move(properties)},
+             {"required", std::move(required)}};
+}
+
+/// An event's body: a merge queue event's own schema (its shape depends on its type), else its model's.
+template <typename Event>
+Doc event_body_schema(WebhookEventType type) {
+  if constexpr (std::is_same_v<Event, PullRequestEvent> || std::is_same_v<Event, PullRequestBatchEvent>) {
+    if (const auto kind = event_shape::queue_event_kind(type)) return queue_event_schema<Event>(type, *kind);
+    throw std::logic_error("a merge queue event type whose name gives no family and action: " +
+                           std::string(to_wire(type)));
+  } else {
+    return ref(kSchemasPrefix, schema::Model<Event>::name);
+  }
+}
+
 /// One entry per event type: what Trunk POSTs (through Svix) to a registered endpoint.
 Doc webhooks_section() {
   Doc webhooks = Doc::object();
@@ -410,7 +471,8 @@ Doc webhooks_section() {
         {"parameters", headers},                                                                                 \
         {"requestBody",                                                                                          \
          {{"required", true},                                                                                    \
-          {"content", {{"application/json", {{"schema", ref(kSchemasPrefix, schema::Model<Event>::name)}}}}}}},  \
+          {"content",                                                                                            \
+           {{"application/json", {{"schema", event_body_schema<Event>(WebhookEventType::enumerator)}}}}}}},     \
         {"responses",                                                                                            \
          {{"2XX", {{"description", "Received. Any other answer, or none within 15 s, is retried on the "        \
                                    "delivery schedule."}}}}}}}};

@@ -244,7 +244,7 @@ TEST(WebhookEvents, DispatchOnTheType) {
   EXPECT_EQ(*pr.action, QueueEventAction::failed);
   EXPECT_EQ(pr.pr_number, 4211);
   EXPECT_EQ(pr.repository->owner, "acme");
-  EXPECT_EQ(pr.failure_reason, "TEST_RUN_REQUIRED_STATUS_FAILED");
+  EXPECT_EQ(*pr.failure_reason, QueueFailureReason::test_run_required_status_failed);
   EXPECT_EQ(pr.extra["brand_new"]["x"], 1);  // unknown keys kept
   EXPECT_EQ(to_json(pr)["brand_new"]["x"], 1);
 
@@ -259,8 +259,14 @@ TEST(WebhookEvents, DispatchOnTheType) {
 
   EXPECT_TRUE(std::holds_alternative<LegacyTestCaseStatusChangedEvent>(construct_webhook_event(
       R"({"type":"test_case.status_changed","status_change":{"previous_status":"healthy","current_status":{"value":"flaky"}}})")));
-  EXPECT_TRUE(std::holds_alternative<PullRequestBatchEvent>(
-      construct_webhook_event(R"({"type":"pull_request_batch.pending_failure","pull_requests":[{"pr_number":1}]})")));
+  const WebhookEvent batch = construct_webhook_event(
+      R"({"type":"pull_request_batch.failed","action":"failed","pr_numbers":[4209,4211],"pr_numbers_in_batch":[4209,4211,4212],)"
+      R"("failure_reason":"TEST_RUN_BLEW_UP","is_bisection":false})");
+  const auto& failed_batch = std::get<PullRequestBatchEvent>(batch);
+  EXPECT_EQ(failed_batch.pr_numbers, (std::vector<std::int64_t>{4209, 4211}));
+  EXPECT_EQ(failed_batch.pr_numbers_in_batch->size(), 3U);
+  EXPECT_FALSE(failed_batch.failure_reason->known());  // a reason Trunk adds later is kept as sent
+  EXPECT_EQ(failed_batch.failure_reason->wire(), "TEST_RUN_BLEW_UP");
 }
 
 TEST(WebhookEvents, UnknownTypesAndOldPayloadsNeverFail) {

@@ -79,15 +79,19 @@ TEST(WebhookSending, APullRequestsLifeArrivesInOrderSignedWithTheEndpointsSecret
     EXPECT_EQ(pr->repository->owner, box->repos().at(0).owner);
     EXPECT_EQ(pr->target_branch, "main");
     EXPECT_EQ(pr->author.has_value(), true);
-    EXPECT_EQ(pr->batched, false);
-    EXPECT_EQ(pr->is_bisection, false);
+    // The published shapes: the run's fields once tested, is_bisection where the action says it.
+    const bool tested = *pr->action == trunk::QueueEventAction::testing || *pr->action == trunk::QueueEventAction::merged;
+    EXPECT_EQ(pr->batched, tested ? std::optional<bool>(false) : std::nullopt) << r.body;
+    EXPECT_EQ(pr->test_pr_number.has_value(), tested) << r.body;
+    EXPECT_EQ(pr->is_bisection, *pr->action == trunk::QueueEventAction::testing ? std::optional<bool>(false)
+                                                                                 : std::nullopt) << r.body;
     ASSERT_TRUE(pr->timestamp.has_value());
     EXPECT_GE(*pr->timestamp, fixed_now());  // the sandbox clock's time of the transition
   }
   EXPECT_EQ(ids.size(), received.size()) << "a message id is sent once when the endpoint answers 200";
   // The merged event names the branch it was tested on.
   const Received& merged = received.back();
-  EXPECT_NE(merged.body.find("\"test_branch\":\"trunk-merge/pr-7/"), std::string::npos) << merged.body;
+  EXPECT_NE(merged.body.find("\"test_branch\":\"trunk-merge/main/pr-7/"), std::string::npos) << merged.body;
 
   // The delivery log: one successful first attempt per message.
   const auto log = box->webhook_deliveries();
@@ -230,7 +234,7 @@ TEST(WebhookSending, DuplicatesAndJitterKeepEachPullRequestsOrder) {
   EXPECT_NE(submitted_order, (std::vector<std::int64_t>{1, 2, 3, 4, 5, 6}));
 }
 
-TEST(WebhookSending, ABatchGivesOneBatchEventBesideItsPullRequestsEvents) {
+TEST(WebhookSending, ABatchGivesItsOwnEventsBesideItsPullRequestsEvents) {
   Receiver receiver;
   auto box = start_sandbox(sim_options());
   Json settings = queue_body(*box);
@@ -241,16 +245,21 @@ TEST(WebhookSending, ABatchGivesOneBatchEventBesideItsPullRequestsEvents) {
   box->add_webhook({receiver.url(), std::nullopt, {}});
   for (int n = 1; n <= 3; ++n) submit(*box, n);
   box->advance(2h);
-  int batch_merged = 0;
+  std::vector<std::string> batch_events;
   for (const Received& r : receiver.received()) {
-    if (r.type != "pull_request_batch.merged") continue;
-    ++batch_merged;
+    if (!r.type.starts_with("pull_request_batch.")) continue;
+    batch_events.push_back(r.type);
     const Json body = Json::parse(r.body);
-    EXPECT_EQ(body["pull_requests"].size(), 3U) << r.body;
+    EXPECT_EQ(body["pr_numbers"], Json::array({1, 2, 3})) << r.body;
+    EXPECT_EQ(body["pr_numbers_in_batch"], Json::array({1, 2, 3})) << r.body;
+    EXPECT_EQ(body["test_branch_sha"].get<std::string>().size(), 40U) << r.body;
+    EXPECT_GE(body["test_pr_number"].get<std::int64_t>(), 1'000'000) << r.body;
+    EXPECT_FALSE(body.contains("pull_requests")) << r.body;
   }
-  EXPECT_EQ(batch_merged, 1);
+  EXPECT_EQ(batch_events, (std::vector<std::string>{"pull_request_batch.submitted", "pull_request_batch.testing",
+                                                    "pull_request_batch.merged"}));
   for (const Received& r : receiver.received()) {
-    if (r.action == "merged") {
+    if (r.type == "pull_request.merged") {
       EXPECT_NE(r.body.find("\"batched\":true"), std::string::npos) << r.body;
     }
   }
