@@ -232,7 +232,7 @@ def test_the_sandbox_rows_are_the_options_we_know() -> None:
     by_name = {row["name"]: row for row in SANDBOX_ROWS}
     faults = ["latency_ms", "jitter_ms", "error_rate", "rate_limit", "drop_rate", "truncate_rate", "drop_after_rate",
               "rate_limited_rate", "rate_limited_retry_after_seconds", "fault_seed", "webhook_duplicate_rate",
-              "webhook_delay_ms", "webhook_jitter_ms"]
+              "webhook_delay_ms", "webhook_jitter_ms", "webhook_reorder"]
     assert [row["name"] for row in FAULT_ROWS] == faults
     assert list(by_name) == ["host", "port", "seed", "tests", "token", "api_key", "org_url_slug", "now", "state_file",
                              "data_file", "threads", *faults, "record_requests", "v2_rate_limits", "clock",
@@ -244,7 +244,8 @@ def test_the_sandbox_rows_are_the_options_we_know() -> None:
         "now": None, "state_file": None, "data_file": None, "threads": None, "latency_ms": 0, "jitter_ms": 0,
         "error_rate": 0.0, "rate_limit": 0.0, "drop_rate": 0.0, "truncate_rate": 0.0, "drop_after_rate": 0.0,
         "rate_limited_rate": 0.0, "rate_limited_retry_after_seconds": 1, "fault_seed": 1,
-        "webhook_duplicate_rate": 0.0, "webhook_delay_ms": 0, "webhook_jitter_ms": 0, "record_requests": True,
+        "webhook_duplicate_rate": 0.0, "webhook_delay_ms": 0, "webhook_jitter_ms": 0, "webhook_reorder": False,
+        "record_requests": True,
         "v2_rate_limits": False,
         "clock": "real", "flaky_failure_rate": None, "broken_pull_request_rate": None}
     assert all(by_name[name]["unit"] == "milliseconds" and by_name[name]["type"] == "int"

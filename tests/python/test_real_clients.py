@@ -371,3 +371,60 @@ def test_action_upload_to_a_branch_without_a_queue_is_404(published):
     answer = action_upload(published, "123", "no-queue-here", ["a"])
     assert answer.status == 404
     assert "no-queue-here" in answer.text
+
+
+# ---- the Action's targets and the pull request's head --------------------------------------------------------
+# The Action uploads with the head sha GitHub gives it, often before anyone submits the pull request. Before
+# this was handled, the sandbox gave every pull request a head sha of its own making, so those targets never
+# matched it: the upload answered 200 and the pull request waited in a parallel queue for ever.
+
+GITHUB_HEAD = "3f786850e387550fdab836ed7e6dc881de23001b"
+PUSHED_HEAD = "89e6c98d92887913cadf06b2adb97f26cde4849b"
+
+
+@pytest.fixture
+def parallel_box() -> Iterator[tuple[trunk_api.Sandbox, trunk_api.Client, trunk_api.Repo]]:
+    with trunk_api.Sandbox(seed=5, tests=20, clock="virtual", flaky_failure_rate=0.0,
+                           broken_pull_request_rate=0.0) as box:
+        client = box.client()
+        repo = box.repos[0]
+        client.update_queue(repo, "main", mode="parallel")
+        yield box, client, repo
+
+
+def test_targets_uploaded_before_the_submission_give_the_pull_request_its_head(parallel_box):
+    box, client, repo = parallel_box
+    client.set_impacted_targets(repo, 601, GITHUB_HEAD, "main", ["//app:server"])
+    client.submit_pull_request(repo, 601, "main")
+    submitted = client.get_submitted_pull_request(repo, 601, "main")
+    assert submitted.pr_sha == GITHUB_HEAD
+    assert submitted.readiness.has_impacted_targets is True
+    box.advance(hours=3)
+    assert str(client.get_submitted_pull_request(repo, 601, "main").state) == "merged"
+
+
+def test_targets_uploaded_after_the_submission_with_a_new_head_move_it_like_a_push(parallel_box):
+    box, client, repo = parallel_box
+    client.submit_pull_request(repo, 602, "main")
+    assert client.get_submitted_pull_request(repo, 602, "main").readiness.has_impacted_targets is False
+    box.advance(minutes=5)  # mergeable, waiting for its targets in the parallel queue
+    client.set_impacted_targets(repo, 602, GITHUB_HEAD, "main", ["//lib:core"])
+    submitted = client.get_submitted_pull_request(repo, 602, "main")
+    assert (submitted.pr_sha, submitted.readiness.has_impacted_targets) == (GITHUB_HEAD, True)
+    box.advance(hours=3)
+    assert str(client.get_submitted_pull_request(repo, 602, "main").state) == "merged"
+
+
+def test_a_push_to_a_pull_request_being_tested_takes_it_out_as_trunk_does(parallel_box):
+    box, client, repo = parallel_box
+    client.set_impacted_targets(repo, 603, GITHUB_HEAD, "main", ["//app:server"])
+    client.submit_pull_request(repo, 603, "main")
+    box.advance(minutes=5)
+    assert str(client.get_submitted_pull_request(repo, 603, "main").state) == "testing"
+    client.set_impacted_targets(repo, 603, PUSHED_HEAD, "main", ["//app:server"])
+    out = client.get_submitted_pull_request(repo, 603, "main")
+    assert str(out.state) == "cancelled" and out.extra.get("stateReason") == "PR_PUSHED_TO"
+    # Submitted again, it takes the new head and the targets uploaded for it.
+    client.submit_pull_request(repo, 603, "main")
+    again = client.get_submitted_pull_request(repo, 603, "main")
+    assert (again.pr_sha, again.readiness.has_impacted_targets) == (PUSHED_HEAD, True)

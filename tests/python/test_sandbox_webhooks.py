@@ -76,7 +76,7 @@ def test_a_pull_requests_life_arrives_as_typed_verified_events(box):
     assert all(isinstance(e, PullRequestEvent) for e, _ in events)
     merged = events[-1][0]
     assert merged.pr_number == 42 and merged.target_branch == "main"
-    assert merged.repository.owner == repo.owner and merged.test_branch.startswith("trunk-merge/pr-42/")
+    assert merged.repository.owner == repo.owner and merged.test_branch.startswith("trunk-merge/main/pr-42/")
     assert merged.timestamp >= NOW  # the sandbox clock's time of the transition
     deliveries = box.webhook_deliveries
     assert [d.event_type for d in deliveries] == [

@@ -136,6 +136,7 @@ inline constexpr std::string_view kRequiredStatusFailed = "TEST_RUN_REQUIRED_STA
 inline constexpr std::string_view kTestRunTimeout = "TEST_RUN_TIMEOUT";
 // published: cancellation_reason
 inline constexpr std::string_view kUserRequested = "USER_REQUESTED";
+inline constexpr std::string_view kPrPushedTo = "PR_PUSHED_TO";
 // the sandbox's own: changes no published field names
 inline constexpr std::string_view kTestRunStarted = "TEST_RUN_STARTED";
 inline constexpr std::string_view kTestRunPassed = "TEST_RUN_PASSED";
@@ -386,6 +387,9 @@ class MergeQueue {
   /// Sends the units with these serials, and every unit depending on one of them, back to pending (a member
   /// already concluded, as one just cancelled, stays as it is).
   void abandon(const std::vector<std::uint64_t>& serials, std::string_view why);
+  /// Takes a pull request out of the queue (cancelled, `why`): first it, then what was tested with it or on top
+  /// of it goes back to the line (its canceled comes before their queued, cause before effect).
+  void take_out(std::size_t submission, std::string_view why);
   std::vector<std::uint64_t> dependents_of(std::uint64_t serial) const;
   void finish_run(std::size_t run);
   void finish_bisection_run(std::size_t group, bool passed, FailureCause cause);

@@ -87,8 +87,11 @@ std::optional<Refusal> MergeQueue::submit(const trunk::SubmitPullRequestRequest&
   s.ready_at = now_ + kMergeabilityDelay;
   s.merges_at_submission = merges_;
   if (const auto early = early_targets_.find(s.number); early != early_targets_.end()) {
+    // The pull request's head is the commit its targets were uploaded for (the Action uploads with GitHub's
+    // real head sha, often before the submission).
     s.targets = std::move(early->second.targets);
     s.targets_sha = std::move(early->second.sha);
+    s.sha = s.targets_sha;
     early_targets_.erase(early);
   }
   open_.push_back(submissions_.size());
@@ -122,18 +125,23 @@ std::optional<Refusal> MergeQueue::cancel(std::int64_t number, const trunk::Queu
                        branch_ + " of repository " + repo_key_,
                    409, "PR_NOT_IN_ACTIVE_STATE"};
   }
-  // Out first, then what was tested with it or on top of it goes back to the line: its canceled comes before
-  // their queued, cause before effect.
-  const auto unit = unit_of(*i);
-  transition(*i, PullRequestState::cancelled, reason::kUserRequested);
+  take_out(*i, reason::kUserRequested);
+  settle(settings);
+  schedule(settings);
+  return std::nullopt;
+}
+
+void MergeQueue::take_out(std::size_t submission, std::string_view why) {
+  const auto unit = unit_of(submission);
+  transition(submission, PullRequestState::cancelled, why);
   if (unit) abandon({train_[*unit].serial}, reason::kPrerequisiteCancelled);
-  if (const auto g = group_of(*i)) {
+  if (const auto g = group_of(submission)) {
     // Out of its bisection group: the rest is tested again without it.
     BisectionGroup& group = bisection_[*g];
     if (group.run) stop_run(*group.run);
     group.run.reset();
-    std::erase(group.members, *i);
-    std::erase(group.deferred, *i);
+    std::erase(group.members, submission);
+    std::erase(group.deferred, submission);
     for (const std::size_t m : group.members) transition(m, PullRequestState::pending, reason::kPrerequisiteCancelled);
     if (group.members.empty()) {
       group.members = std::move(group.deferred);
@@ -141,9 +149,6 @@ std::optional<Refusal> MergeQueue::cancel(std::int64_t number, const trunk::Queu
     }
     if (group.members.empty()) bisection_.erase(bisection_.begin() + static_cast<std::ptrdiff_t>(*g));
   }
-  settle(settings);
-  schedule(settings);
-  return std::nullopt;
 }
 
 std::optional<Refusal> MergeQueue::restart(std::int64_t number, const trunk::QueueSettings& settings) {
@@ -213,8 +218,23 @@ std::optional<Refusal> MergeQueue::set_impacted_targets(const trunk::SetImpacted
     early_targets_.insert_or_assign(request.pr.number, EarlyTargets{request.targets, request.pr.sha});
     return std::nullopt;
   }
-  submissions_[*i].targets = request.targets;
-  submissions_[*i].targets_sha = request.pr.sha;
+  Submission& s = submissions_[*i];
+  s.targets = request.targets;
+  s.targets_sha = request.pr.sha;
+  if (request.pr.sha != s.sha) {
+    // Targets of a new head commit: the publisher's Action uploads them on every push, so the pull request's
+    // head moves there. One whose run tested the old head leaves the queue as Trunk takes out a pull request
+    // pushed to (PR_PUSHED_TO); its targets wait for its next submission.
+    s.sha = request.pr.sha;
+    s.changed_at = now_;
+    const bool in_run = s.state == PullRequestState::testing || s.state == PullRequestState::tests_passed ||
+                        s.state == PullRequestState::pending_failure;
+    if (in_run) {
+      early_targets_.insert_or_assign(request.pr.number, EarlyTargets{request.targets, request.pr.sha});
+      take_out(*i, reason::kPrPushedTo);
+      settle(settings);
+    }
+  }
   schedule(settings);  // in parallel mode it may start now
   return std::nullopt;
 }

@@ -191,9 +191,11 @@ void WebhookSender::publish(std::vector<OutgoingEvent>&& events) {
         const auto jitter_us = std::chrono::duration_cast<std::chrono::microseconds>(faults_.webhook_jitter).count();
         due += std::chrono::microseconds(jitter_dice_.between(0, jitter_us));
       }
-      trunk::Timestamp& last = last_due_[event.ordering_key];
-      due = std::max(due, last);  // never before an earlier event of the same pull request
-      last = due;
+      if (!faults_.webhook_reorder) {
+        trunk::Timestamp& last = last_due_[event.ordering_key];
+        due = std::max(due, last);  // never before an earlier event of the same pull request
+        last = due;
+      }
       for (const auto& [id, registered] : endpoints_) {
         const auto& types = registered.endpoint.events;
         if (!types.empty() && std::find(types.begin(), types.end(), message->type) == types.end()) continue;

@@ -10,8 +10,9 @@
 //  - an attempt is due when its time on the sandbox clock has come: with a virtual clock, advance() moves
 //    time step by step to each due attempt and waits (flush) until what is due has been sent, so a test sees
 //    every delivery of the period it advanced over, in order;
-//  - deliveries of one pull request keep their order (FaultOptions' delay and jitter included); different
-//    pull requests' may interleave when jitter is set.
+//  - deliveries of one pull request keep their order (FaultOptions' delay and jitter included) unless the
+//    webhook_reorder fault lets its jitter reorder them; different pull requests' may interleave when jitter is
+//    set.
 // publish() only queues (the merge queues call it while holding their lock); the sending happens on the
 // sender's own thread, holding no lock of the sandbox, so a receiver may call the sandbox's API while it
 // handles a delivery.

@@ -265,6 +265,33 @@ TEST(WebhookSending, ABatchGivesItsOwnEventsBesideItsPullRequestsEvents) {
   }
 }
 
+TEST(WebhookSending, TheReorderFaultLetsOnePullRequestsEventsOvertakeEachOther) {
+  // What a bot meets once Svix retries a delivery: its events out of order, so it must order them by timestamp.
+  Receiver receiver;
+  auto options = sim_options();
+  options.faults.webhook_jitter = std::chrono::minutes(30);
+  options.faults.webhook_reorder = true;
+  auto box = start_sandbox(options);
+  box->add_webhook({receiver.url(), std::nullopt, {}});
+  for (int n = 1; n <= 8; ++n) submit(*box, n);
+  box->advance(12h);
+  const auto received = receiver.received();
+  int out_of_order = 0;
+  for (int n = 1; n <= 8; ++n) {
+    std::vector<trunk::Timestamp> stamps;
+    std::vector<std::string> actions;
+    for (const Received& r : received) {
+      if (r.pr_number != n) continue;
+      const auto event = std::get<trunk::PullRequestEvent>(trunk::construct_webhook_event(r.body));
+      stamps.push_back(*event.timestamp);
+      actions.push_back(r.action);
+    }
+    EXPECT_EQ(actions.size(), 4U) << "PR " << n << ": every event still arrives once";
+    if (!std::is_sorted(stamps.begin(), stamps.end())) ++out_of_order;
+  }
+  EXPECT_GT(out_of_order, 0) << "some pull request's events arrive out of order";
+}
+
 TEST(WebhookSending, IdsAreUniqueAcrossSandboxesOfOneSeedAndThePayloadsAreNot) {
   Receiver first_receiver;
   Receiver second_receiver;

@@ -77,7 +77,10 @@ namespace trunk::sandbox {
   X(std::chrono::milliseconds, webhook_jitter, "webhook_jitter_ms", {0},                                       \
     options::milliseconds_up_to(86'400'000), options::kNoVariables,                                              \
     "Plus a uniform random 0 to webhook_jitter_ms: pull requests' messages overtake each other, one pull "        \
-    "request's keep their order.")
+    "request's keep their order (unless webhook_reorder).")                                                       \
+  X(bool, webhook_reorder, "webhook_reorder", {false}, options::kAnyValue, options::kNoVariables,               \
+    "With webhook_jitter_ms: one pull request's messages may overtake each other too, as Svix's retries can "     \
+    "reorder them; for testing a bot that must order events by their timestamp.")
 
 struct FaultOptions {
   TRUNK_OPTION_MEMBERS(TRUNK_FAULT_OPTIONS)
