@@ -49,8 +49,7 @@ const T& pick(const T (&items)[N], std::uint64_t bits) {
 
 std::optional<Refusal> MergeQueue::submit(const trunk::SubmitPullRequestRequest& request,
                                           const trunk::QueueSettings& settings, bool direct) {
-  const trunk::QueueState state = state_of(settings);
-  if (state == trunk::QueueState::draining || state == trunk::QueueState::switching_modes || switching_) {
+  if (!QueuePolicy::of(settings).accepts_submissions || switching_) {
     return Refusal{400,
                    std::string(switching_ ? "queue is switching_modes" : "queue is draining") +
                        ": the merge queue for branch " + branch_ + " of repository " + repo_key_ +
@@ -109,6 +108,7 @@ std::optional<Refusal> MergeQueue::submit(const trunk::SubmitPullRequestRequest&
 }
 
 std::optional<Refusal> MergeQueue::cancel(std::int64_t number, const trunk::QueueSettings& settings) {
+  const QueuePolicy policy = QueuePolicy::of(settings);
   const auto i = active(number);
   if (!i) {
     if (const auto last = latest(number)) {
@@ -138,12 +138,13 @@ std::optional<Refusal> MergeQueue::cancel(std::int64_t number, const trunk::Queu
     if (group.members.empty()) bisection_.erase(bisection_.begin() + static_cast<std::ptrdiff_t>(*g));
   }
   transition(*i, PullRequestState::cancelled, reason::kUserRequested);
-  settle(settings);
-  schedule(settings);
+  settle(policy);
+  schedule(policy);
   return std::nullopt;
 }
 
 std::optional<Refusal> MergeQueue::restart(std::int64_t number, const trunk::QueueSettings& settings) {
+  const QueuePolicy policy = QueuePolicy::of(settings);
   const auto i = active(number);
   if (!i) {
     return Refusal{404,
@@ -170,8 +171,8 @@ std::optional<Refusal> MergeQueue::restart(std::int64_t number, const trunk::Que
     group.run.reset();
     for (const std::size_t m : group.members) transition(m, PullRequestState::pending, reason::kRestartedByApi);
   }
-  settle(settings);
-  schedule(settings);
+  settle(policy);
+  schedule(policy);
   return std::nullopt;
 }
 
@@ -196,7 +197,7 @@ std::optional<Refusal> MergeQueue::change_entry(std::int64_t number, const Entry
   if (change.no_batch) s.no_batch = *change.no_batch;
   if (change.direct) s.direct = *change.direct;
   s.changed_at = now_;
-  schedule(settings);  // a pending one may now come first in the line (urgent: at once)
+  schedule(QueuePolicy::of(settings));  // a pending one may now come first in the line (urgent: at once)
   return std::nullopt;
 }
 
@@ -212,7 +213,7 @@ std::optional<Refusal> MergeQueue::set_impacted_targets(const trunk::SetImpacted
   }
   submissions_[*i].targets = request.targets;
   submissions_[*i].targets_sha = request.pr.sha;
-  schedule(settings);  // in parallel mode it may start now
+  schedule(QueuePolicy::of(settings));  // in parallel mode it may start now
   return std::nullopt;
 }
 
