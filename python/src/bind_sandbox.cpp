@@ -42,7 +42,7 @@ py::str lenient_text(const std::string& text) {
   return py::reinterpret_steal<py::str>(decoded);
 }
 
-/// A Sandbox from the keywords of SandboxOptions' rows (sandbox.hpp; None = the default), every problem a
+/// A Sandbox from the keywords of SandboxOptions' rows (sandbox_options.hpp; None = the default), every problem a
 /// ValidationError naming the keyword, an unknown keyword the TypeError of a misspelt one.
 std::unique_ptr<Sandbox> make_sandbox(const py::kwargs& keywords) {
   ArgCollector args;
@@ -65,7 +65,7 @@ py::tuple delivery_to_python(const trunk::sandbox::WebhookDelivery& d) {
 
 }  // namespace
 
-/// The defaults of SandboxOptions as the Python keywords give them, from its rows (sandbox.hpp); None for the
+/// The defaults of SandboxOptions as the Python keywords give them, from its rows (sandbox_options.hpp); None for the
 /// ones worked out where it runs (threads).
 py::dict sandbox_defaults() {
   py::list rows;

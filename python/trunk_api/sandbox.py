@@ -35,7 +35,8 @@ if TYPE_CHECKING:
 __all__ = ["RecordedRequest", "Sandbox", "WebhookDelivery", "WebhookEndpoint"]
 
 #: The options of a Sandbox and the fault settings among them, as the C++ core declares them (the rows of
-#: SandboxOptions and FaultOptions, sandbox.hpp): name, type, default, rule, doc. Written once, there.
+#: SandboxOptions and FaultOptions, sandbox_options.hpp and fault_options.hpp): name, type, default, rule, doc.
+#: Written once, there.
 _OPTION_ROWS: list[dict[str, Any]] = _core.option_rows("sandbox")
 _FAULT_ROWS: list[dict[str, Any]] = _core.option_rows("faults")
 _DEFAULTS: dict[str, Any] = _core.sandbox_defaults()

@@ -6,6 +6,8 @@
 
 #include "trunk/error.hpp"
 #include "trunk/json_value.hpp"
+#include "trunk/sandbox/webhook_delivery.hpp"
+#include "trunk/sandbox/webhook_endpoints.hpp"
 #include "webhook_sender.hpp"
 
 namespace trunk::sandbox {

@@ -10,7 +10,7 @@
 #include <optional>
 #include <string>
 
-#include "trunk/sandbox/sandbox.hpp"
+#include "trunk/sandbox/fault_options.hpp"
 
 namespace trunk::sandbox {
 

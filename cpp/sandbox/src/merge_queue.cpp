@@ -3,7 +3,6 @@
 #include "merge_queue.hpp"
 
 #include "identifiers.hpp"
-#include "queue_setting_starts.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -219,7 +218,7 @@ void MergeQueue::transition(std::size_t submission, PullRequestState to, std::st
 }
 
 std::size_t MergeQueue::start_run(std::vector<std::size_t> tested, std::vector<std::size_t> ahead, bool bisection,
-                                  const trunk::QueueSettings& settings) {
+                                  const QueuePolicy& policy) {
   const std::size_t serial = runs_.size();
   const std::uint64_t dice = mix64(mix64(model_.seed ^ queue_hash_) ^ (serial + 1));
   // Box-Muller from two of the run's dice: a lognormal duration around the median.
@@ -227,14 +226,13 @@ std::size_t MergeQueue::start_run(std::vector<std::size_t> tested, std::vector<s
   const double u2 = unit_interval(mix64(dice ^ 2));
   const double z = std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * std::numbers::pi * u2);
   const double minutes = std::max(1.0, kMedianRunMinutes * std::exp(kRunDurationSigma * z));
-  const std::int64_t timeout = setting_or_start<&trunk::QueueSettings::testing_timeout_minutes>(settings);
 
   TestRun run;
   run.id = ids_.uuid();
   run.bisection = bisection;
   run.created_at = now_;
-  if (minutes > static_cast<double>(timeout)) {
-    run.ends_at = now_ + std::chrono::minutes(timeout);
+  if (minutes > static_cast<double>(policy.testing_timeout.count())) {
+    run.ends_at = now_ + policy.testing_timeout;
     run.planned_failure = FailureCause::timeout;
   } else {
     run.ends_at = now_ + std::chrono::microseconds(std::llround(minutes * 60e6));
@@ -366,9 +364,9 @@ void MergeQueue::split_for_bisection(std::vector<std::size_t> members, FailureCa
   }
 }
 
-void MergeQueue::settle(const trunk::QueueSettings& settings) {
+void MergeQueue::settle(const QueuePolicy& policy) {
   if (switching_ && train_.empty() && bisection_.empty()) switching_ = false;
-  if (state_of(settings) == trunk::QueueState::paused) return;  // nothing merges or fails while paused
+  if (!policy.outcomes_apply) return;  // paused: a decided unit waits in its state for the resume
   const auto in_train = [&](std::uint64_t serial) {
     return std::any_of(train_.begin(), train_.end(), [&](const Unit& u) { return u.serial == serial; });
   };
@@ -378,11 +376,9 @@ void MergeQueue::settle(const trunk::QueueSettings& settings) {
     }
     return nullptr;
   };
-  const bool optimistic = setting_or_start<&trunk::QueueSettings::can_optimistically_merge>(settings);
-  const auto depth = static_cast<std::size_t>(std::max<std::int64_t>(setting_or_start<&trunk::QueueSettings::pending_failure_depth>(settings), 0));
   for (bool changed = true; changed;) {
     changed = false;
-    if (optimistic) {
+    if (policy.optimistic_merge) {
       // A passing run included every unit it was tested on top of: they pass with it.
       for (std::size_t k = train_.size(); k-- > 0;) {
         if (train_[k].phase != Phase::passed) continue;
@@ -406,9 +402,9 @@ void MergeQueue::settle(const trunk::QueueSettings& settings) {
         changed = true;
         break;
       }
-      // Failed, its predecessors merged: it waits for `depth` levels of successors to finish testing.
+      // Failed, its predecessors merged: it waits for pending_failure_depth successors to finish testing.
       const std::vector<std::uint64_t> successors = dependents_of(unit.serial);
-      const std::size_t wait_for = std::min(depth, successors.size());
+      const std::size_t wait_for = std::min(policy.pending_failure_depth, successors.size());
       const bool waiting = std::any_of(successors.begin(), successors.begin() + static_cast<std::ptrdiff_t>(wait_for),
                                        [&](std::uint64_t s) { return unit_with(s)->phase == Phase::testing; });
       if (waiting) continue;
@@ -426,22 +422,17 @@ void MergeQueue::settle(const trunk::QueueSettings& settings) {
   if (switching_ && train_.empty() && bisection_.empty()) switching_ = false;
 }
 
-void MergeQueue::schedule(const trunk::QueueSettings& settings) {
-  const trunk::QueueState state = state_of(settings);
-  if (state == trunk::QueueState::paused) return;
-  const auto concurrency = static_cast<std::size_t>(std::max<std::int64_t>(setting_or_start<&trunk::QueueSettings::concurrency>(settings), 1));
-  const auto bisection_limit = static_cast<std::size_t>(
-      std::max<std::int64_t>(settings.bisection_concurrency.value_or(static_cast<std::int64_t>(concurrency)), 1));
+void MergeQueue::schedule(const QueuePolicy& policy) {
+  if (!policy.runs_start) return;
   for (BisectionGroup& group : bisection_) {
-    if (slots_held(QueueType::bisection) >= bisection_limit) break;
-    if (!group.run) group.run = start_run(group.members, {}, true, settings);
+    if (slots_held(QueueType::bisection) >= policy.bisection_concurrency) break;
+    if (!group.run) group.run = start_run(group.members, {}, true, policy);
   }
-  if (state == trunk::QueueState::draining || state == trunk::QueueState::switching_modes || switching_) return;
-  admit(settings);
+  if (!policy.admits_new_units || switching_) return;
+  admit(policy);
 }
 
-void MergeQueue::admit(const trunk::QueueSettings& settings) {
-  const auto concurrency = static_cast<std::size_t>(std::max<std::int64_t>(setting_or_start<&trunk::QueueSettings::concurrency>(settings), 1));
+void MergeQueue::admit(const QueuePolicy& policy) {
   std::vector<std::size_t> waiting = line();
   if (!waiting.empty() && submissions_[waiting.front()].skip_the_line()) {
     // Urgent: interrupt the units it would be tested behind, and make room for it.
@@ -453,7 +444,7 @@ void MergeQueue::admit(const trunk::QueueSettings& settings) {
       if (!all_urgent && overlaps(unit.footprint, urgent)) victims.push_back(unit.serial);
     }
     abandon(victims, reason::kSkipTheLineInterrupted);
-    while (train_.size() >= concurrency) {
+    while (train_.size() >= policy.concurrency) {
       const auto last = std::find_if(train_.rbegin(), train_.rend(), [&](const Unit& unit) {
         return !std::all_of(unit.members.begin(), unit.members.end(),
                             [&](std::size_t m) { return submissions_[m].skip_the_line(); });
@@ -464,30 +455,27 @@ void MergeQueue::admit(const trunk::QueueSettings& settings) {
     waiting = line();
   }
 
-  const bool batch = setting_or_start<&trunk::QueueSettings::batch>(settings);
-  const auto min_size = static_cast<std::size_t>(std::max<std::int64_t>(setting_or_start<&trunk::QueueSettings::batching_min_size>(settings), 1));
-  const auto max_size = std::max<std::size_t>(min_size, static_cast<std::size_t>(kMaxBatchSize));
-  const auto max_wait = std::chrono::minutes(setting_or_start<&trunk::QueueSettings::batching_max_wait_time_minutes>(settings));
+  const QueuePolicy::Batching& batching = policy.batching;
   std::vector<Footprint> blocked;  // what waits behind a failure: nothing overlapping it may overtake it
   const auto is_blocked = [&](const Footprint& f) {
     return std::any_of(blocked.begin(), blocked.end(), [&](const Footprint& b) { return overlaps(b, f); });
   };
   std::size_t next = 0;
-  while (train_.size() < concurrency && next < waiting.size()) {
+  while (train_.size() < policy.concurrency && next < waiting.size()) {
     std::vector<std::size_t> members{waiting[next]};
     // Urgent starts at once, batching or not: it takes into its batch only other urgent pull requests and does
     // not wait for the batch to fill.
     const bool urgent = submissions_[waiting[next]].skip_the_line();
-    if (batch && !submissions_[waiting[next]].no_batch) {
-      for (std::size_t c = next + 1; c < waiting.size() && members.size() < max_size; ++c) {
+    if (batching.on && !submissions_[waiting[next]].no_batch) {
+      for (std::size_t c = next + 1; c < waiting.size() && members.size() < batching.max_size; ++c) {
         if (submissions_[waiting[c]].no_batch || is_blocked(footprint_of({waiting[c]}))) break;
         if (urgent && !submissions_[waiting[c]].skip_the_line()) break;
         members.push_back(waiting[c]);
       }
-      if (members.size() < min_size && !urgent) {
+      if (members.size() < batching.min_size && !urgent) {
         trunk::Timestamp oldest = now_;
         for (const std::size_t i : members) oldest = std::min(oldest, submissions_[i].state_changed_at);
-        if (now_ - oldest < max_wait) return;  // wait for more, up to the oldest's deadline
+        if (now_ - oldest < batching.max_wait) return;  // wait for more, up to the oldest's deadline
       }
     }
     Footprint footprint = footprint_of(members);
@@ -512,75 +500,86 @@ void MergeQueue::admit(const trunk::QueueSettings& settings) {
       continue;
     }
     next += members.size();
-    const std::size_t run = start_run(members, std::move(ahead), false, settings);
+    const std::size_t run = start_run(members, std::move(ahead), false, policy);
     train_.push_back(Unit{next_unit_++, std::move(members), run, Phase::testing, FailureCause::flaky, std::move(deps),
                           std::move(footprint)});
   }
 }
 
 std::optional<trunk::Timestamp> MergeQueue::next_event(const trunk::QueueSettings& settings) const {
+  return next_event(QueuePolicy::of(settings));
+}
+
+std::optional<trunk::Timestamp> MergeQueue::next_event(const QueuePolicy& policy) const {
   std::optional<trunk::Timestamp> next;
   const auto consider = [&](trunk::Timestamp t) {
     if (t > now_ && (!next || t < *next)) next = t;
   };
-  const bool batch = setting_or_start<&trunk::QueueSettings::batch>(settings);
-  const auto max_wait = std::chrono::minutes(setting_or_start<&trunk::QueueSettings::batching_max_wait_time_minutes>(settings));
   for (const std::size_t i : open_) {
     const Submission& s = submissions_[i];
     if (s.state == PullRequestState::not_ready) consider(s.ready_at);
-    if (batch && s.state == PullRequestState::pending) consider(s.state_changed_at + max_wait);
+    if (policy.batching.on && s.state == PullRequestState::pending) consider(s.state_changed_at + policy.batching.max_wait);
   }
   for (const std::size_t r : live_runs_) consider(runs_[r].ends_at);
   return next;
 }
 
-void MergeQueue::use_settings(const trunk::QueueSettings& settings) {
-  parallel_ = settings.mode && settings.mode->known() == trunk::QueueMode::parallel;
-  optimize_bisection_ = settings.optimization_mode && settings.optimization_mode->known() ==
-                                                          trunk::OptimizationMode::bisection_skip_redundant_tests;
+void MergeQueue::adopt_mode(const QueuePolicy& policy) {
+  parallel_ = policy.parallel;
+  optimize_bisection_ = policy.optimize_bisection;
 }
 
 void MergeQueue::begin_mode_switch() {
   if (!open_.empty()) switching_ = true;
 }
 
-void MergeQueue::advance_to(trunk::Timestamp now, const trunk::QueueSettings& settings) {
-  use_settings(settings);
-  const bool direct = settings.direct_merge_mode && settings.direct_merge_mode->known() == trunk::DirectMergeMode::always;
-  const auto process_due = [&] {
-    std::vector<std::size_t> ready;
-    for (const std::size_t i : open_) {
-      if (submissions_[i].state == PullRequestState::not_ready && submissions_[i].ready_at <= now_) ready.push_back(i);
-    }
-    for (const std::size_t i : ready) transition(i, PullRequestState::pending, reason::kNowReady);
-    for (const std::size_t i : ready) {
-      const Submission& s = submissions_[i];
-      const bool alone = std::none_of(open_.begin(), open_.end(), [&](std::size_t j) {
-        return j != i && submissions_[j].state != PullRequestState::not_ready;
-      });
-      if ((direct || s.direct) && alone && state_of(settings) == trunk::QueueState::running && !switching_ && !s.broken &&
-          s.merges_at_submission == merges_ && !waits_for_targets(s)) {
-        transition(i, PullRequestState::merged, reason::kDirectMerge);
-      }
-    }
-    std::vector<std::size_t> due;
-    for (const std::size_t r : live_runs_) {
-      if (runs_[r].ends_at <= now_) due.push_back(r);
-    }
-    std::stable_sort(due.begin(), due.end(), [&](std::size_t a, std::size_t b) {
-      return std::tie(runs_[a].ends_at, a) < std::tie(runs_[b].ends_at, b);
+void MergeQueue::turn_mergeable(const QueuePolicy& policy) {
+  std::vector<std::size_t> ready;
+  for (const std::size_t i : open_) {
+    if (submissions_[i].state == PullRequestState::not_ready && submissions_[i].ready_at <= now_) ready.push_back(i);
+  }
+  for (const std::size_t i : ready) transition(i, PullRequestState::pending, reason::kNowReady);
+  for (const std::size_t i : ready) {
+    const Submission& s = submissions_[i];
+    const bool alone = std::none_of(open_.begin(), open_.end(), [&](std::size_t j) {
+      return j != i && submissions_[j].state != PullRequestState::not_ready;
     });
-    for (const std::size_t r : due) {
-      if (runs_[r].status == trunk::TestingStatus::in_progress) finish_run(r);  // an earlier one may have stopped it
+    if ((policy.direct_merge_always || s.direct) && alone && policy.admits_new_units && !switching_ && !s.broken &&
+        s.merges_at_submission == merges_ && !waits_for_targets(s)) {
+      transition(i, PullRequestState::merged, reason::kDirectMerge);
     }
-    settle(settings);
-    schedule(settings);
-  };
-  process_due();
-  while (const auto next = next_event(settings)) {
+  }
+}
+
+void MergeQueue::finish_due_runs() {
+  std::vector<std::size_t> due;
+  for (const std::size_t r : live_runs_) {
+    if (runs_[r].ends_at <= now_) due.push_back(r);
+  }
+  std::stable_sort(due.begin(), due.end(), [&](std::size_t a, std::size_t b) {
+    return std::tie(runs_[a].ends_at, a) < std::tie(runs_[b].ends_at, b);
+  });
+  for (const std::size_t r : due) {
+    if (runs_[r].status == trunk::TestingStatus::in_progress) finish_run(r);  // an earlier one may have stopped it
+  }
+}
+
+void MergeQueue::tick(const QueuePolicy& policy) {
+  turn_mergeable(policy);
+  finish_due_runs();
+  settle(policy);
+  schedule(policy);
+}
+
+void MergeQueue::advance_to(trunk::Timestamp now, const trunk::QueueSettings& settings) {
+  // The settings hold for the whole advance: the caller applies a change at the time it happens.
+  const QueuePolicy policy = QueuePolicy::of(settings);
+  adopt_mode(policy);
+  tick(policy);
+  while (const auto next = next_event(policy)) {
     if (*next > now) break;
     now_ = *next;
-    process_due();
+    tick(policy);
   }
   if (now > now_) now_ = now;
   while (!recent_.empty() && recent_.front().at < now_ - kTransitionWindow) recent_.pop_front();

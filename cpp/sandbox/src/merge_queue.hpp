@@ -11,7 +11,12 @@
 //
 // Files: merge_queue.cpp runs the queue (lookups, state changes, the clock); merge_queue_operations.cpp holds the
 // operations callers ask of it (submit, cancel, restart, impacted targets) and their refusals;
-// merge_queue_views.cpp what it answers.
+// merge_queue_views.cpp what it answers. The rules read the settings through a QueuePolicy (queue_policy.hpp).
+//
+// A step of the clock (tick) runs four phases in order: turn_mergeable (pull requests whose mergeability delay
+// ended go pending; one alone may merge directly), finish_due_runs (runs whose time is up pass or fail),
+// settle (decided units merge, fail or go to bisection) and schedule (bisection runs start, then admit lets the
+// line into the train). An operation (cancel, restart...) changes the queue, then settles and schedules.
 //
 // The line: pending pull requests of the main queue in priority order (lower value first, then submission
 // order). The train: the units (one pull request, or a batch) that hold a testing slot, from the start of
@@ -63,6 +68,7 @@
 #include <vector>
 
 #include "failure_model.hpp"
+#include "queue_policy.hpp"
 #include "random.hpp"
 #include "trunk/merge_queue_answers.hpp"
 #include "trunk/merge_queue_requests.hpp"
@@ -74,7 +80,6 @@ namespace trunk::sandbox {
 inline constexpr std::chrono::minutes kMergeabilityDelay{1};
 inline constexpr double kMedianRunMinutes = 15;
 inline constexpr double kRunDurationSigma = 0.35;
-inline constexpr std::int64_t kMaxBatchSize = 16;
 inline constexpr std::size_t kMaxEarlyTargets = 10000;
 /// How far back the transition record (and the metrics' rolling windows) reach.
 inline constexpr std::chrono::hours kTransitionWindow{1};
@@ -100,11 +105,6 @@ struct Refusal {
   int v2_status = 0;           ///< 0: as `status`
   std::string_view v2_code;    ///< "": the v2 service's code for `status`
 };
-
-/// The state a queue's settings give it: absent or unknown reads as running.
-inline trunk::QueueState state_of(const trunk::QueueSettings& settings) {
-  return settings.state && settings.state->known() ? *settings.state->known() : trunk::QueueState::running;
-}
 
 enum class FailureCause { flaky, broken, timeout };
 std::string_view cause_name(FailureCause cause) noexcept;
@@ -185,6 +185,9 @@ struct QueueTally {
   double time_to_merge_sum_seconds = 0;
 };
 
+/// The public operations take the settings as the queue store holds them and resolve them into a QueuePolicy
+/// once, at their top: their callers (the queue store, the services) hold settings, and one resolution per call
+/// makes every phase of that call read the same rules.
 class MergeQueue {
  public:
   MergeQueue(std::string repo_key, std::string branch, FailureModel model, trunk::Timestamp now);
@@ -382,7 +385,7 @@ class MergeQueue {
   void transition(std::size_t submission, trunk::PullRequestState to, std::string_view why,
                   std::optional<QueueType> move_to = std::nullopt);
   std::size_t start_run(std::vector<std::size_t> tested, std::vector<std::size_t> ahead, bool bisection,
-                        const trunk::QueueSettings& settings);
+                        const QueuePolicy& policy);
   void stop_run(std::size_t run);
   /// Sends the units with these serials, and every unit depending on one of them, back to pending (a member
   /// already concluded, as one just cancelled, stays as it is).
@@ -395,14 +398,26 @@ class MergeQueue {
   void finish_bisection_run(std::size_t group, bool passed, FailureCause cause);
   void split_for_bisection(std::vector<std::size_t> members, FailureCause cause);
   void fail_known(std::vector<std::size_t> members, FailureCause cause);
-  void settle(const trunk::QueueSettings& settings);
-  void schedule(const trunk::QueueSettings& settings);
-  void admit(const trunk::QueueSettings& settings);
+  /// One step of the clock at now_: its phases, in order.
+  void tick(const QueuePolicy& policy);
+  /// Phase 1: pull requests whose mergeability delay has ended go pending; one alone in the queue, based on the
+  /// branch's tip, may merge directly.
+  void turn_mergeable(const QueuePolicy& policy);
+  /// Phase 2: the runs whose end has come pass or fail (earliest first).
+  void finish_due_runs();
+  /// Phase 3: what is decided applies: passed units merge, failed ones fail or go to bisection once they may.
+  void settle(const QueuePolicy& policy);
+  /// Phase 4: bisection runs start, then admit.
+  void schedule(const QueuePolicy& policy);
+  /// The line enters the train (urgent first, batches formed), up to the concurrency.
+  void admit(const QueuePolicy& policy);
+  std::optional<trunk::Timestamp> next_event(const QueuePolicy& policy) const;
   std::vector<std::size_t> line() const;
   Footprint footprint_of(const std::vector<std::size_t>& members) const;
   static bool overlaps(const Footprint& a, const Footprint& b);
   bool waits_for_targets(const Submission& s) const noexcept;
-  void use_settings(const trunk::QueueSettings& settings);
+  /// Takes the mode of the step's policy as the queue's own (see parallel_).
+  void adopt_mode(const QueuePolicy& policy);
   template <typename Out>
   void describe(const Submission& s, Out& out) const;
   /// The branch a run tests: "trunk-merge/<branch>/pr-<n>-<m>.../<first 8 of its id>".
@@ -431,7 +446,9 @@ class MergeQueue {
   std::vector<BisectionGroup> bisection_;
   std::uint64_t next_unit_ = 1;
   std::uint64_t merges_ = 0;  ///< pull requests merged into the branch
-  bool parallel_ = false;     ///< the mode of the settings last seen
+  /// The mode of the settings the clock last ran with (advance_to): the views between steps, and the operations
+  /// in between, see the mode the queue is running in, not the one a caller's settings name.
+  bool parallel_ = false;
   bool optimize_bisection_ = false;
   bool switching_ = false;
   std::map<std::string, std::size_t> cursor_positions_;  ///< cursor -> index into submissions_

@@ -49,8 +49,7 @@ const T& pick(const T (&items)[N], std::uint64_t bits) {
 
 std::optional<Refusal> MergeQueue::submit(const trunk::SubmitPullRequestRequest& request,
                                           const trunk::QueueSettings& settings, bool direct) {
-  const trunk::QueueState state = state_of(settings);
-  if (state == trunk::QueueState::draining || state == trunk::QueueState::switching_modes || switching_) {
+  if (!QueuePolicy::of(settings).accepts_submissions || switching_) {
     return Refusal{400,
                    std::string(switching_ ? "queue is switching_modes" : "queue is draining") +
                        ": the merge queue for branch " + branch_ + " of repository " + repo_key_ +
@@ -112,6 +111,7 @@ std::optional<Refusal> MergeQueue::submit(const trunk::SubmitPullRequestRequest&
 }
 
 std::optional<Refusal> MergeQueue::cancel(std::int64_t number, const trunk::QueueSettings& settings) {
+  const QueuePolicy policy = QueuePolicy::of(settings);
   const auto i = active(number);
   if (!i) {
     if (const auto last = latest(number)) {
@@ -126,8 +126,8 @@ std::optional<Refusal> MergeQueue::cancel(std::int64_t number, const trunk::Queu
                    409, "PR_NOT_IN_ACTIVE_STATE"};
   }
   take_out(*i, reason::kUserRequested);
-  settle(settings);
-  schedule(settings);
+  settle(policy);
+  schedule(policy);
   return std::nullopt;
 }
 
@@ -152,6 +152,7 @@ void MergeQueue::take_out(std::size_t submission, std::string_view why) {
 }
 
 std::optional<Refusal> MergeQueue::restart(std::int64_t number, const trunk::QueueSettings& settings) {
+  const QueuePolicy policy = QueuePolicy::of(settings);
   const auto i = active(number);
   if (!i) {
     return Refusal{404,
@@ -178,8 +179,8 @@ std::optional<Refusal> MergeQueue::restart(std::int64_t number, const trunk::Que
     group.run.reset();
     for (const std::size_t m : group.members) transition(m, PullRequestState::pending, reason::kRestartedByApi);
   }
-  settle(settings);
-  schedule(settings);
+  settle(policy);
+  schedule(policy);
   return std::nullopt;
 }
 
@@ -204,7 +205,7 @@ std::optional<Refusal> MergeQueue::change_entry(std::int64_t number, const Entry
   if (change.no_batch) s.no_batch = *change.no_batch;
   if (change.direct) s.direct = *change.direct;
   s.changed_at = now_;
-  schedule(settings);  // a pending one may now come first in the line (urgent: at once)
+  schedule(QueuePolicy::of(settings));  // a pending one may now come first in the line (urgent: at once)
   return std::nullopt;
 }
 
@@ -218,6 +219,7 @@ std::optional<Refusal> MergeQueue::set_impacted_targets(const trunk::SetImpacted
     early_targets_.insert_or_assign(request.pr.number, EarlyTargets{request.targets, request.pr.sha});
     return std::nullopt;
   }
+  const QueuePolicy policy = QueuePolicy::of(settings);
   Submission& s = submissions_[*i];
   s.targets = request.targets;
   s.targets_sha = request.pr.sha;
@@ -232,10 +234,10 @@ std::optional<Refusal> MergeQueue::set_impacted_targets(const trunk::SetImpacted
     if (in_run) {
       early_targets_.insert_or_assign(request.pr.number, EarlyTargets{request.targets, request.pr.sha});
       take_out(*i, reason::kPrPushedTo);
-      settle(settings);
+      settle(policy);
     }
   }
-  schedule(settings);  // in parallel mode it may start now
+  schedule(policy);  // in parallel mode it may start now
   return std::nullopt;
 }
 

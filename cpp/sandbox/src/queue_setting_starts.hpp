@@ -1,7 +1,8 @@
 #pragma once
 // What a new merge queue starts with: each setting's `start` value from its row (trunk/queue_setting_rows.hpp),
-// as an answer's settings. The queue store makes new queues from it, and the simulation reads a setting the
-// stored settings do not hold (setting_or_start) from it, so a start value is written in its row only.
+// as an answer's settings. The queue store makes new queues from it, and the simulation's policy (QueuePolicy::of,
+// queue_policy.cpp) reads a setting the stored settings do not hold (setting_or_start) from it, so a start value
+// is written in its row only.
 
 #include <cassert>
 

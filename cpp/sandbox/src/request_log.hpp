@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "trunk/sandbox/sandbox.hpp"
+#include "trunk/sandbox/recorded_request.hpp"
 
 namespace trunk::sandbox {
 

@@ -52,8 +52,8 @@ std::string random_token() {
   return token;
 }
 
-/// The rules of the option rows (sandbox.hpp), for options a C++ caller filled in, and the one rule no row can
-/// say: an organization needs a slug.
+/// The rules of the option rows (sandbox_options.hpp, fault_options.hpp), for options a C++ caller filled in, and
+/// the one rule no row can say: an organization needs a slug.
 template <typename Options>
 void check_options(const Options& options) {
   std::vector<trunk::Violation> problems;

@@ -10,7 +10,7 @@
 #include <chrono>
 #include <cstdint>
 
-#include "trunk/sandbox/sandbox.hpp"
+#include "trunk/sandbox/clock_mode.hpp"
 #include "trunk/time.hpp"
 
 namespace trunk::sandbox {

@@ -31,7 +31,9 @@
 #include <vector>
 
 #include "random.hpp"
-#include "trunk/sandbox/sandbox.hpp"
+#include "trunk/sandbox/fault_options.hpp"
+#include "trunk/sandbox/webhook_delivery.hpp"
+#include "trunk/sandbox/webhook_endpoints.hpp"
 #include "webhook_payloads.hpp"
 
 namespace trunk::sandbox {

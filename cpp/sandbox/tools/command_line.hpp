@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "trunk/sandbox/sandbox.hpp"
+#include "trunk/sandbox/sandbox_options.hpp"
 
 namespace trunk::sandbox::cli {
 

@@ -1,6 +1,6 @@
-// trunk-sandbox's command line is made from the option rows (sandbox.hpp): every row has its flag, one bound per
-// option (the same as the Python keywords'), and a value past a bound is refused naming the flag, the value and
-// the rule. The program itself (exit codes, --help) is binary_test.cpp's.
+// trunk-sandbox's command line is made from the option rows (sandbox_options.hpp): every row has its flag, one
+// bound per option (the same as the Python keywords'), and a value past a bound is refused naming the flag, the
+// value and the rule. The program itself (exit codes, --help) is binary_test.cpp's.
 #include <gtest/gtest.h>
 
 #include <chrono>

@@ -12,207 +12,27 @@
 // real follows the wall clock (plus whatever advance() added); virtual_time starts at `now` (or the wall clock
 // at start) and moves only when advance() moves it. Pull requests become ready, test runs end, batches
 // form and switching_modes ends on it; each request first runs the queues up to its now.
+//
+// The types its functions take and give have headers of their own, included here (a user's include of this
+// header sees them all): sandbox_options.hpp (with fault_options.hpp and clock_mode.hpp), recorded_request.hpp,
+// webhook_endpoints.hpp and webhook_delivery.hpp. The sandbox's own files include only those they use.
 
-#include <algorithm>
-#include <array>
 #include <chrono>
-#include <cstdint>
 #include <memory>
-#include <optional>
-#include <string_view>
 #include <string>
-#include <thread>
-#include <utility>
+#include <string_view>
 #include <vector>
 
-#include "trunk/option_rows.hpp"
 #include "trunk/repo.hpp"
+#include "trunk/sandbox/fault_options.hpp"
 #include "trunk/sandbox/permissions.hpp"
+#include "trunk/sandbox/recorded_request.hpp"
+#include "trunk/sandbox/sandbox_options.hpp"
+#include "trunk/sandbox/webhook_delivery.hpp"
+#include "trunk/sandbox/webhook_endpoints.hpp"
 #include "trunk/time.hpp"
-#include "trunk/webhook_signature.hpp"
 
 namespace trunk::sandbox {
-
-/// Fault injection. All off by default; can be changed while the sandbox runs (set_faults).
-///
-/// Before the request is processed (nothing changes in the sandbox): drop_rate (connection closed),
-/// rate_limit_rps and rate_limited_rate (429), error_rate (503). After it is processed (the change is made,
-/// the answer is lost or damaged): drop_after_rate (connection closed), truncate_rate (body cut short).
-/// A client that retries a non-idempotent write after one of the latter must read back the state first.
-///
-/// Option rows (trunk/option_rows.hpp): the one declaration of each setting; the Python keywords (Sandbox,
-/// set_faults, the fault properties), the stubs, both command lines (trunk-sandbox, `trunk-api sandbox`) and
-/// docs/sandbox.md's table are derived from them. Durations are given in whole milliseconds (the `_ms` names).
-/// rate_limit_rps > 0: a token bucket per organization (a burst of one second's worth); over it 429, text body,
-/// Retry-After in whole seconds. drop_after_rate is what a client sees when the network fails after the
-/// service acted (exactly-once soak tests); rate_limited_rate injects a precise share of 429s whatever the
-/// request rate (unlike rate_limit_rps, which needs real load). The webhook settings act on deliveries
-/// (docs/webhooks.md, "Faults"), on the sandbox clock.
-#define TRUNK_FAULT_OPTIONS(X)                                                                                   \
-  X(std::chrono::milliseconds, latency, "latency_ms", {0}, options::milliseconds_up_to(3'600'000),            \
-    options::kNoVariables, "Added before each response.")                                                       \
-  X(std::chrono::milliseconds, jitter, "jitter_ms", {0}, options::milliseconds_up_to(3'600'000),              \
-    options::kNoVariables, "Plus a uniform random 0 to jitter_ms.")                                              \
-  X(double, error_rate, "error_rate", {0}, options::kFraction, options::kNoVariables,                          \
-    "Fraction of requests answered 503.")                                                                        \
-  X(double, rate_limit_rps, "rate_limit", {0}, options::kNonNegative, options::kNoVariables,                   \
-    "Requests per second per organization, then 429 with Retry-After; 0 = no limit.")                            \
-  X(double, drop_rate, "drop_rate", {0}, options::kFraction, options::kNoVariables,                            \
-    "Fraction of requests whose connection is closed without an answer.")                                        \
-  X(double, truncate_rate, "truncate_rate", {0}, options::kFraction, options::kNoVariables,                    \
-    "Fraction of responses whose body is cut short (Content-Length kept).")                                      \
-  X(double, drop_after_rate, "drop_after_rate", {0}, options::kFraction, options::kNoVariables,                \
-    "Fraction of requests processed (the state changes), then closed without an answer.")                        \
-  X(double, rate_limited_rate, "rate_limited_rate", {0}, options::kFraction, options::kNoVariables,            \
-    "Fraction of requests answered 429 with rate_limited_retry_after_seconds, whatever the load.")               \
-  X(int, rate_limited_retry_after_seconds, "rate_limited_retry_after_seconds", {1},                             \
-    options::with_flag(options::between(0, 86'400), "rate-limited-retry-after"), options::kNoVariables,         \
-    "Retry-After of the rate_limited_rate 429s, in seconds.")                                                    \
-  X(std::uint64_t, seed, "fault_seed", {1}, options::kNonNegative, options::kNoVariables,                       \
-    "Seed of the fault dice: the same seed, the same faults.")                                                   \
-  X(double, webhook_duplicate_rate, "webhook_duplicate_rate", {0}, options::kFraction, options::kNoVariables,  \
-    "Fraction of webhook messages sent once more (same svix-id).")                                               \
-  X(std::chrono::milliseconds, webhook_delay, "webhook_delay_ms", {0}, options::milliseconds_up_to(86'400'000), \
-    options::kNoVariables, "Each webhook message sent this long (sandbox clock) after its event.")              \
-  X(std::chrono::milliseconds, webhook_jitter, "webhook_jitter_ms", {0},                                       \
-    options::milliseconds_up_to(86'400'000), options::kNoVariables,                                              \
-    "Plus a uniform random 0 to webhook_jitter_ms: pull requests' messages overtake each other, one pull "        \
-    "request's keep their order (unless webhook_reorder).")                                                       \
-  X(bool, webhook_reorder, "webhook_reorder", {false}, options::kAnyValue, options::kNoVariables,               \
-    "With webhook_jitter_ms: one pull request's messages may overtake each other too, as Svix's retries can "     \
-    "reorder them; for testing a bot that must order events by their timestamp.")
-
-struct FaultOptions {
-  TRUNK_OPTION_MEMBERS(TRUNK_FAULT_OPTIONS)
-};
-
-/// How the sandbox clock moves (see the header comment).
-enum class ClockMode {
-  real,          ///< the wall clock, plus what advance() added
-  virtual_time,  ///< stands still until advance() moves it (deterministic)
-};
-
-/// Threads the sandbox serves with unless told otherwise: one per core, at least 2 (a handler that waits briefly,
-/// for the service's lock, must not stop the others) and at most 4 (more only adds switching: measured with
-/// 256 connections at 20 ms latency on 2 cores, 4 threads took 1.36-1.38 of the ideal time, 2 threads 1.26-1.29).
-inline int default_server_threads() {
-  const unsigned cores = std::thread::hardware_concurrency();  // 0 when unknown
-  return static_cast<int>(std::clamp(cores, 2U, 4U));
-}
-
-/// The server's threads: 1 to 1024; the default is the machine's (default_server_threads()).
-inline constexpr options::OptionRule kServerThreads{.min = 1, .max = 1024, .computed_default = true};
-
-// Option rows, as FaultOptions' (faults: its rows are taken in its place).
-// now: the end of the generated history; nullopt = the wall clock at start() (see the header comment).
-// threads: read, answer and write requests. Serving is event-driven: a connection holds no thread while it is
-// idle, sends slowly or waits out injected latency, so a few threads serve any number of connections. The
-// default is the machine's cores, from 2 to 4 (default_server_threads()).
-// flaky_failure_rate, broken_pull_request_rate: nullopt = derived from each repository's history
-// (src/failure_model.hpp).
-#define TRUNK_SANDBOX_OPTIONS(X)                                                                                 \
-  X(std::string, host, "host", {"127.0.0.1"}, options::kAnyValue, options::kNoVariables, "Address to bind.")     \
-  X(int, port, "port", {0}, options::between(0, 65'535), options::kNoVariables, "Port; 0 = any free port.")    \
-  X(std::uint64_t, seed, "seed", {42}, options::kNonNegative, options::kNoVariables,                             \
-    "Seed of the data generator: the same seed and now, the same data.")                                        \
-  X(int, tests, "tests", {2000}, options::between(0, 10'000'000), options::kNoVariables,                        \
-    "Test cases generated across the repositories.")                                                             \
-  X(std::string, token, "token", {}, options::kAnyValue, options::kNoVariables,                                 \
-    "API token the sandbox accepts; none = a random one per start.")                                            \
-  X(std::string, api_key, "api_key", {}, options::kAnyValue, options::kNoVariables,                             \
-    "v2 API key the sandbox accepts (trunk_v2_...); none = a random one per start.")                            \
-  X(std::string, org_url_slug, "org_url_slug", {"trunk-sandbox"}, options::with_flag(options::kAnyValue, "org"), \
-    options::kNoVariables, "Organization URL slug it serves.")                                                   \
-  X(std::optional<trunk::Timestamp>, now, "now", {}, options::kAnyValue, options::kNoVariables,                 \
-    "End of the generated 30-day history; none = the wall clock at start.")                                     \
-  X(std::string, state_file, "state_file", {}, options::kPath, options::kNoVariables,                           \
-    "Keeps the merge queues and their settings in this file across restarts; none = in memory only.")          \
-  X(std::string, data_file, "data_file", {}, options::kPath, options::kNoVariables,                             \
-    "Serves the history in this JSON file (save_data's format) instead of generating one.")                     \
-  X(int, threads, "threads", {default_server_threads()}, sandbox::kServerThreads, options::kNoVariables,                 \
-    "Server threads; connections hold none while idle or waiting; none = the cores, from 2 to 4.")              \
-  X(sandbox::FaultOptions, faults, "", {}, options::kAnyValue, options::kNoVariables, "Fault injection.")        \
-  X(bool, record_requests, "record_requests", {true}, options::kAnyValue, options::kNoVariables,                \
-    "Keep a log of the requests received (the last 10,000).")                                                    \
-  X(bool, v2_rate_limits, "v2_rate_limits", {false}, options::kAnyValue, options::kNoVariables,                \
-    "Apply v2's documented limits: 5 requests a second per API key to GET /v2/pull-requests*, 5 a second to "    \
-    "the merge queue metrics; over them, 429 RATE_LIMITED with Retry-After.")                                     \
-  X(sandbox::ClockMode, clock, "clock", {sandbox::ClockMode::real}, options::kAnyValue, options::kNoVariables,  \
-    "Clock of the merge queues: the wall clock (real), or one that moves only when advanced (virtual).")         \
-  X(std::optional<double>, flaky_failure_rate, "flaky_failure_rate", {}, options::kFraction,                   \
-    options::kNoVariables, "Chance a merge queue test run fails on a flaky test; none = from the history.")     \
-  X(std::optional<double>, broken_pull_request_rate, "broken_pull_request_rate", {},                            \
-    options::with_flag(options::kFraction, "broken-rate"), options::kNoVariables,                               \
-    "Chance a submitted pull request is genuinely broken (fails every run); none = from the history.")
-
-struct SandboxOptions {
-  TRUNK_OPTION_MEMBERS(TRUNK_SANDBOX_OPTIONS)
-};
-
-}  // namespace trunk::sandbox
-
-namespace trunk {
-/// The names Python and the command lines give the clock modes.
-template <>
-struct options::Choices<sandbox::ClockMode> {
-  static constexpr std::array<Choice<sandbox::ClockMode>, 2> all{
-      {{sandbox::ClockMode::real, "real"}, {sandbox::ClockMode::virtual_time, "virtual"}}};
-};
-TRUNK_DESCRIBE_OPTIONS(sandbox::FaultOptions, TRUNK_FAULT_OPTIONS)
-TRUNK_DESCRIBE_OPTIONS(sandbox::SandboxOptions, TRUNK_SANDBOX_OPTIONS)
-}  // namespace trunk
-
-namespace trunk::sandbox {
-
-/// One request the sandbox received. The x-api-token and Authorization header values are replaced by "<redacted>".
-struct RecordedRequest {
-  std::string method;
-  std::string path;
-  std::string query;  ///< the query string, without its '?' ("" for none): a v2 GET's parameters
-  std::vector<std::pair<std::string, std::string>> headers;
-  std::string body;
-  int status = 0;  ///< status answered (0 when the connection was dropped without an answer)
-  /// The fault injected into this answer, "" for none: "drop", "rate_limit" (429, either cause), "error" (503),
-  /// "drop_after" (processed, then the connection closed: status 0) or "truncate" (status 200 or other, body
-  /// cut short), so tests can count faults by kind.
-  std::string fault;
-};
-
-/// A webhook endpoint to register (Sandbox::add_webhook): where to send, the signing secret, which events.
-struct WebhookEndpointOptions {
-  std::string url;                    ///< http:// or https://, with a host
-  std::optional<std::string> secret;  ///< "whsec_<base64 of 24 to 75 bytes>"; nullopt = a new random one (24 bytes, as Svix)
-  /// Event types (e.g. "pull_request.merged"); nullopt = every type. An empty list is refused, as Svix refuses it.
-  std::optional<std::vector<std::string>> events;
-};
-
-/// A registered endpoint. `secret` verifies its deliveries (trunk::verify_webhook).
-struct WebhookEndpoint {
-  std::string id;  ///< "ep_..."
-  std::string url;  ///< as registered: it may carry credentials (https://user:password@host/), so never shown as is
-  trunk::WebhookSecret secret;
-  std::vector<std::string> events;  ///< empty = every type
-};
-
-/// `url` with the credentials of its authority, if any, replaced by "***" ("https://***@host/hook"): what reprs,
-/// logs and error messages show of an endpoint's URL. Text that is not a URL comes back unchanged.
-std::string url_without_credentials(std::string_view url);
-
-/// One attempt to deliver one message to one endpoint (Sandbox::webhook_deliveries).
-struct WebhookDelivery {
-  std::string endpoint_id;
-  std::string message_id;  ///< the svix-id: the same on every attempt of a message
-  std::string event_type;
-  std::int64_t pr_number = 0;  ///< the pull request of a merge queue event; 0 for other events
-  int attempt = 1;             ///< 1 for the first try; retries count up; a duplicate counts on too
-  int status = 0;              ///< the HTTP status answered; 0 when none came (refused, timed out)
-  std::string error;           ///< why it failed without a status ("" otherwise)
-  trunk::Timestamp at;         ///< the sandbox clock when it was sent
-  std::chrono::microseconds latency{0};  ///< wall time from sending to the answer
-  bool duplicate = false;      ///< an extra copy sent by FaultOptions::webhook_duplicate_rate
-  std::optional<trunk::Timestamp> next_attempt;  ///< when the retry is due; nullopt: delivered, or given up
-  bool succeeded() const noexcept { return status >= 200 && status < 300; }
-};
 
 class Sandbox {
  public:
