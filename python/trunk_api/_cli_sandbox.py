@@ -12,6 +12,7 @@ from typing import Any
 
 import trunk_api
 from trunk_api._core.declarations import option_rows
+from trunk_api._cli_common import option_flag
 
 
 def add_command(commands: Any) -> None:
@@ -22,13 +23,11 @@ def add_command(commands: Any) -> None:
                     "and throwaway token. Ctrl-C (or SIGTERM) stops it.")
     sandbox.add_argument("--webhook", dest="webhooks", metavar="URL", action="append", default=[],
                          help="send every webhook event to URL (repeatable); its secret is printed")
-    from trunk_api.cli import _option_flag  # the one maker of option flags (cli imports this module first)
-
     options = sandbox.add_argument_group("options (the rows of SandboxOptions)")
     faults = sandbox.add_argument_group("fault injection")
     fault_names = {row["name"] for row in option_rows("faults")}
     for row in option_rows("sandbox"):
-        _option_flag(faults if row["name"] in fault_names else options, row)
+        option_flag(faults if row["name"] in fault_names else options, row)
     sandbox.set_defaults(handler=run)
 
 

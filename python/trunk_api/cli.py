@@ -42,10 +42,10 @@ import trunk_api
 from trunk_api import _cli_operations as declared
 from trunk_api import _cli_export, _cli_sandbox, _cli_webhooks
 from trunk_api import _cli_output as render
+from trunk_api._cli_common import UsageError, option_flag
 from trunk_api._core import declarations, pager
 from trunk_api import errors
 from trunk_api import v2 as _v2
-from trunk_api.client import SECRET_OPTIONS
 from trunk_api._cli_output import CSV_COLUMNS
 
 __all__ = ["CSV_COLUMNS", "main"]
@@ -60,9 +60,6 @@ EXIT_SERVICE = 5
 EXIT_INTERRUPTED = 130
 
 FORMATS = ("table", "json", "ndjson", "csv")
-
-class UsageError(Exception):
-    """A command line the parser accepted but that cannot be run (e.g. --since together with --end)."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -89,44 +86,10 @@ def parse_duration(text: str) -> dt.timedelta:
     return dt.timedelta(**{_DURATION_UNITS[match.group(2)]: float(match.group(1))})
 
 
-#: What the command line adds to an option's declared doc: the token's flag is there for completeness only.
-_FLAG_NOTES = {name: "discouraged, since command lines show up in ps and shell history: set the variable instead"
-               for name in SECRET_OPTIONS}
-
-
-def _option_flag(group: Any, row: dict[str, Any], dest: str | None = None) -> None:
-    """The flag of one option row (_core.declarations.option_rows(...)): the row's flag (--name-with-dashes unless
-    the row keeps another spelling), its default, rule and variables in the help, its choices."""
-    parts = [row["doc"].rstrip(".")]
-    if row["rule"] and not row["choices"]:
-        parts.append(f"must be {row['rule']}")
-    if row["name"] in _FLAG_NOTES:
-        parts.append(_FLAG_NOTES[row["name"]])
-    help_text = "; ".join(parts)
-    if row["variables"]:
-        help_text += f" (default: ${', then $'.join(row['variables'])})"
-    elif row["default"] is not None:
-        help_text += " (default %(default)s)"
-    help_text = help_text.replace("%", "%%").replace("%%(default)s", "%(default)s")
-    where = {"dest": dest or row["name"], "default": row["default"], "help": help_text}
-    if row["type"] == "bool":
-        group.add_argument(row["flag"], action=argparse.BooleanOptionalAction, **where)
-        return
-    if row["choices"]:
-        group.add_argument(row["flag"], choices=row["choices"], **where)
-        return
-    base = row["type"].removesuffix(" | None")
-    units = {"seconds": "SECONDS", "milliseconds": "MS"}
-    kinds = {"int": (int, units.get(row["unit"], "N")), "float": (float, units.get(row["unit"], "NUMBER"))}
-    kind, metavar = kinds.get(base, (str, "RFC3339" if base.startswith("datetime") else
-                                     row["name"].rsplit("_", 1)[-1].upper()))
-    group.add_argument(row["flag"], type=kind, metavar=metavar, **where)
-
-
 def _add_connection_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("connection (environment variables are preferred)")
     for row in declarations.option_rows("client"):
-        _option_flag(group, row)
+        option_flag(group, row)
     group.add_argument("-v", "--verbose", action="count", default=0,
                        help="log retries (-v) and every attempt (-vv) on stderr; the token is redacted")
 
