@@ -32,7 +32,7 @@ PYBIND11_MODULE(_core, m) {
   trunk::python::bind_errors(m);
 
   // Which submodule each name belongs to is said here only; the stubs and the facade follow what is bound.
-  py::module_ models = submodule(m, "models", "The declared answer and webhook models, Repo and the enumerations.");
+  py::module_ models = submodule(m, "models", "The declared answer models, Repo and the enumerations.");
   trunk::python::bind_models(models);
   trunk::python::bind_metrics(models);
 
@@ -51,7 +51,8 @@ PYBIND11_MODULE(_core, m) {
   py::module_ sandbox = submodule(m, "sandbox", "The engine behind trunk_api.Sandbox.");
   trunk::python::bind_sandbox(sandbox);
 
-  py::module_ webhooks = submodule(m, "webhooks", "Webhook secrets, signature verification and event parsing.");
+  py::module_ webhooks = submodule(m, "webhooks", "The webhook events' classes, secrets, verification and parsing.");
+  trunk::python::bind_webhook_models(webhooks);
   trunk::python::bind_webhooks(webhooks);
 
   py::module_ declarations = submodule(m, "declarations",

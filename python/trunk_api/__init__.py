@@ -159,11 +159,11 @@ from trunk_api import _arrow, _display, _pandas, errors, webhooks
 # it here; it never imports this package itself.
 _core._connect_facade(errors, _pandas, _arrow)
 
-# Notebook display (_repr_html_) for every answer model the core declares and every listing iterator (the
-# classes with a page view), sync and async.
+# Notebook display (_repr_html_) for every answer model the core declares (the API's and the webhook events') and
+# every listing iterator (the classes with a page view), sync and async.
 _display.install(
-    *(getattr(_core.models, model["name"]) for model in _core.declarations.schema()["models"]
-      if model["answer"] and hasattr(_core.models, model["name"])),
+    *(getattr(module, model["name"]) for model in _core.declarations.schema()["models"] if model["answer"]
+      for module in (_core.models, _core.webhooks) if hasattr(module, model["name"])),
     *(cls for cls in vars(_core.pager).values() if isinstance(cls, type) and hasattr(cls, "_page_view")),
 )
 

@@ -23,7 +23,7 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any, Union
 
 from trunk_api._core import webhooks as engine
-from trunk_api._core.models import (
+from trunk_api._core.webhooks import (
     Actor,
     EventRepository,
     InvestigationFact,
@@ -39,8 +39,8 @@ from trunk_api._core.models import (
     TestCaseQuarantiningSettingChangedEvent,
     TestCaseStatusChangedEvent,
     UnknownEvent,
+    WebhookSecret,
 )
-from trunk_api._core.webhooks import WebhookSecret
 from trunk_api.enums import MonitorStatus, QuarantiningSetting, QueueEventAction, WebhookEventType
 from trunk_api.errors import WebhookVerificationError
 

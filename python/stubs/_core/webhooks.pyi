@@ -1,5 +1,7 @@
-# The hand-written part of trunk_api/_core/webhooks.pyi: webhook secrets, verification and events
-# (bind_webhooks.cpp).
+# The hand-written part of trunk_api/_core/webhooks.pyi: the webhook events' classes, which scripts/generate-stubs
+# puts at the marker, then secrets, verification and parsing (bind_webhooks.cpp).
+
+# @models: scripts/generate-stubs puts the webhook events' model classes here
 
 def verify_webhook(body: bytes | bytearray | memoryview | str, headers: Any, secret: str | bytes | WebhookSecret,
                    tolerance: Any, now: Any) -> Any: ...
