@@ -1,5 +1,5 @@
 """MkDocs hook: the configuration tables (docs/configuration.md) are rendered from the options the C++ core
-declares (their rows, cpp/include/trunk/option_rows.hpp, as trunk_api._core.option_rows() gives them) when the
+declares (their rows, cpp/include/trunk/option_rows.hpp, as trunk_api._core.declarations.option_rows() gives them) when the
 site is built, so the page cannot fall behind the library: the same rows make the signatures, the stubs and the
 command-line flags.
 
@@ -43,6 +43,6 @@ def render(rows: list[dict[str, Any]]) -> str:
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
     if not MARKER.search(markdown):
         return markdown
-    from trunk_api import _core  # the installed package: the rows are the core's
+    from trunk_api._core import declarations  # the installed package: the rows are the core's
 
-    return MARKER.sub(lambda match: render(_core.option_rows(match.group(1))), markdown)
+    return MARKER.sub(lambda match: render(declarations.option_rows(match.group(1))), markdown)

@@ -166,6 +166,17 @@ py::dict client_defaults() {
   return out;
 }
 
+bool describe_client_options(const std::string& of, py::list& rows) {
+  if (of == "client") {
+    describe_options<ClientOptions>(rows);
+  } else if (of == "bulk") {
+    describe_options<BulkOptions>(rows);
+  } else {
+    return false;
+  }
+  return true;
+}
+
 void bind_client(py::module_& m) {
   m.def(
       "http_stack",
@@ -183,20 +194,6 @@ void bind_client(py::module_& m) {
       "What this build speaks HTTP with (trunk/http_stack.hpp): libcurl's version, its TLS library, zlib, "
       "protocols and features, and where a client without ca_bundle takes its CA certificates from.");
   m.def("client_defaults", &client_defaults, "The default of every Client option (times in seconds).");
-  m.def("option_rows", [](const std::string& of) {
-    py::list rows;
-    if (of == "client") {
-      describe_options<ClientOptions>(rows);
-    } else if (of == "bulk") {
-      describe_options<BulkOptions>(rows);
-    } else if (!describe_sandbox_options(of, rows)) {
-      throw py::value_error("option_rows: no options named " + of + " (client, bulk, sandbox, faults)");
-    }
-    return rows;
-  }, py::arg("of"),
-        "The declared options (option_rows.hpp) of client, bulk, sandbox or faults as dicts: name, cpp_member, type, "
-        "default, rule, unit, flag, choices, secret, variables, doc; "
-        "the facades' signatures, the stubs, the command line and the docs' table are made from them.");
   py::class_<PyClient> cls(m, "Client", "Private: use trunk_api.Client.");
   cls
       .def(py::init([](const py::kwargs& kwargs) {

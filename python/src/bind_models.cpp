@@ -5,6 +5,7 @@
 
 #include <type_traits>
 
+#include "bind_webhooks.hpp"
 #include "bindings.hpp"
 #include "convert_args.hpp"
 #include "convert_time.hpp"
@@ -75,13 +76,16 @@ void bind_repo(py::module_& m) {
 
 }  // namespace
 
+#define TRUNK_BIND_MODEL_(Type) model_class<Type>(m).finish();
+
 void bind_models(py::module_& m) {
   bind_enums(m);
   bind_repo(m);
-#define TRUNK_BIND_MODEL_(Type) model_class<Type>(m).finish();
   TRUNK_ANSWER_MODELS(TRUNK_BIND_MODEL_)
-  TRUNK_WEBHOOK_MODELS(TRUNK_BIND_MODEL_)
-#undef TRUNK_BIND_MODEL_
 }
+
+void bind_webhook_models(py::module_& m) { TRUNK_WEBHOOK_MODELS(TRUNK_BIND_MODEL_) }
+
+#undef TRUNK_BIND_MODEL_
 
 }  // namespace trunk::python

@@ -1,4 +1,4 @@
-// _core.openapi_document(): the OpenAPI 3.1 document of the API (trunk/openapi.hpp) for `trunk-api openapi`.
+// _core.declarations.openapi_document(): the OpenAPI 3.1 document of the API (trunk/openapi.hpp) for `trunk-api openapi`.
 #include <pybind11/pybind11.h>
 
 #include "bindings.hpp"

@@ -1,4 +1,4 @@
-// _core.schema(): the declarations of the API (describe.hpp, operations.hpp) as Python data, so that what is
+// _core.declarations.schema() and option_rows(): the declarations of the API and of the engines' options (describe.hpp, operations.hpp) as Python data, so that what is
 // written in Python about the API is derived, not spelled again: the .pyi stubs (scripts/generate-stubs), the
 // CLI's options for every settable field with their help (trunk_api/cli.py), enum values and defaults.
 #include <pybind11/pybind11.h>
@@ -179,6 +179,16 @@ void bind_schema(py::module_& m) {
   m.def("schema", &describe_api,
         "The API as declared in C++: models (fields with wire names, types, docs, rules), enumerations and "
         "operations. Used to generate the stubs and the command line's options.");
+  m.def("option_rows", [](const std::string& of) {
+    py::list rows;
+    if (!describe_client_options(of, rows) && !describe_sandbox_options(of, rows)) {
+      throw py::value_error("option_rows: no options named " + of + " (client, bulk, sandbox, faults)");
+    }
+    return rows;
+  }, py::arg("of"),
+        "The declared options (option_rows.hpp) of client, bulk, sandbox or faults as dicts: name, cpp_member, type, "
+        "default, rule, unit, flag, choices, secret, variables, doc; "
+        "the facades' signatures, the stubs, the command line and the docs' table are made from them.");
 }
 
 }  // namespace trunk::python

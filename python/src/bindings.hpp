@@ -1,5 +1,6 @@
 #pragma once
-// One registration function per concept; module.cpp calls them in dependency order.
+// One registration function per concept; module.cpp calls them in dependency order, each with the submodule of
+// _core its names belong to (module.cpp is the one place that says which).
 
 #include <pybind11/pybind11.h>
 
@@ -17,8 +18,11 @@ void bind_errors(pybind11::module_& m);
 void bind_models(pybind11::module_& m);
 void bind_metrics(pybind11::module_& m);  // after bind_models: methods of MergeQueueMetrics, Histogram
 void bind_client(pybind11::module_& m);
+/// Appends the rows of the client's options to `rows` for option_rows(of): "client" (ClientOptions) or "bulk"
+/// (BulkOptions); false for another name.
+bool describe_client_options(const std::string& of, pybind11::list& rows);
 void bind_bulk(pybind11::module_& m);  // after bind_client: adds a method to Client
-void bind_async(pybind11::module_& m);  // after bind_client: _core.AsyncClient
+void bind_async(pybind11::module_& m);  // after bind_client: _core.client.AsyncClient
 void bind_pager(pybind11::module_& m);
 void bind_columns(pybind11::module_& m);
 void bind_arrow(pybind11::module_& m);
@@ -26,7 +30,7 @@ void bind_sandbox(pybind11::module_& m);
 /// Appends the rows of the sandbox's options to `rows` for option_rows(of): "sandbox" (SandboxOptions, its
 /// faults' included) or "faults" (FaultOptions); false for another name.
 bool describe_sandbox_options(const std::string& of, pybind11::list& rows);
-void bind_schema(pybind11::module_& m);  // the declarations as data (stubs, CLI)
+void bind_schema(pybind11::module_& m);  // the declarations as data (stubs, CLI), option_rows
 void bind_openapi(pybind11::module_& m);
 
 }  // namespace trunk::python

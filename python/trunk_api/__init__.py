@@ -9,7 +9,9 @@ for test in client.iter_failing_tests("github.com/acme/widgets", "acme", start, 
 """
 
 from trunk_api import _core
-from trunk_api._core import (
+from trunk_api._core import __version__
+from trunk_api._core.client import http_stack
+from trunk_api._core.models import (
     Acknowledgement,
     BatchingRule,
     BatchQueueEntryHistoryList,
@@ -28,7 +30,6 @@ from trunk_api._core import (
     MergeGraphNode,
     MergeQueue,
     MergeQueueConfig,
-    MergeQueueIterator,
     MergeQueueList,
     MergeQueueMetrics,
     MergeQueueOrder,
@@ -44,35 +45,27 @@ from trunk_api._core import (
     PullRequest,
     PullRequestBrief,
     PullRequestImpactedTargets,
-    PullRequestIterator,
     PullRequestList,
     PullRequestPage,
     PullRequestQueueEntryHistory,
     PullRequestV2,
-    PullRequestV2Iterator,
     QuarantinedTest,
-    QuarantinedTestIterator,
     QuarantinedTestPage,
     QueueEntry,
-    QueueEntryHistoryIterator,
     QueueEntryHistoryList,
     QueueEntryStateTransition,
-    QueueEntryTransitionIterator,
     QueueSettings,
     Readiness,
     ReadinessV2,
     Repo,
     Repository,
-    RepositoryIterator,
     RepositoryList,
     RepositoryRef,
     SubmittedPullRequest,
     TestBranchPullRequest,
     TestCase,
     TestingResult,
-    TestingResultIterator,
     TestingResultList,
-    TestIterator,
     TestPage,
     TestRunDetails,
     TestsPassedTransitionDetails,
@@ -82,10 +75,19 @@ from trunk_api._core import (
     TransitionPullRequestRef,
     VerificationRun,
     VerificationRunImpactedTargets,
-    VerificationRunIterator,
     VerificationRunList,
-    __version__,
-    http_stack,
+)
+from trunk_api._core.pager import (
+    MergeQueueIterator,
+    PullRequestIterator,
+    PullRequestV2Iterator,
+    QuarantinedTestIterator,
+    QueueEntryHistoryIterator,
+    QueueEntryTransitionIterator,
+    RepositoryIterator,
+    TestingResultIterator,
+    TestIterator,
+    VerificationRunIterator,
 )
 from trunk_api.async_client import AsyncClient
 from trunk_api.client import Client
@@ -157,12 +159,12 @@ from trunk_api import _arrow, _display, _pandas, errors, webhooks
 # it here; it never imports this package itself.
 _core._connect_facade(errors, _pandas, _arrow)
 
-# Notebook display (_repr_html_) for every answer model the core declares and every listing iterator (the
-# classes with a page view), sync and async.
+# Notebook display (_repr_html_) for every answer model the core declares (the API's and the webhook events') and
+# every listing iterator (the classes with a page view), sync and async.
 _display.install(
-    *(getattr(_core, model["name"]) for model in _core.schema()["models"]
-      if model["answer"] and hasattr(_core, model["name"])),
-    *(cls for cls in vars(_core).values() if isinstance(cls, type) and hasattr(cls, "_page_view")),
+    *(getattr(module, model["name"]) for model in _core.declarations.schema()["models"] if model["answer"]
+      for module in (_core.models, _core.webhooks) if hasattr(module, model["name"])),
+    *(cls for cls in vars(_core.pager).values() if isinstance(cls, type) and hasattr(cls, "_page_view")),
 )
 
 # The order is the Python API reference page's (docs/reference/python.md): the three ways in first, then the rest

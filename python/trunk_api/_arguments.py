@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from trunk_api._core import Repo
+from trunk_api._core.models import Repo
 
 __all__ = ["RepoLike", "TimeLike"]
 
@@ -19,9 +19,9 @@ TimeLike = datetime | str
 
 
 def argument_annotation(field: dict[str, Any], private: bool = False) -> str:
-    """What a caller may pass for a request field of the core's schema (``_core.schema()``), as an annotation:
+    """What a caller may pass for a request field of the core's schema (``_core.declarations.schema()``), as an annotation:
     an enumeration's member or its wire text, a list as any sequence, a repository or a time as above (the core
-    converts them). ``private``: with the ``_RepoLike``/``_TimeLike`` aliases the generated ``_core.pyi``
+    converts them). ``private``: with the ``_RepoLike``/``_TimeLike`` aliases the generated ``_core`` stubs
     declares. Without ``| None``: a caller adds it where None means "not sent"."""
     base: str = field["type"].removesuffix(" | None")
     prefix = "_" if private else ""

@@ -1,4 +1,4 @@
-"""Hands the Arrow record batches the C++ core builds (``trunk_api._core.ArrowBatch``, filled column by column
+"""Hands the Arrow record batches the C++ core builds (``trunk_api._core.tables.ArrowBatch``, filled column by column
 in C++ and exported through the Arrow PyCapsule interface) to the library the caller asked for:
 ``to_arrow()`` -> ``pyarrow.Table``, ``to_polars()`` -> ``polars.DataFrame``, ``to_pandas(dtype_backend=
 "pyarrow")`` -> a pandas DataFrame of ``ArrowDtype`` columns. No Python object is made per cell on the way."""
@@ -39,7 +39,7 @@ def require(form: str) -> list[Any]:
 
 
 def convert(form: str, batch: Any) -> Any:
-    """The batch (a ``_core.ArrowBatch``, exported once) in ``form``: "table", "polars", "pandas", or "batch"
+    """The batch (a ``_core.tables.ArrowBatch``, exported once) in ``form``: "table", "polars", "pandas", or "batch"
     (the ArrowBatch itself, for any consumer of the Arrow PyCapsule interface)."""
     if form == "batch":
         return batch

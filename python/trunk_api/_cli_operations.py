@@ -1,4 +1,4 @@
-"""Command-line options derived from a request's declaration (``_core.schema()``).
+"""Command-line options derived from a request's declaration (``_core.declarations.schema()``).
 
 A command that runs one operation gets one option per field of the operation's request, with the field's
 doc as help, its bounds, its enumeration's values, ``--x/--no-x`` for booleans, one repeated option per item
@@ -13,7 +13,7 @@ import argparse
 import functools
 from typing import Any
 
-from trunk_api import _core
+from trunk_api._core import declarations
 
 #: Option names that read better than the field's own (the queue commands have always said --branch).
 _OPTION_NAMES = {"target_branch": "branch"}
@@ -24,7 +24,7 @@ _WHOLE_PARTS = {"Repo", "PageQuery"}
 @functools.cache
 def schema() -> dict[str, Any]:
     """The core's declarations, built once per process."""
-    return _core.schema()
+    return declarations.schema()
 
 
 def declared_fields(model: str) -> list[dict[str, Any]]:

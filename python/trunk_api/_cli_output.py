@@ -9,11 +9,12 @@ import json
 from collections.abc import Callable, Iterable
 from typing import IO, Any
 
-from trunk_api import _core
+from trunk_api._core import tables
+from trunk_api._core.models import TestCase
 
 # Columns of --format csv: the flat names of TestIterator.to_pandas(), from the C++ core's one walk over the
 # declaration of TestCase (nested models flattened as status_value, repository_html_url ...).
-CSV_COLUMNS = tuple(_core.column_names(_core.TestCase))
+CSV_COLUMNS = tuple(tables.column_names(TestCase))
 
 
 class Progress:
@@ -54,11 +55,11 @@ def write_json_object(out: IO[str], obj: Any, *, pretty: bool) -> None:
 
 def write_csv(out: IO[str], items: Iterable[Any], item_type: Any = None) -> None:
     """Header and rows from the core's flat columns (the same names and values as to_pandas())."""
-    item_type = item_type or _core.TestCase
+    item_type = item_type or TestCase
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(_core.column_names(item_type))
+    writer.writerow(tables.column_names(item_type))
     for item in items:
-        writer.writerow([csv_cell(value) for value in _core.flat_row(item)])
+        writer.writerow([csv_cell(value) for value in tables.flat_row(item)])
 
 
 def csv_cell(value: Any) -> Any:

@@ -1,7 +1,7 @@
 """`trunk-api sandbox`: the local sandbox of the service in the foreground, until Ctrl-C or SIGTERM.
 
 Its flags are made from the rows of the sandbox's options (SandboxOptions and FaultOptions in C++, as
-``_core.option_rows("sandbox")`` gives them): name, default, rule and doc written once, there.
+``_core.declarations.option_rows("sandbox")`` gives them): name, default, rule and doc written once, there.
 """
 
 from __future__ import annotations
@@ -11,7 +11,8 @@ import threading
 from typing import Any
 
 import trunk_api
-from trunk_api import _core
+from trunk_api._core.declarations import option_rows
+from trunk_api._cli_common import option_flag
 
 
 def add_command(commands: Any) -> None:
@@ -22,20 +23,18 @@ def add_command(commands: Any) -> None:
                     "and throwaway token. Ctrl-C (or SIGTERM) stops it.")
     sandbox.add_argument("--webhook", dest="webhooks", metavar="URL", action="append", default=[],
                          help="send every webhook event to URL (repeatable); its secret is printed")
-    from trunk_api.cli import _option_flag  # the one maker of option flags (cli imports this module first)
-
     options = sandbox.add_argument_group("options (the rows of SandboxOptions)")
     faults = sandbox.add_argument_group("fault injection")
-    fault_names = {row["name"] for row in _core.option_rows("faults")}
-    for row in _core.option_rows("sandbox"):
-        _option_flag(faults if row["name"] in fault_names else options, row)
+    fault_names = {row["name"] for row in option_rows("faults")}
+    for row in option_rows("sandbox"):
+        option_flag(faults if row["name"] in fault_names else options, row)
     sandbox.set_defaults(handler=run)
 
 
 def run(ctx: Any) -> int:
     args = ctx.args
     # Every row's flag, under its row's name (None = the core's default).
-    options = {row["name"]: getattr(args, row["name"]) for row in _core.option_rows("sandbox")}
+    options = {row["name"]: getattr(args, row["name"]) for row in option_rows("sandbox")}
     stop = threading.Event()
     # SIGINT and SIGTERM both stop it cleanly. SIGINT gets an explicit handler too, because a shell starting a
     # program in the background (`trunk-api sandbox &`) makes it ignore SIGINT otherwise.

@@ -16,6 +16,7 @@ from typing import IO, Any
 
 from trunk_api import _cli_output as render
 from trunk_api import webhooks
+from trunk_api._cli_common import UsageError
 
 SECRET_VARIABLE = "TRUNK_WEBHOOK_SECRET"
 COLUMNS = ("RECEIVED", "SVIX-ID", "TYPE", "SUBJECT")
@@ -90,7 +91,6 @@ def run(ctx: Any) -> int:
     args = ctx.args
     secret = args.secret if args.secret is not None else os.environ.get(SECRET_VARIABLE)
     if not secret:
-        from trunk_api.cli import UsageError
         raise UsageError(f"no webhook secret: set {SECRET_VARIABLE} or pass --secret")
     fmt = args.format or ("table" if render.isatty(ctx.stdout) else "ndjson")
     printer = _Printer(ctx.stdout, fmt)

@@ -1,5 +1,5 @@
 """Builds the DataFrame of TestIterator.to_pandas() from the columns the C++ core prepared
-(``trunk_api._core.test_columns``): one numpy array or list per column, never one dict per test."""
+(``trunk_api._core.tables.test_columns``): one numpy array or list per column, never one dict per test."""
 
 from __future__ import annotations
 

@@ -17,7 +17,8 @@ import logging
 from collections.abc import AsyncIterator
 from typing import Any
 
-from trunk_api import _arrow, _core, _display, _pandas, _progress
+from trunk_api import _arrow, _display, _pandas, _progress
+from trunk_api._core import client as engines, pager, tables
 from trunk_api.client import SECRET_OPTIONS, Client, _bulk_answer
 from trunk_api.v2 import V2
 from trunk_api.errors import TrunkError
@@ -31,7 +32,7 @@ _CLIENT_OPTIONS = inspect.signature(Client.__init__)
 
 #: The Client methods that are one request each: their coroutines are derived from the operation rows.
 _OPERATIONS: tuple[str, ...] = tuple(
-    name for name in dir(_core.AsyncClient) if not name.startswith("_") and name not in ("close", "base_url")
+    name for name in dir(engines.AsyncClient) if not name.startswith("_") and name not in ("close", "base_url")
 )
 
 
@@ -62,7 +63,7 @@ class AsyncClient:
         bound.apply_defaults()
         settings = dict(bound.arguments)
         del settings["self"]
-        self._core = _core.AsyncClient(**settings, log=_logger.log, max_in_flight=max_in_flight)
+        self._core = engines.AsyncClient(**settings, log=_logger.log, max_in_flight=max_in_flight)
         for name in SECRET_OPTIONS:
             del settings[name]
         self._closed = False
@@ -146,8 +147,8 @@ del _name
 
 # ---- listings -------------------------------------------------------------------------------------------------
 #: {list operation: item type}, from the core's PageTraits; each has the async iterator iter_<noun>, as Client has.
-_LISTINGS: dict[str, type] = _core.listings()
-_ITERATORS: dict[str, str] = _core.iterators()  # iter_failing_tests -> list_failing_tests
+_LISTINGS: dict[str, type] = pager.listings()
+_ITERATORS: dict[str, str] = pager.iterators()  # iter_failing_tests -> list_failing_tests
 
 
 class AsyncListing:
@@ -241,12 +242,12 @@ class AsyncListing:
         """Every item as a pandas.DataFrame with the columns of the sync iterator's to_pandas(), numpy-backed or,
         with ``dtype_backend="pyarrow"``, Arrow-backed."""
         # Both checked before fetching: a wrong argument or a missing library requests nothing.
-        form = _core.pandas_arrow_form(dtype_backend)
+        form = tables.pandas_arrow_form(dtype_backend)
         if form is not None:
             return await self._arrow(form)
         _pandas.require_libraries()
         items = await self.to_list()
-        return _pandas.frame_from_columns(_core.listing_columns(self._item_type, items))
+        return _pandas.frame_from_columns(tables.listing_columns(self._item_type, items))
 
     async def to_arrow(self) -> Any:
         """Every item as a pyarrow.Table with the columns of the sync iterator's to_arrow(), filled in C++."""

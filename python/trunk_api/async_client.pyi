@@ -8,7 +8,7 @@ from trunk_api.v2 import V2
 
 from collections.abc import Iterable, Sequence
 from datetime import datetime
-from trunk_api._core import Acknowledgement, BatchQueueEntryHistoryList, BatchingRule, MergeGraph, MergeQueue, MergeQueueList, MergeQueueMetrics, MergeQueueOrder, MergeQueueStateChange, NoContent, PullRequest, PullRequestImpactedTargets, PullRequestList, PullRequestPage, PullRequestQueueEntryHistory, PullRequestV2, QuarantinedTest, QuarantinedTestPage, QueueEntryHistoryList, QueueEntryStateTransition, QueueSettings, Repository, RepositoryList, SubmittedPullRequest, TestCase, TestPage, TestRunDetails, TestingResult, TestingResultList, VerificationRun, VerificationRunList
+from trunk_api._core.models import Acknowledgement, BatchQueueEntryHistoryList, BatchingRule, MergeGraph, MergeQueue, MergeQueueList, MergeQueueMetrics, MergeQueueOrder, MergeQueueStateChange, NoContent, PullRequest, PullRequestImpactedTargets, PullRequestList, PullRequestPage, PullRequestQueueEntryHistory, PullRequestV2, QuarantinedTest, QuarantinedTestPage, QueueEntryHistoryList, QueueEntryStateTransition, QueueSettings, Repository, RepositoryList, SubmittedPullRequest, TestCase, TestPage, TestRunDetails, TestingResult, TestingResultList, VerificationRun, VerificationRunList
 from trunk_api.client import ProgressLike, RepoLike, TimeLike
 from trunk_api.enums import AllTargets, DirectMergeMode, HealthStatus, HistoryDirection, MergeMethod, MergeQueueMode, MergeStrategy, OptimizationMode, PullRequestState, QueueEntryState, QueueMode, QueueOptimization, QueueState, TestBranchConstruction, VerificationRunStatus
 

@@ -42,10 +42,10 @@ import trunk_api
 from trunk_api import _cli_operations as declared
 from trunk_api import _cli_export, _cli_sandbox, _cli_webhooks
 from trunk_api import _cli_output as render
-from trunk_api import _core
+from trunk_api._cli_common import UsageError, option_flag
+from trunk_api._core import declarations, pager
 from trunk_api import errors
 from trunk_api import v2 as _v2
-from trunk_api.client import SECRET_OPTIONS
 from trunk_api._cli_output import CSV_COLUMNS
 
 __all__ = ["CSV_COLUMNS", "main"]
@@ -60,9 +60,6 @@ EXIT_SERVICE = 5
 EXIT_INTERRUPTED = 130
 
 FORMATS = ("table", "json", "ndjson", "csv")
-
-class UsageError(Exception):
-    """A command line the parser accepted but that cannot be run (e.g. --since together with --end)."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -89,44 +86,10 @@ def parse_duration(text: str) -> dt.timedelta:
     return dt.timedelta(**{_DURATION_UNITS[match.group(2)]: float(match.group(1))})
 
 
-#: What the command line adds to an option's declared doc: the token's flag is there for completeness only.
-_FLAG_NOTES = {name: "discouraged, since command lines show up in ps and shell history: set the variable instead"
-               for name in SECRET_OPTIONS}
-
-
-def _option_flag(group: Any, row: dict[str, Any], dest: str | None = None) -> None:
-    """The flag of one option row (_core.option_rows(...)): the row's flag (--name-with-dashes unless the row
-    keeps another spelling), its default, rule and variables in the help, its choices."""
-    parts = [row["doc"].rstrip(".")]
-    if row["rule"] and not row["choices"]:
-        parts.append(f"must be {row['rule']}")
-    if row["name"] in _FLAG_NOTES:
-        parts.append(_FLAG_NOTES[row["name"]])
-    help_text = "; ".join(parts)
-    if row["variables"]:
-        help_text += f" (default: ${', then $'.join(row['variables'])})"
-    elif row["default"] is not None:
-        help_text += " (default %(default)s)"
-    help_text = help_text.replace("%", "%%").replace("%%(default)s", "%(default)s")
-    where = {"dest": dest or row["name"], "default": row["default"], "help": help_text}
-    if row["type"] == "bool":
-        group.add_argument(row["flag"], action=argparse.BooleanOptionalAction, **where)
-        return
-    if row["choices"]:
-        group.add_argument(row["flag"], choices=row["choices"], **where)
-        return
-    base = row["type"].removesuffix(" | None")
-    units = {"seconds": "SECONDS", "milliseconds": "MS"}
-    kinds = {"int": (int, units.get(row["unit"], "N")), "float": (float, units.get(row["unit"], "NUMBER"))}
-    kind, metavar = kinds.get(base, (str, "RFC3339" if base.startswith("datetime") else
-                                     row["name"].rsplit("_", 1)[-1].upper()))
-    group.add_argument(row["flag"], type=kind, metavar=metavar, **where)
-
-
 def _add_connection_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("connection (environment variables are preferred)")
-    for row in _core.option_rows("client"):
-        _option_flag(group, row)
+    for row in declarations.option_rows("client"):
+        option_flag(group, row)
     group.add_argument("-v", "--verbose", action="count", default=0,
                        help="log retries (-v) and every attempt (-vv) on stderr; the token is redacted")
 
@@ -226,7 +189,7 @@ def build_parser() -> argparse.ArgumentParser:
         """A command that runs one operation: an option per field of its request (_cli_operations.py)."""
         command = group.add_parser(name, help=summary, description=description)
         command.set_defaults(handler=handler, operation=operation)
-        declared.add_request_options(command, _core.iterators().get(operation, operation), listing=listing,
+        declared.add_request_options(command, pager.iterators().get(operation, operation), listing=listing,
                                      title=title)
         _add_output_options(command, listing=listing, page_size=False)
         _add_connection_options(command)
@@ -323,12 +286,12 @@ class _Context:
 
     def client(self) -> trunk_api.Client:
         args = self.args
-        for row in _core.option_rows("client"):
+        for row in declarations.option_rows("client"):
             if row["secret"] and getattr(args, row["name"]) is not None:
                 print(f"{PROG}: warning: --{row['name'].replace('_', '-')} is visible to other users (ps, shell "
                       f"history); prefer the {row['variables'][0]} environment variable", file=self.stderr)
         try:
-            return trunk_api.Client(**{row["name"]: getattr(args, row["name"]) for row in _core.option_rows("client")})
+            return trunk_api.Client(**{row["name"]: getattr(args, row["name"]) for row in declarations.option_rows("client")})
         except errors.ValidationError:
             raise
         except errors.MissingTokenError as error:
@@ -406,8 +369,8 @@ def _run_test(ctx: _Context) -> int:
 def _call(ctx: _Context) -> Any:
     """Runs the command's operation with the options as its keyword arguments."""
     operation = ctx.args.operation
-    listing = operation in _core.iterators()
-    arguments = declared.request_arguments(ctx.args, _core.iterators().get(operation, operation), listing=listing)
+    listing = operation in pager.iterators()
+    arguments = declared.request_arguments(ctx.args, pager.iterators().get(operation, operation), listing=listing)
     if listing:
         arguments["max_results"] = ctx.args.max_results
     return getattr(ctx.client(), operation)(**arguments)
@@ -416,7 +379,7 @@ def _call(ctx: _Context) -> Any:
 def _run_v2_listing(ctx: _Context) -> int:
     """Every item of a v2 listing; the table shows the item's plain fields (text, numbers, states)."""
     items = _call(ctx)
-    item_type = _core.listings()[_core.iterators()[ctx.args.operation]]
+    item_type = pager.listings()[pager.iterators()[ctx.args.operation]]
     plain = [field["name"] for field in declared.declared_fields(item_type.__name__)
              if not declared.is_nested(field)][:6]
     columns = [(name.upper().replace("_", " "), render.field(name)) for name in plain]
@@ -502,7 +465,7 @@ def _run_export(ctx: _Context, run: Any) -> int:
 
 
 def _run_openapi(ctx: _Context) -> int:
-    ctx.stdout.write(_core.openapi_document() + "\n")
+    ctx.stdout.write(declarations.openapi_document() + "\n")
     return EXIT_OK
 
 

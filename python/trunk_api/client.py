@@ -1,4 +1,4 @@
-"""The Client of the Trunk v1 API: a thin facade over the C++ client in ``trunk_api._core``.
+"""The Client of the Trunk v1 API: a thin facade over the C++ client in ``trunk_api._core.client``.
 
 Everything substantial happens in C++: argument conversion and validation (a ValidationError naming every bad
 field, before anything is sent), JSON encoding and decoding, HTTP, retries with backoff, and paging. The GIL is
@@ -15,23 +15,22 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from trunk_api import _core, _progress
+from trunk_api import _progress
+from trunk_api._core import client as engines, declarations
 from trunk_api import v2 as _v2
-from trunk_api._core import (
+from trunk_api._core.models import (
     Acknowledgement,
     MergeQueueMetrics,
-    PullRequestIterator,
     PullRequestPage,
-    QuarantinedTestIterator,
     QuarantinedTestPage,
     QueueSettings,
     Repo,
     SubmittedPullRequest,
     TestCase,
-    TestIterator,
     TestPage,
     TestRunDetails,
 )
+from trunk_api._core.pager import PullRequestIterator, QuarantinedTestIterator, TestIterator
 from trunk_api.enums import (
     AllTargets,
     HealthStatus,
@@ -46,7 +45,7 @@ from trunk_api.history import MAX_WINDOW, FailingTestsHistory
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
-    from trunk_api._core import BulkOptionKeywords, ClientOptionKeywords, QueueSettingKeywords
+    from trunk_api._core.client import BulkOptionKeywords, ClientOptionKeywords, QueueSettingKeywords
 
 __all__ = ["Client", "ProgressLike", "RepoLike", "TimeLike"]
 
@@ -55,7 +54,7 @@ _logger = logging.getLogger("trunk_api")
 
 #: The options of a Client, as the C++ core declares them (the rows of ClientOptions, option_rows.hpp): name,
 #: type, default (seconds for durations), rule, environment variables, doc. Written once, there.
-_OPTION_ROWS: list[dict[str, Any]] = _core.option_rows("client")
+_OPTION_ROWS: list[dict[str, Any]] = declarations.option_rows("client")
 
 #: The credentials (the secret rows: token, api_key, trunk_token), which a client never keeps in Python nor pickles.
 SECRET_OPTIONS = frozenset(row["name"] for row in _OPTION_ROWS if row["secret"])
@@ -113,7 +112,7 @@ class Client:
         # The options are the core's rows (a wrong one is a ValidationError naming it, an unknown one the same
         # TypeError as a misspelt keyword): bound here only to keep what a pickle needs.
         bound = _CLIENT_SIGNATURE.bind(self, token, base_url, **options)
-        self._core = _core.Client(**{name: value for name, value in bound.arguments.items() if name != "self"},
+        self._core = engines.Client(**{name: value for name, value in bound.arguments.items() if name != "self"},
                                   log=_logger.log)
         bound.apply_defaults()
         # Everything needed to rebuild this client, except the credentials (which are never stored in Python).
@@ -430,13 +429,13 @@ def _take_option_rows(method: Any, rows: list[dict[str, Any]]) -> None:
     method.__doc__ = f"{method.__doc__}\n        Options:\n\n{_options_doc(rows, indent='        ')}\n"
 
 
-_take_option_rows(Client.get_test_details_many, _core.option_rows("bulk"))
+_take_option_rows(Client.get_test_details_many, declarations.option_rows("bulk"))
 
 
 def _request_settings(request: str) -> list[dict[str, Any]]:
     """The optional fields of a request model of the core's schema: what a call takes as keywords that default
     to "not sent"."""
-    model = next(model for model in _core.schema()["models"] if model["name"] == request)
+    model = next(model for model in declarations.schema()["models"] if model["name"] == request)
     return [field for field in model["fields"] if field["optional"]]
 
 

@@ -11,7 +11,7 @@ enumeration); this module is where they live for users, type checkers and pickle
 
 from __future__ import annotations
 
-from trunk_api._core import (
+from trunk_api._core.models import (
     AllTargets,
     BatchingRulePolicy,
     CheckConclusion,

@@ -19,9 +19,10 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from trunk_api import _arrow, _core, _display, _pandas, _progress
+from trunk_api import _arrow, _display, _pandas, _progress
+from trunk_api._core import client as engines, tables
 from trunk_api._progress import ProgressLike
-from trunk_api._core import TestCase
+from trunk_api._core.models import TestCase
 from trunk_api.errors import ValidationError, Violation
 
 from trunk_api._arguments import RepoLike, TimeLike
@@ -87,7 +88,7 @@ class FailingTestsHistory:
     them when the rest is not wanted (dropping the history does too).
     """
 
-    def __init__(self, core: _core.Client, repo: RepoLike, org_url_slug: str, start_time: TimeLike,
+    def __init__(self, core: engines.Client, repo: RepoLike, org_url_slug: str, start_time: TimeLike,
                  end_time: TimeLike, *, window: timedelta, page_size: int, max_results: int | None,
                  concurrency: int, progress: ProgressLike = False) -> None:
         violations = []
@@ -205,7 +206,7 @@ class FailingTestsHistory:
         """One row per (window, test): ``window_start`` and ``window_end`` (UTC timestamps), then the columns of
         ``iter_failing_tests(...).to_pandas()``, built by the same C++ code; ``dtype_backend="pyarrow"`` gives
         Arrow-backed columns, from ``to_arrow()``."""
-        if _core.pandas_arrow_form(dtype_backend) is not None:
+        if tables.pandas_arrow_form(dtype_backend) is not None:
             pd = _arrow.require("pandas")[1]  # before fetching: without the libraries nothing is requested
             return self.to_arrow().to_pandas(types_mapper=pd.ArrowDtype)
         np, _ = _pandas.require_libraries()  # before fetching: without pandas nothing is requested
@@ -215,7 +216,7 @@ class FailingTestsHistory:
                             ("window_end", [item.window_end for item in items])):
             micros = np.array([_micros(time) for time in times], dtype=np.int64)
             columns[name] = ("time", micros, np.zeros(len(items), dtype=bool))
-        columns.update(_core.test_columns([item.test for item in items]))
+        columns.update(tables.test_columns([item.test for item in items]))
         return _pandas.frame_from_columns(columns)
 
     def to_arrow(self) -> Any:  # pyarrow.Table
@@ -223,7 +224,7 @@ class FailingTestsHistory:
         of ``iter_failing_tests(...).to_arrow()``, filled by the same C++ code."""
         (pa,) = _arrow.require("table")  # before fetching: without pyarrow nothing is requested
         items = self.to_list()
-        table = _core.listing_arrow(TestCase, [item.test for item in items], "table")
+        table = tables.listing_arrow(TestCase, [item.test for item in items], "table")
         timestamp = pa.timestamp("us", tz="UTC")
         for position, name in enumerate(("window_start", "window_end")):
             micros = pa.array([_micros(getattr(item, name)) for item in items], type=pa.int64())
@@ -236,7 +237,7 @@ class FailingTestsHistory:
         ``to_polars()``)."""
         (pl,) = _arrow.require("polars")  # before fetching: without polars nothing is requested
         items = self.to_list()
-        frame = _core.listing_arrow(TestCase, [item.test for item in items], "polars")
+        frame = tables.listing_arrow(TestCase, [item.test for item in items], "polars")
         for position, name in enumerate(("window_start", "window_end")):
             micros = pl.Series(name, [_micros(getattr(item, name)) for item in items], dtype=pl.Int64)
             frame = frame.insert_column(position, micros.cast(pl.Datetime("us", "UTC")))

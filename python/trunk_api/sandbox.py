@@ -22,24 +22,25 @@ from types import TracebackType
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from trunk_api import _core
-from trunk_api._core import Repo, WebhookSecret
+from trunk_api._core import declarations, sandbox as engine
+from trunk_api._core.models import Repo
+from trunk_api._core.webhooks import WebhookSecret
 from trunk_api.async_client import AsyncClient
 from trunk_api.client import Client, RepoLike, _options_doc, _options_signature
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
-    from trunk_api._core import FaultOptionKeywords, SandboxOptionKeywords
+    from trunk_api._core.sandbox import FaultOptionKeywords, SandboxOptionKeywords
 
 __all__ = ["RecordedRequest", "Sandbox", "WebhookDelivery", "WebhookEndpoint"]
 
 #: The options of a Sandbox and the fault settings among them, as the C++ core declares them (the rows of
 #: SandboxOptions and FaultOptions, sandbox_options.hpp and fault_options.hpp): name, type, default, rule, doc.
 #: Written once, there.
-_OPTION_ROWS: list[dict[str, Any]] = _core.option_rows("sandbox")
-_FAULT_ROWS: list[dict[str, Any]] = _core.option_rows("faults")
-_DEFAULTS: dict[str, Any] = _core.sandbox_defaults()
+_OPTION_ROWS: list[dict[str, Any]] = declarations.option_rows("sandbox")
+_FAULT_ROWS: list[dict[str, Any]] = declarations.option_rows("faults")
+_DEFAULTS: dict[str, Any] = engine.sandbox_defaults()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -72,7 +73,7 @@ class WebhookEndpoint:
     events: tuple[str, ...] = ()  #: the event types it receives; empty: every type
 
     def __repr__(self) -> str:
-        return (f"WebhookEndpoint(id={self.id!r}, url={_core.url_without_credentials(self.url)!r}, "
+        return (f"WebhookEndpoint(id={self.id!r}, url={engine.url_without_credentials(self.url)!r}, "
                 f"events={self.events!r})")
 
 
@@ -124,7 +125,7 @@ class Sandbox:
     def __init__(self, **options: Unpack[SandboxOptionKeywords]) -> None:
         # The options are the core's rows (a wrong one is a ValidationError naming it, an unknown one the same
         # TypeError as a misspelt keyword).
-        self._core = _core.Sandbox(**options)
+        self._core = engine.Sandbox(**options)
         given: dict[str, Any] = dict(options)
         self._tests = _DEFAULTS["tests"] if given.get("tests") is None else given["tests"]
         self._seed = _DEFAULTS["seed"] if given.get("seed") is None else given["seed"]
@@ -196,7 +197,7 @@ class Sandbox:
     @staticmethod
     def permission_names() -> list[str]:
         """Every permission a v2 API key may hold, as :meth:`create_api_key` takes them."""
-        return _core.Sandbox.permission_names()
+        return engine.Sandbox.permission_names()
 
     @property
     def org_url_slug(self) -> str:

@@ -1,7 +1,7 @@
 """Trunk's v2 API by resource: ``client.v2.merge_queues.list(...)``, ``client.v2.merge_queues.pause(id)``, as
 stripe-python's StripeClient exposes its API versions side by side (docs/reference/v2.md).
 
-Nothing here is written per operation: the operations are the C++ core's rows (``_core.schema()["operations"]``,
+Nothing here is written per operation: the operations are the C++ core's rows (``_core.declarations.schema()["operations"]``,
 those of version 2), and each becomes
 
 - a flat method of :class:`~trunk_api.Client` named as its row (``list_merge_queues``, ``pause_merge_queue``), from
@@ -21,14 +21,15 @@ from __future__ import annotations
 import inspect
 from typing import Any
 
-from trunk_api import _core, _progress
+from trunk_api import _progress
+from trunk_api._core import declarations
 
 __all__ = ["V2", "OPERATIONS"]
 
 #: The v2 operations as the core declares them, in row order.
-OPERATIONS: list[dict[str, Any]] = [operation for operation in _core.schema()["operations"]
+OPERATIONS: list[dict[str, Any]] = [operation for operation in declarations.schema()["operations"]
                                     if operation["version"] == 2]
-_MODELS = {model["name"]: model for model in _core.schema()["models"]}
+_MODELS = {model["name"]: model for model in declarations.schema()["models"]}
 
 
 def _request_signature(operation: dict[str, Any], listing: bool) -> inspect.Signature:

@@ -22,8 +22,8 @@ import threading
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any, Union
 
-from trunk_api import _core
-from trunk_api._core import (
+from trunk_api._core import webhooks as engine
+from trunk_api._core.webhooks import (
     Actor,
     EventRepository,
     InvestigationFact,
@@ -107,7 +107,7 @@ def verify(body: bytes | bytearray | memoryview | str, headers: Headers, secret:
     ``now`` replaces the clock (tests, replays of logged deliveries). Raises :class:`WebhookVerificationError`
     with a ``reason``; an unknown event type is not an error (:class:`UnknownEvent`).
     """
-    return _core.verify_webhook(body, headers, secret, tolerance, now)  # type: ignore[no-any-return]
+    return engine.verify_webhook(body, headers, secret, tolerance, now)  # type: ignore[no-any-return]
 
 
 def construct_event(body: bytes | bytearray | memoryview | str) -> Event:
@@ -115,7 +115,7 @@ def construct_event(body: bytes | bytearray | memoryview | str) -> Event:
 
     Raises :class:`trunk_api.DecodeError` when the body is not a JSON object (or a known field has the wrong
     kind)."""
-    return _core.construct_webhook_event(body)  # type: ignore[no-any-return]
+    return engine.construct_webhook_event(body)  # type: ignore[no-any-return]
 
 
 def sign(secret: str | WebhookSecret, msg_id: str, timestamp: int | dt.datetime,
@@ -127,7 +127,7 @@ def sign(secret: str | WebhookSecret, msg_id: str, timestamp: int | dt.datetime,
 
 def delivery_id(headers: Headers) -> str | None:
     """The delivery's svix-id (the same on every retry of one message): the key to de-duplicate by."""
-    return _core.webhook_headers(headers)[0]
+    return engine.webhook_headers(headers)[0]
 
 
 class Deduplicator:

@@ -16,7 +16,7 @@ import pytest
 
 import trunk_api
 from trunk_api import Repo, TestCase
-from trunk_api import _core
+from trunk_api._core import tables
 
 from conftest import NOW, WEEK_START
 
@@ -57,7 +57,7 @@ def test_to_arrow_types_and_values(box: trunk_api.Sandbox, client: trunk_api.Cli
     table = client.iter_failing_tests(repo, box.org_url_slug, WEEK_START, NOW, page_size=50).to_arrow()
     assert isinstance(table, pa.Table)
     assert [(field.name, field.type) for field in table.schema] == TEST_SCHEMA
-    assert table.column_names == _core.column_names(TestCase)  # the names of to_pandas() and CSV, from one walk
+    assert table.column_names == tables.column_names(TestCase)  # the names of to_pandas() and CSV, from one walk
     assert table.num_rows == len(tests) > 100
     assert table.to_pylist() == [expected_row(test) for test in tests]
     assert any(row["most_common_failures"] for row in table.to_pylist())  # the nested lists were exercised
@@ -73,7 +73,7 @@ def test_nulls_empty_lists_unicode_and_unknown_values() -> None:
     })
     third = TestCase.from_dict({"id": "c", "codeowners": ["@a", "", "@ü"], "quarantined": True,
                                 "failure_rate_last_24h": 1.0, "most_common_failures": []})
-    rows = _core.listing_arrow(TestCase, [sparse, full, third], "table").to_pylist()
+    rows = tables.listing_arrow(TestCase, [sparse, full, third], "table").to_pylist()
     assert rows == [expected_row(test) for test in (sparse, full, third)]
     # The distinctions a tabular form could lose: absent vs empty text, absent vs empty list, False vs absent.
     assert rows[0]["variant"] is None and rows[1]["variant"] == ""
@@ -83,7 +83,7 @@ def test_nulls_empty_lists_unicode_and_unknown_values() -> None:
     assert rows[1]["status_timestamp"] == datetime(1969, 12, 31, 23, 59, 59, 999999, tzinfo=timezone.utc)
     assert rows[1]["most_common_failures"][0] == {"summary": None, "occurrence_count": None, "last_occurrence": None}
     assert rows[1]["pull_requests_impacted_last_7d"] == -(2**63)
-    table = _core.listing_arrow(TestCase, [sparse, full, third], "table")
+    table = tables.listing_arrow(TestCase, [sparse, full, third], "table")
     table.validate(full=True)  # offsets, bitmaps and UTF-8 checked by pyarrow itself
     assert table.column("id").null_count == 0 and table.column("name").null_count == 2
 
@@ -91,7 +91,7 @@ def test_nulls_empty_lists_unicode_and_unknown_values() -> None:
 def test_a_batch_with_no_rows_has_the_schema(box: trunk_api.Sandbox, client: trunk_api.Client, repo: Repo) -> None:
     table = client.iter_failing_tests(repo, box.org_url_slug, WEEK_START, NOW, max_results=0).to_arrow()
     assert table.num_rows == 0 and [(f.name, f.type) for f in table.schema] == TEST_SCHEMA
-    assert _core.listing_arrow(TestCase, [], "table").schema == table.schema
+    assert tables.listing_arrow(TestCase, [], "table").schema == table.schema
 
 
 @pytest.mark.parametrize("limit", [1, 25])
@@ -141,7 +141,7 @@ def test_every_listing(box: trunk_api.Sandbox, queue_box: trunk_api.Sandbox, nam
     make = lambda: LISTINGS[name](sandbox, client, repo)  # noqa: E731
     items = make().to_list()
     table = make().to_arrow()
-    assert table.column_names == _core.column_names(type(items[0])) and table.num_rows == len(items) > 0
+    assert table.column_names == tables.column_names(type(items[0])) and table.num_rows == len(items) > 0
     # The same values as to_pandas() (which reads the models through the other C++ walk).
     frame, arrow_frame = make().to_pandas(), make().to_pandas(dtype_backend="pyarrow")
     assert list(arrow_frame.columns) == list(frame.columns)
@@ -232,7 +232,7 @@ def test_continues_where_the_listing_is(box: trunk_api.Sandbox, client: trunk_ap
 
 def test_the_batch_is_the_arrow_pycapsule_interface(box: trunk_api.Sandbox, client: trunk_api.Client,
                                                     repo: Repo) -> None:
-    batch = _core.listing_arrow(TestCase, client.iter_failing_tests(repo, box.org_url_slug, WEEK_START, NOW,
+    batch = tables.listing_arrow(TestCase, client.iter_failing_tests(repo, box.org_url_slug, WEEK_START, NOW,
                                                                      max_results=7).to_list(), "batch")
     assert repr(batch) == "<ArrowBatch 7 rows>" and batch.num_rows == 7
     record_batch = pa.record_batch(batch)  # pyarrow takes the buffers through the capsules, no copy
@@ -240,7 +240,7 @@ def test_the_batch_is_the_arrow_pycapsule_interface(box: trunk_api.Sandbox, clie
     with pytest.raises(ValueError, match="already exported"):
         batch.__arrow_c_array__()
     # Capsules dropped without being imported release the buffers themselves (no leak, no double free).
-    unused = _core.listing_arrow(TestCase, [TestCase.from_dict({"id": "x"})], "batch")
+    unused = tables.listing_arrow(TestCase, [TestCase.from_dict({"id": "x"})], "batch")
     schema_capsule, array_capsule = unused.__arrow_c_array__()
     del schema_capsule, array_capsule, unused
     assert record_batch.column(0).to_pylist()[0] is not None
@@ -271,7 +271,7 @@ def test_history_carries_its_windows(box: trunk_api.Sandbox, client: trunk_api.C
     table = history().to_arrow()
     assert table.column_names[:2] == ["window_start", "window_end"]
     assert table.schema.field("window_start").type == UTC_MICROS
-    assert table.column_names[2:] == _core.column_names(TestCase)
+    assert table.column_names[2:] == tables.column_names(TestCase)
     items = history().to_list()
     assert table.num_rows == len(items) > 0
     assert table.column("window_start").to_pylist() == [item.window_start for item in items]

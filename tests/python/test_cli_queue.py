@@ -112,12 +112,12 @@ def test_queue_csv(cli, sandbox):
 
 def test_every_settable_field_of_update_queue_is_an_option_with_its_declared_help(cli):
     """The options come from the C++ declaration of updateQueue: a field there is an option here."""
-    from trunk_api import _core
+    from trunk_api._core import declarations
 
     run = cli("queue", "update", "--help")
     assert run.code == 0
     help_text = " ".join(run.out.split())
-    request = next(model for model in _core.schema()["models"] if model["name"] == "UpdateQueueRequest")
+    request = next(model for model in declarations.schema()["models"] if model["name"] == "UpdateQueueRequest")
     settable = [field for field in request["fields"] if field["optional"]]
     assert len(settable) == 23
     for field in settable:

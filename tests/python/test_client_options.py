@@ -102,10 +102,10 @@ def test_defaults_come_from_the_core_declaration() -> None:
     command line's options all show the same values."""
     import inspect
 
-    from trunk_api import _core
+    from trunk_api._core import client as engines
     from trunk_api.cli import build_parser
 
-    defaults = _core.client_defaults()
+    defaults = engines.client_defaults()
     assert defaults["timeout"] == 30.0 and defaults["max_retries"] == 3 and defaults["overall_deadline"] == 120.0
     signature = inspect.signature(trunk_api.Client)
     for name, value in defaults.items():

@@ -8,7 +8,7 @@ import gc
 
 import trunk_api
 from trunk_api import Repo
-from trunk_api import _core
+from trunk_api._core import tables
 
 from conftest import NOW, WEEK_START
 
@@ -19,10 +19,10 @@ def test_builder_restores_the_collector_state_it_found(box: trunk_api.Sandbox, c
     was_enabled = gc.isenabled()
     try:
         gc.enable()
-        _core.test_columns(tests)
+        tables.test_columns(tests)
         assert gc.isenabled()
         gc.disable()
-        _core.test_columns(tests)
+        tables.test_columns(tests)
         assert not gc.isenabled()
     finally:
         (gc.enable if was_enabled else gc.disable)()
@@ -30,7 +30,7 @@ def test_builder_restores_the_collector_state_it_found(box: trunk_api.Sandbox, c
 
 def test_shared_neighbour_strings_keep_every_value(box: trunk_api.Sandbox, client: trunk_api.Client, repo: Repo) -> None:
     tests = client.iter_failing_tests(repo, box.org_url_slug, WEEK_START, NOW).to_list()
-    columns = _core.test_columns(tests)
+    columns = tables.test_columns(tests)
     for name, field in (("file_path", "file_path"), ("classname", "classname"), ("parent", "parent"), ("id", "id")):
         kind, values, _ = columns[name]
         assert kind == "str"

@@ -187,7 +187,7 @@ def test_the_cli_reference_renders_every_command_from_the_parser():
 def test_the_api_reference_documents_the_package():
     page = page_text("reference/python.md")
     assert "::: trunk_api\n" in page
-    stubs = (ROOT / "python" / "trunk_api" / "_core.pyi").read_text(encoding="utf-8")
+    stubs = (ROOT / "python" / "trunk_api" / "_core" / "models.pyi").read_text(encoding="utf-8")
     assert "class TestHealth(str, enum.Enum):" in stubs  # what mkdocstrings reads for the core's classes
 
 

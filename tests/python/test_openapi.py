@@ -20,7 +20,7 @@ from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
 import trunk_api
-from trunk_api import _core
+from trunk_api._core import declarations
 from trunk_api.cli import main
 
 from conftest import NOW, WEEK_START, ensure_queue
@@ -32,7 +32,7 @@ FORMATS = Draft202012Validator.FORMAT_CHECKER
 
 @pytest.fixture(scope="module")
 def document() -> dict[str, Any]:
-    return json.loads(_core.openapi_document())
+    return json.loads(declarations.openapi_document())
 
 
 @pytest.fixture(scope="module")
@@ -81,7 +81,7 @@ def test_cli_prints_the_document_without_token_or_network(monkeypatch):
         code = main(["openapi"])
     assert (code, err.getvalue()) == (0, "")
     printed = json.loads(out.getvalue())
-    assert printed == json.loads(_core.openapi_document())
+    assert printed == json.loads(declarations.openapi_document())
     assert printed["info"]["version"] == trunk_api.__version__
     assert out.getvalue().startswith('{\n  "openapi": "3.1.0",')
 

@@ -12,11 +12,12 @@ from typing import Any
 import pytest
 
 import trunk_api
-from trunk_api import ValidationError, _core
+from trunk_api import ValidationError
+from trunk_api._core import client as engines, declarations, sandbox as sandbox_engine
 from trunk_api.cli import build_parser
 
 ROOT = Path(__file__).resolve().parents[2]
-ROWS = _core.option_rows("client")
+ROWS = declarations.option_rows("client")
 A_YEAR = 365 * 24 * 3600
 
 
@@ -64,10 +65,10 @@ def test_every_derived_place_shows_the_row(row: dict[str, Any]) -> None:
         assert parameter.default == default and parameter.annotation == row["type"], (facade, name)
     assert f"``{name}" in pydoc.render_doc(trunk_api.Client)
     if not row["secret"]:
-        assert _core.client_defaults()[name] == default
+        assert engines.client_defaults()[name] == default
         assert f"``{name} = {default!r}``" in pydoc.render_doc(trunk_api.Client)
 
-    core_stub = (ROOT / "python" / "trunk_api" / "_core.pyi").read_text()
+    core_stub = (ROOT / "python" / "trunk_api" / "_core" / "client.pyi").read_text()
     for core_class in ("Client", "AsyncClient"):
         block = core_stub.split(f"\nclass {core_class}:\n", 1)[1].split("\nclass ", 1)[0]
         assert f"        {name}: {row['type']} = {default!r},\n" in block, core_class
@@ -148,9 +149,9 @@ def test_every_bad_option_is_reported_at_once() -> None:
     assert [v.field for v in caught.value.errors] == ["timeout", "max_retries", "verify_tls"]
 
 
-@pytest.mark.parametrize("make", [lambda **kw: trunk_api.Client("t", **kw), lambda **kw: _core.Client(**kw),
-                                  lambda **kw: trunk_api.AsyncClient("t", **kw), lambda **kw: _core.AsyncClient(**kw)],
-                         ids=["Client", "_core.Client", "AsyncClient", "_core.AsyncClient"])
+@pytest.mark.parametrize("make", [lambda **kw: trunk_api.Client("t", **kw), lambda **kw: engines.Client(**kw),
+                                  lambda **kw: trunk_api.AsyncClient("t", **kw), lambda **kw: engines.AsyncClient(**kw)],
+                         ids=["Client", "_core.client.Client", "AsyncClient", "_core.client.AsyncClient"])
 def test_an_unknown_option_is_a_type_error_naming_it(make: Any) -> None:
     with pytest.raises(TypeError, match="max_request_per_second"):
         make(max_request_per_second=5)
@@ -184,7 +185,7 @@ def test_command_line_flags_reach_the_client(monkeypatch: pytest.MonkeyPatch) ->
 
 
 # ---- the bulk calls' options (BulkOptions) ------------------------------------------------------------------------
-BULK_ROWS = _core.option_rows("bulk")
+BULK_ROWS = declarations.option_rows("bulk")
 
 
 @pytest.mark.parametrize("row", BULK_ROWS, ids=[row["name"] for row in BULK_ROWS])
@@ -195,8 +196,8 @@ def test_every_derived_place_shows_the_bulk_row(row: dict[str, Any]) -> None:
         parameter = inspect.signature(method).parameters[name]
         assert parameter.default == default and parameter.annotation == row["type"] and parameter.kind is parameter.KEYWORD_ONLY
     assert f"``{name} = {default!r}``" in pydoc.render_doc(trunk_api.Client.get_test_details_many)
-    core_stub = (ROOT / "python" / "trunk_api" / "_core.pyi").read_text()
-    assert core_stub.count(f"        {name}: {row['type']} = {default!r},\n") == 2  # _core.Client, _core.AsyncClient
+    core_stub = (ROOT / "python" / "trunk_api" / "_core" / "client.pyi").read_text()
+    assert core_stub.count(f"        {name}: {row['type']} = {default!r},\n") == 2  # _core.client.Client, .AsyncClient
     assert f"class BulkOptionKeywords(TypedDict, total=False):\n" in core_stub
     assert f"    {name}: {row['type']}\n" in core_stub.split("class BulkOptionKeywords", 1)[1]
     async_stub = (ROOT / "python" / "trunk_api" / "async_client.pyi").read_text()
@@ -222,8 +223,8 @@ def test_an_unknown_bulk_option_is_a_type_error(box: trunk_api.Sandbox, client: 
 
 
 # ---- the sandbox's options (SandboxOptions, its faults' rows taken in its place, and FaultOptions) --------------
-SANDBOX_ROWS = _core.option_rows("sandbox")
-FAULT_ROWS = _core.option_rows("faults")
+SANDBOX_ROWS = declarations.option_rows("sandbox")
+FAULT_ROWS = declarations.option_rows("faults")
 
 
 def test_the_sandbox_rows_are_the_options_we_know() -> None:
@@ -271,9 +272,9 @@ def test_every_derived_place_shows_the_sandbox_row(row: dict[str, Any]) -> None:
     assert parameter.default == default and parameter.annotation == row["type"]
     assert parameter.kind is parameter.KEYWORD_ONLY
     assert f"``{name} = {default!r}``: {row['doc']}" in pydoc.render_doc(trunk_api.Sandbox)
-    assert _core.sandbox_defaults()[name] == default
+    assert sandbox_engine.sandbox_defaults()[name] == default
 
-    core_stub = (ROOT / "python" / "trunk_api" / "_core.pyi").read_text()
+    core_stub = (ROOT / "python" / "trunk_api" / "_core" / "sandbox.pyi").read_text()
     block = core_stub.split("\nclass Sandbox:\n", 1)[1].split("    def start(", 1)[0]
     assert f"        {name}: {row['type'].removesuffix(' | None')} | None = {default!r},\n" in block  # None: default
     keywords = core_stub.split("class SandboxOptionKeywords(TypedDict, total=False):\n", 1)[1].split("\nclass ", 1)[0]
@@ -302,7 +303,7 @@ def test_every_derived_place_shows_the_fault_row(box: trunk_api.Sandbox, row: di
     assert isinstance(prop, property) and prop.__doc__ is not None and row["doc"] in prop.__doc__
     parameter = inspect.signature(trunk_api.Sandbox.set_faults).parameters[name]
     assert parameter.default is None and parameter.kind is parameter.KEYWORD_ONLY
-    core_stub = (ROOT / "python" / "trunk_api" / "_core.pyi").read_text()
+    core_stub = (ROOT / "python" / "trunk_api" / "_core" / "sandbox.pyi").read_text()
     block = core_stub.split("\nclass Sandbox:\n", 1)[1].split("    def set_faults(", 1)[1].split(") -> None", 1)[0]
     assert f"        {name}: {row['type']} | None = None,\n" in block
     keywords = core_stub.split("class FaultOptionKeywords(TypedDict, total=False):\n", 1)[1].split("\nclass ", 1)[0]

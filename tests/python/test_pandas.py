@@ -9,7 +9,7 @@ import pytest
 
 import trunk_api
 from trunk_api import Repo, TestCase
-from trunk_api import _core
+from trunk_api._core import tables
 
 from conftest import NOW, WEEK_START
 
@@ -51,7 +51,7 @@ def test_absent_values_are_missing_not_zero() -> None:
                                "ticket": {"html_url": "https://t/1"}})
     from trunk_api._pandas import frame_from_columns
 
-    frame = frame_from_columns(_core.test_columns([sparse, full]))
+    frame = frame_from_columns(tables.test_columns([sparse, full]))
     assert math.isnan(frame["failure_rate_last_7d"][0]) and frame["failure_rate_last_7d"][1] == 0.5
     assert frame["pull_requests_impacted_last_7d"][0] is pd.NA and frame["pull_requests_impacted_last_7d"][1] == 0
     assert frame["quarantined"][0] is pd.NA and frame["quarantined"][1] == False  # noqa: E712

@@ -10,7 +10,8 @@ import json
 import pytest
 
 import trunk_api
-from trunk_api import QuarantinedTest, QuarantinedTestStatus, QuarantineSetting, QueueSettings, _core
+from trunk_api import QuarantinedTest, QuarantinedTestStatus, QuarantineSetting, QueueSettings
+from trunk_api._core import tables
 
 from cli_support import cli, last_body, queue_args, sandbox, target  # noqa: F401  (fixtures are used by name)
 from conftest import ensure_queue
@@ -57,7 +58,7 @@ def test_quarantined_tests_page_and_iterate_to_the_same_tests(sandbox):
 def test_quarantined_tests_to_pandas_has_the_declared_columns(sandbox):
     client = sandbox.client()
     frame = client.iter_quarantined_tests(sandbox.repos[0], sandbox.org_url_slug).to_pandas()
-    assert list(frame.columns) == _core.column_names(QuarantinedTest)
+    assert list(frame.columns) == tables.column_names(QuarantinedTest)
     assert list(frame.columns)[:4] == ["name", "parent", "file", "classname"]
     assert str(frame["quarantined_at"].dtype) == "datetime64[us, UTC]"
     assert set(frame["status"]) <= {"HEALTHY", "FLAKY", "BROKEN"}
@@ -75,7 +76,7 @@ def test_cli_quarantined_lists_as_csv_with_the_declared_columns(cli, sandbox, ta
     run = cli("quarantined", *target, "--format", "csv")
     assert run.code == 0, run.err
     rows = list(csv.DictReader(io.StringIO(run.out)))
-    assert rows and tuple(rows[0]) == tuple(_core.column_names(QuarantinedTest))
+    assert rows and tuple(rows[0]) == tuple(tables.column_names(QuarantinedTest))
     assert all(row["quarantine_setting"] in ("ALWAYS_QUARANTINE", "AUTO_QUARANTINE") for row in rows)
     table = cli("quarantined", *target, "--format", "table", "--max-results", "2")
     assert table.code == 0 and "2 quarantined tests" in table.out

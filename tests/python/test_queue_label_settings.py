@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 import trunk_api
-from trunk_api import Repo, ValidationError, _core
+from trunk_api import Repo, ValidationError
+from trunk_api._core import declarations
 
 from conftest import ensure_queue
 
@@ -20,7 +21,7 @@ WIRE = {"extension_enabled": "extensionEnabled", "enqueueing_label": "enqueueing
 
 
 def model(name: str) -> dict:
-    return next(m for m in _core.schema()["models"] if m["name"] == name)
+    return next(m for m in declarations.schema()["models"] if m["name"] == name)
 
 
 def test_python_keywords_are_the_declared_settings_in_order() -> None:
@@ -32,7 +33,7 @@ def test_python_keywords_are_the_declared_settings_in_order() -> None:
                 if parameter.kind is inspect.Parameter.KEYWORD_ONLY]
     assert keywords == declared
     # The TypedDict **settings is typed with, in the generated stubs (it exists for type checkers only).
-    stub = (Path(trunk_api.__file__).parent / "_core.pyi").read_text()
+    stub = (Path(trunk_api.__file__).parent / "_core" / "client.pyi").read_text()
     block = stub.split("class QueueSettingKeywords(TypedDict, total=False):\n", 1)[1].split("\n\n", 1)[0]
     assert [line.split(":")[0].strip() for line in block.splitlines()[1:]] == declared
     for field in fields:
@@ -114,7 +115,7 @@ def test_the_sandbox_refuses_wrong_types_on_the_wire(box: trunk_api.Sandbox, rep
 
 
 def test_openapi_declares_them_in_the_request_and_the_answer() -> None:
-    document = json.loads(_core.openapi_document())
+    document = json.loads(declarations.openapi_document())
     schemas = document["components"]["schemas"]
     for schema_name in ("UpdateQueueRequest", "QueueSettings"):
         properties = schemas[schema_name]["properties"]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import types
 from pathlib import Path
 
 import pytest
@@ -18,7 +19,13 @@ HERE = Path(__file__).parent
 def test_package_ships_type_information() -> None:
     package = Path(trunk_api.__file__).parent
     assert (package / "py.typed").exists()
-    assert (package / "_core.pyi").exists()
+    # The extension's stubs: a package with one stub per submodule of _core (scripts/generate-stubs).
+    from trunk_api import _core
+
+    submodules = [name for name, value in vars(_core).items() if isinstance(value, types.ModuleType)]
+    assert submodules and (package / "_core" / "__init__.pyi").exists()
+    for name in submodules:
+        assert (package / "_core" / f"{name}.pyi").exists(), name
 
 
 @pytest.mark.parametrize("target", [[str(HERE / "typed_example.py")], ["-p", "trunk_api"]], ids=["example", "package"])

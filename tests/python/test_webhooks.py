@@ -22,7 +22,8 @@ import pytest
 import svix.webhooks
 
 import trunk_api
-from trunk_api import _core, webhooks
+from trunk_api import webhooks
+from trunk_api._core import declarations
 from trunk_api.webhooks import WebhookVerificationError
 
 
@@ -507,7 +508,7 @@ def test_cli_listen_table_on_a_terminal() -> None:
 # ---- the OpenAPI document -------------------------------------------------------------------------------------
 
 def test_the_openapi_document_declares_every_webhook() -> None:
-    document = json.loads(_core.openapi_document())
+    document = json.loads(declarations.openapi_document())
     assert set(document["webhooks"]) == set(EXAMPLES)
     for name, (_, cls) in EXAMPLES.items():
         operation = document["webhooks"][name]["post"]

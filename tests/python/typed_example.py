@@ -1,4 +1,4 @@
-"""A typed script using the public API; test_typing.py runs `mypy --strict` on it, so the stubs (_core.pyi),
+"""A typed script using the public API; test_typing.py runs `mypy --strict` on it, so the stubs (_core/*.pyi),
 py.typed and the facade's annotations are checked from a user's point of view."""
 
 from __future__ import annotations
