@@ -311,7 +311,7 @@ def test_every_derived_place_shows_the_fault_row(box: trunk_api.Sandbox, row: di
 
     before = box.faults
     try:
-        value = 3 if row["type"] == "int" else 0.5
+        value = {"int": 3, "bool": True}.get(row["type"], 0.5)
         box.set_faults(**{name: value})
         assert getattr(box, name) == value and box.faults[name] == value
         box.set_faults(**{name: None})  # None: unchanged

@@ -7,12 +7,10 @@ and the Deduplicator absorbs them; bad endpoints are refused naming the field, n
 from __future__ import annotations
 
 import json
-import threading
 import urllib.request
 from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone
 from typing import Any
-from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
 import pytest
 
@@ -21,30 +19,9 @@ from trunk_api import Sandbox
 from trunk_api.sandbox import WebhookEndpoint
 from trunk_api.webhooks import PullRequestEvent, Receiver, WebhookSecret, verify
 
+from served_wsgi import Served
+
 NOW = datetime(2026, 11, 20, 12, 0, 0, tzinfo=timezone.utc)
-
-
-class _Quiet(WSGIRequestHandler):
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
-        pass
-
-
-class Served:
-    """A WSGI app on 127.0.0.1:0 in a thread; stopped by close()."""
-
-    def __init__(self, app: Any) -> None:
-        self.server: WSGIServer = make_server("127.0.0.1", 0, app, handler_class=_Quiet)
-        self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-        self.thread.start()
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_port}/hooks"
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-        self.thread.join(timeout=10)
 
 
 @pytest.fixture

@@ -13,7 +13,6 @@ import urllib.request
 from collections.abc import Iterator
 from datetime import datetime, timezone
 from typing import Any
-from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
 import pytest
 from jsonschema import Draft202012Validator
@@ -23,26 +22,21 @@ from referencing.jsonschema import DRAFT202012
 from trunk_api import Sandbox
 from trunk_api.webhooks import WebhookSecret, verify
 
+from served_wsgi import Served
+
 NOW = datetime(2026, 11, 20, 8, 0, 0, tzinfo=timezone.utc)
 DOCUMENT_URI = "urn:trunk-api:openapi"
 ACTIONS = ("submitted", "queued", "testing", "merged", "failed", "canceled", "pending_failure")
 QUEUE_TYPES = {f"{family}.{action}" for family in ("pull_request", "pull_request_batch") for action in ACTIONS}
 
 
-class _Quiet(WSGIRequestHandler):
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
-        pass
-
-
 class Recorder:
-    """A bare HTTP receiver on 127.0.0.1:0 keeping every delivery's headers and body; answers 204."""
+    """A bare HTTP receiver keeping every delivery's headers and body; answers 204."""
 
     def __init__(self) -> None:
         self.deliveries: list[tuple[dict[str, str], bytes]] = []
         self.lock = threading.Lock()
-        self.server: WSGIServer = make_server("127.0.0.1", 0, self.app, handler_class=_Quiet)
-        self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-        self.thread.start()
+        self.served = Served(self.app)
 
     def app(self, environ: dict[str, Any], start_response: Any) -> list[bytes]:
         body = environ["wsgi.input"].read(int(environ.get("CONTENT_LENGTH") or 0))
@@ -51,15 +45,6 @@ class Recorder:
             self.deliveries.append((headers, body))
         start_response("204 No Content", [])
         return []
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_port}/hooks"
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-        self.thread.join(timeout=10)
 
 
 def _testing_numbers(client: Any, repo: Any, numbers: list[int]) -> list[int]:
@@ -75,7 +60,7 @@ def busy_day() -> Iterator[tuple[dict[str, Any], list[tuple[dict[str, str], byte
     with Sandbox(seed=11, tests=40, now=NOW, clock="virtual", flaky_failure_rate=0.25,
                  broken_pull_request_rate=0.1) as box:
         try:
-            box.add_webhook(recorder.url, secret=secret)
+            box.add_webhook(recorder.served.url, secret=secret)
             client = box.client()
             repo = box.repos[0]
             client.update_queue(repo, "main", batch=True, batching_min_size=3, batching_max_wait_time_minutes=5,
@@ -96,7 +81,7 @@ def busy_day() -> Iterator[tuple[dict[str, Any], list[tuple[dict[str, str], byte
             with urllib.request.urlopen(box.url + "/openapi.json", timeout=30) as answer:
                 document = json.loads(answer.read())
         finally:
-            recorder.close()
+            recorder.served.close()
     yield document, recorder.deliveries, secret
 
 

@@ -53,12 +53,12 @@ REPOSITORY = {"id": "0f7c2b9a-3e44-4c1e-8f0e-6b1f9a2d7c33", "html_url": "https:/
 EXAMPLES: dict[str, tuple[dict[str, Any], type]] = {
     **{f"pull_request.{action}": ({"type": f"pull_request.{action}", "action": action, "status": action,
                                    "pr_number": 7}, webhooks.PullRequestEvent)
-       for action in ("submitted", "queued", "testing", "merged", "failed", "canceled")},
-    "pull_request_batch.merged": ({"type": "pull_request_batch.merged", "test_pr_number": 9},
-                                  webhooks.PullRequestBatchEvent),
-    "pull_request_batch.pending_failure": ({"type": "pull_request_batch.pending_failure", "target_branch": "main",
-                                            "pull_requests": [{"pr_number": 4209}, {"pr_number": 4211}]},
-                                           webhooks.PullRequestBatchEvent),
+       for action in ("submitted", "queued", "testing", "merged", "failed", "canceled", "pending_failure")},
+    **{f"pull_request_batch.{action}": ({"type": f"pull_request_batch.{action}", "action": action, "status": action,
+                                         "target_branch": "main", "pr_numbers": [4209, 4211],
+                                         "pr_numbers_in_batch": [4209, 4211], "test_pr_number": 9},
+                                        webhooks.PullRequestBatchEvent)
+       for action in ("submitted", "queued", "testing", "merged", "failed", "canceled", "pending_failure")},
     "v2.test_case.status_changed": ({"type": "v2.test_case.status_changed", "timestamp": "2026-04-20T09:15:00Z",
                                      "previous_status": "HEALTHY", "new_status": "FLAKY",
                                      "triggered_by": {"monitor_id": "5a0d6c1e-7d1b-4c59-9a53-1d0f3b8e2a11",
@@ -333,7 +333,11 @@ def test_typed_fields() -> None:
     investigation = webhooks.construct_event(json.dumps(EXAMPLES["test_case.investigation_completed"][0]))
     assert investigation.facts[0].confidence == 0.9 and investigation.test_case.parent == "AuthSpec"
     batch = webhooks.construct_event(json.dumps(EXAMPLES["pull_request_batch.pending_failure"][0]))
-    assert batch.extra["pull_requests"] == [{"pr_number": 4209}, {"pr_number": 4211}]
+    assert batch.pr_numbers == [4209, 4211] and batch.action is webhooks.QueueEventAction.PENDING_FAILURE
+    queued = webhooks.construct_event(b'{"type":"pull_request.queued","queued_reason":"BISECTION_REQUIRED"}')
+    assert queued.queued_reason is webhooks.QueuedReason.BISECTION_REQUIRED
+    later = webhooks.construct_event(b'{"type":"pull_request.failed","failure_reason":"A_REASON_FROM_LATER"}')
+    assert later.failure_reason == "A_REASON_FROM_LATER"  # a value Trunk adds later: kept as sent
 
 
 def test_unknown_types_and_values_never_fail() -> None:
@@ -512,7 +516,12 @@ def test_the_openapi_document_declares_every_webhook() -> None:
     assert set(document["webhooks"]) == set(EXAMPLES)
     for name, (_, cls) in EXAMPLES.items():
         operation = document["webhooks"][name]["post"]
-        schema = operation["requestBody"]["content"]["application/json"]["schema"]["$ref"]
-        assert schema == f"#/components/schemas/{cls.__name__}"
+        schema = operation["requestBody"]["content"]["application/json"]["schema"]
+        if name.startswith(("pull_request.", "pull_request_batch.")):
+            # A merge queue event's own schema (its fields depend on its type), made from the same model.
+            assert schema["properties"]["type"]["const"] == name
+            assert set(schema["properties"]) <= set(document["components"]["schemas"][cls.__name__]["properties"])
+        else:
+            assert schema["$ref"] == f"#/components/schemas/{cls.__name__}"
         assert {parameter["name"] for parameter in operation["parameters"]} == {"svix-id", "svix-timestamp",
                                                                                 "svix-signature"}

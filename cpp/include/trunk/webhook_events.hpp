@@ -140,20 +140,29 @@ struct schema::Enum<WebhookEventType> {
 
 // ---- shared parts ------------------------------------------------------------------------------------------
 
+#define TRUNK_QUEUE_EVENT_REPOSITORY_FIELDS(X)                                                             \
+  X(std::optional<std::string>, host, "host", {}, schema::kRequired, "github.com or another code host")        \
+  X(std::optional<std::string>, owner, "owner", {}, schema::kRequired, "the user or organization owning it")  \
+  X(std::optional<std::string>, name, "name", {}, schema::kRequired, "the repository's name")
+
+struct QueueEventRepository {
+  TRUNK_MEMBERS(TRUNK_QUEUE_EVENT_REPOSITORY_FIELDS)
+  Extras extra;
+  bool operator==(const QueueEventRepository&) const = default;
+};
+TRUNK_DESCRIBE(QueueEventRepository, "The repository of a merge queue event: host, owner and name.",
+               TRUNK_QUEUE_EVENT_REPOSITORY_FIELDS)
+
 #define TRUNK_EVENT_REPOSITORY_FIELDS(X)                                                                   \
-  X(std::optional<std::string>, host, "host", {}, schema::kNone, "merge queue events: github.com or another host") \
-  X(std::optional<std::string>, owner, "owner", {}, schema::kNone, "merge queue events: the owner")           \
-  X(std::optional<std::string>, name, "name", {}, schema::kNone, "merge queue events: the repository's name")   \
-  X(std::optional<std::string>, id, "id", {}, schema::kNone, "flaky-test events: Trunk's id of the repository (UUID)") \
-  X(std::optional<std::string>, html_url, "html_url", {}, schema::kNone, "flaky-test events: link to the repository")
+  X(std::optional<std::string>, id, "id", {}, schema::kNone, "Trunk's id of the repository (UUID)")          \
+  X(std::optional<std::string>, html_url, "html_url", {}, schema::kNone, "link to the repository")
 
 struct EventRepository {
   TRUNK_MEMBERS(TRUNK_EVENT_REPOSITORY_FIELDS)
   Extras extra;
   bool operator==(const EventRepository&) const = default;
 };
-TRUNK_DESCRIBE(EventRepository,
-               "The repository of an event: host/owner/name in merge queue events, id/html_url in flaky-test events.",
+TRUNK_DESCRIBE(EventRepository, "The repository of a flaky-test event: its id and link.",
                TRUNK_EVENT_REPOSITORY_FIELDS)
 
 // ---- merge queue ------------------------------------------------------------------------------------------
@@ -181,7 +190,7 @@ TRUNK_DESCRIBE(EventRepository,
   X(std::optional<OpenEnum<QueueEventAction>>, status, "status", {}, schema::kNone, "where the pull request stands now") \
   X(std::optional<std::string>, author, "author", {}, schema::kNone, "login of the pull request's author")      \
   X(std::optional<std::int64_t>, pr_number, "pr_number", {}, (schema::Rules{.min = 0}), "the pull request's number") \
-  X(std::optional<EventRepository>, repository, "repository", {}, schema::kNone, "host, owner and name")        \
+  X(std::optional<QueueEventRepository>, repository, "repository", {}, schema::kNone, "host, owner and name")        \
   X(std::optional<std::string>, target_branch, "target_branch", {}, schema::kNone, "the branch the queue merges into") \
   X(std::optional<std::string>, http_details_url, "http_details_url", {}, schema::kNone,          \
     "the pull request's page in Trunk's web app")                                                                \
@@ -212,7 +221,7 @@ TRUNK_DESCRIBE(PullRequestEvent,
     "the pull requests of the batch this event is about")                                                        \
   X(std::optional<std::vector<std::int64_t>>, pr_numbers_in_batch, "pr_numbers_in_batch", {}, (schema::Rules{.min = 0}), \
     "every pull request tested together in the batch (more than pr_numbers when some did not merge)")           \
-  X(std::optional<EventRepository>, repository, "repository", {}, schema::kNone, "host, owner and name")        \
+  X(std::optional<QueueEventRepository>, repository, "repository", {}, schema::kNone, "host, owner and name")        \
   X(std::optional<std::string>, target_branch, "target_branch", {}, schema::kNone, "the branch the queue merges into") \
   X(std::optional<bool>, is_bisection, "is_bisection", {}, schema::kNone, "the batch is a bisection run's")      \
   X(std::optional<std::string>, test_branch, "test_branch", {}, schema::kNone, "the branch the batch was tested on") \
@@ -422,7 +431,7 @@ TRUNK_DESCRIBE(UnknownEvent, "An event of a type this library does not know; its
 /// TRUNK_ANSWER_MODELS: the code instantiated per model takes this list beside that one (the codec in
 /// webhook_codec.cpp, the OpenAPI components, the Python classes, enumerations and schema).
 #define TRUNK_WEBHOOK_MODELS(X)                                                                                 \
-  X(EventRepository) X(PullRequestEvent) X(PullRequestBatchEvent) X(StatusTrigger) X(TestCaseStatusChangedEvent) \
+  X(QueueEventRepository) X(EventRepository) X(PullRequestEvent) X(PullRequestBatchEvent) X(StatusTrigger) X(TestCaseStatusChangedEvent) \
   X(Monitor) X(TestCaseMonitorStatusChangedEvent) X(Actor) X(QuarantineSettingChange)                           \
   X(TestCaseQuarantiningSettingChangedEvent) X(InvestigationFact) X(TestCaseInvestigationCompletedEvent)        \
   X(LegacyStatusChange) X(LegacyTestCaseStatusChangedEvent) X(UnknownEvent)

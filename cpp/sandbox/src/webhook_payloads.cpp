@@ -66,8 +66,8 @@ bool ends_batch(QueueEventAction action) {
          action == QueueEventAction::canceled || action == QueueEventAction::queued;
 }
 
-trunk::EventRepository repository_of(const trunk::Repo& repo) {
-  trunk::EventRepository out;
+trunk::QueueEventRepository repository_of(const trunk::Repo& repo) {
+  trunk::QueueEventRepository out;
   out.host = repo.host;
   out.owner = repo.owner;
   out.name = repo.name;

@@ -297,7 +297,7 @@ class QueueEntryConclusion(str, enum.Enum):
     CANCELLED = 'cancelled'
 
 class QueueEventAction(str, enum.Enum):
-    """What moved a pull request in a merge queue (the suffix of its pull_request.* event; "canceled" with one l, unlike the API's cancelled)."""
+    """What moved a pull request or a batch in a merge queue (the suffix of its pull_request.* or pull_request_batch.* event; "canceled" with one l, unlike the API's cancelled)."""
     __test__: ClassVar[bool]  # False: pytest must not collect TestHealth & co.
     SUBMITTED = 'submitted'
     QUEUED = 'queued'
@@ -305,6 +305,69 @@ class QueueEventAction(str, enum.Enum):
     MERGED = 'merged'
     FAILED = 'failed'
     CANCELED = 'canceled'
+    PENDING_FAILURE = 'pending_failure'
+
+class SubmittedReason(str, enum.Enum):
+    """Why a pull request was submitted to the queue."""
+    __test__: ClassVar[bool]  # False: pytest must not collect TestHealth & co.
+    USER_REQUESTED = 'USER_REQUESTED'
+    TRUNK_ADMIN_REQUESTED = 'TRUNK_ADMIN_REQUESTED'
+    API_REQUESTED = 'API_REQUESTED'
+
+class QueuedReason(str, enum.Enum):
+    """Why a pull request or batch (re-)entered the line to be tested."""
+    __test__: ClassVar[bool]  # False: pytest must not collect TestHealth & co.
+    MANUAL_PUSH_TO_TARGET_BRANCH = 'MANUAL_PUSH_TO_TARGET_BRANCH'
+    PREREQUISITE_MERGE_ITEM_CANCELLED = 'PREREQUISITE_MERGE_ITEM_CANCELLED'
+    PREREQUISITE_MERGE_ITEM_FAILED = 'PREREQUISITE_MERGE_ITEM_FAILED'
+    PREREQUISITE_MERGE_ITEM_MANUALLY_MERGED = 'PREREQUISITE_MERGE_ITEM_MANUALLY_MERGED'
+    MERGE_ITEM_NOW_READY = 'MERGE_ITEM_NOW_READY'
+    TESTS_RESTARTED_BY_USER = 'TESTS_RESTARTED_BY_USER'
+    TESTS_RESTARTED_BY_API_REQUEST = 'TESTS_RESTARTED_BY_API_REQUEST'
+    SKIP_THE_LINE_INTERRUPTED = 'SKIP_THE_LINE_INTERRUPTED'
+    BISECTION_REQUIRED = 'BISECTION_REQUIRED'
+    BISECTION_TEST_RUN_PASSED = 'BISECTION_TEST_RUN_PASSED'
+
+class MergedReason(str, enum.Enum):
+    """How a pull request or batch merged: by the queue, by hand, or directly without a run."""
+    __test__: ClassVar[bool]  # False: pytest must not collect TestHealth & co.
+    MERGE_GRAPH_MERGE = 'MERGE_GRAPH_MERGE'
+    MANUAL_MERGE = 'MANUAL_MERGE'
+    MERGE_GRAPH_DIRECT_MERGE = 'MERGE_GRAPH_DIRECT_MERGE'
+
+class QueueFailureReason(str, enum.Enum):
+    """Why a pull request or batch failed (or is pending failure) in the queue."""
+    __test__: ClassVar[bool]  # False: pytest must not collect TestHealth & co.
+    START_TEST_RUN_INVALID_EVENT = 'START_TEST_RUN_INVALID_EVENT'
+    START_TEST_RUN_MERGE_CONFLICT = 'START_TEST_RUN_MERGE_CONFLICT'
+    START_TEST_RUN_CONFIG_NOT_FOUND = 'START_TEST_RUN_CONFIG_NOT_FOUND'
+    START_TEST_RUN_CONFIG_PARSING_FAILURE = 'START_TEST_RUN_CONFIG_PARSING_FAILURE'
+    START_TEST_RUN_CONFIG_MISSING_REQUIRED_STATUSES = 'START_TEST_RUN_CONFIG_MISSING_REQUIRED_STATUSES'
+    START_TEST_RUN_CONFIG_BAD_REQUIRED_STATUSES = 'START_TEST_RUN_CONFIG_BAD_REQUIRED_STATUSES'
+    START_TEST_RUN_CONFIG_BAD_VERSION = 'START_TEST_RUN_CONFIG_BAD_VERSION'
+    START_TEST_RUN_NO_REQUIRED_STATUSES = 'START_TEST_RUN_NO_REQUIRED_STATUSES'
+    TEST_RUN_REQUIRED_STATUS_FAILED = 'TEST_RUN_REQUIRED_STATUS_FAILED'
+    TEST_RUN_TIMEOUT = 'TEST_RUN_TIMEOUT'
+    GITHUB_API_MERGE_PR_FAILED = 'GITHUB_API_MERGE_PR_FAILED'
+    GITHUB_API_DIRECT_MERGE_PR_FAILED = 'GITHUB_API_DIRECT_MERGE_PR_FAILED'
+    PR_UPDATED_AT_MERGE_TIME = 'PR_UPDATED_AT_MERGE_TIME'
+    START_TEST_RUN_RETRY_EXHAUSTED = 'START_TEST_RUN_RETRY_EXHAUSTED'
+    START_TEST_RUN_DRAFT_PRS_NOT_ALLOWED = 'START_TEST_RUN_DRAFT_PRS_NOT_ALLOWED'
+    TEST_RUN_FAILED_BY_OPTIMIZATION = 'TEST_RUN_FAILED_BY_OPTIMIZATION'
+
+class CancellationReason(str, enum.Enum):
+    """Why a pull request or batch was taken out of the queue."""
+    __test__: ClassVar[bool]  # False: pytest must not collect TestHealth & co.
+    USER_REQUESTED = 'USER_REQUESTED'
+    PR_CLOSED = 'PR_CLOSED'
+    PR_PUSHED_TO = 'PR_PUSHED_TO'
+    PR_BASE_BRANCH_CHANGED = 'PR_BASE_BRANCH_CHANGED'
+    TRUNK_ADMIN_REQUESTED = 'TRUNK_ADMIN_REQUESTED'
+    PR_CONVERTED_TO_DRAFT = 'PR_CONVERTED_TO_DRAFT'
+    STACKED_PR_MEMBER_PUSHED_TO = 'STACKED_PR_MEMBER_PUSHED_TO'
+    STACKED_PR_MEMBER_CLOSED = 'STACKED_PR_MEMBER_CLOSED'
+    STACKED_PR_MEMBER_MERGED = 'STACKED_PR_MEMBER_MERGED'
+    STACKED_PR_MEMBER_BASE_BRANCH_CHANGED = 'STACKED_PR_MEMBER_BASE_BRANCH_CHANGED'
 
 class MonitorStatus(str, enum.Enum):
     """Whether a flaky-test detection monitor is active on a test or has resolved."""
@@ -328,7 +391,13 @@ class WebhookEventType(str, enum.Enum):
     PULL_REQUEST_MERGED = 'pull_request.merged'
     PULL_REQUEST_FAILED = 'pull_request.failed'
     PULL_REQUEST_CANCELED = 'pull_request.canceled'
+    PULL_REQUEST_PENDING_FAILURE = 'pull_request.pending_failure'
+    PULL_REQUEST_BATCH_SUBMITTED = 'pull_request_batch.submitted'
+    PULL_REQUEST_BATCH_QUEUED = 'pull_request_batch.queued'
+    PULL_REQUEST_BATCH_TESTING = 'pull_request_batch.testing'
     PULL_REQUEST_BATCH_MERGED = 'pull_request_batch.merged'
+    PULL_REQUEST_BATCH_FAILED = 'pull_request_batch.failed'
+    PULL_REQUEST_BATCH_CANCELED = 'pull_request_batch.canceled'
     PULL_REQUEST_BATCH_PENDING_FAILURE = 'pull_request_batch.pending_failure'
     TEST_CASE_STATUS_CHANGED_V2 = 'v2.test_case.status_changed'
     TEST_CASE_MONITOR_STATUS_CHANGED = 'test_case.monitor_status_changed'

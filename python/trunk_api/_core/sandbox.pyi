@@ -38,6 +38,7 @@ class SandboxOptionKeywords(TypedDict, total=False):
     webhook_duplicate_rate: float | None
     webhook_delay_ms: int | None
     webhook_jitter_ms: int | None
+    webhook_reorder: bool | None
     record_requests: bool | None
     v2_rate_limits: bool | None
     clock: str | None
@@ -59,6 +60,7 @@ class FaultOptionKeywords(TypedDict, total=False):
     webhook_duplicate_rate: float | None
     webhook_delay_ms: int | None
     webhook_jitter_ms: int | None
+    webhook_reorder: bool | None
 
 class Sandbox:
     def __init__(
@@ -88,6 +90,7 @@ class Sandbox:
         webhook_duplicate_rate: float | None = 0.0,
         webhook_delay_ms: int | None = 0,
         webhook_jitter_ms: int | None = 0,
+        webhook_reorder: bool | None = False,
         record_requests: bool | None = True,
         v2_rate_limits: bool | None = False,
         clock: str | None = 'real',
@@ -137,6 +140,7 @@ class Sandbox:
         webhook_duplicate_rate: float | None = None,
         webhook_delay_ms: int | None = None,
         webhook_jitter_ms: int | None = None,
+        webhook_reorder: bool | None = None,
     ) -> None: ...
     def requests(self) -> list[tuple[str, str, list[tuple[str, str]], bytes, int, str, str]]: ...
     def clear_requests(self) -> None: ...

@@ -4,27 +4,41 @@
 from datetime import datetime
 from typing import Any, ClassVar
 
-from trunk_api._core.models import MonitorStatus, QuarantinedTestStatus, QuarantiningSetting, QueueEventAction, TestCase, TestStatus, WebhookEventType
+from trunk_api._core.models import CancellationReason, MergedReason, MonitorStatus, QuarantinedTestStatus, QuarantiningSetting, QueueEventAction, QueueFailureReason, QueuedReason, SubmittedReason, TestCase, TestStatus, WebhookEventType
 
-class EventRepository:
-    """The repository of an event: host/owner/name in merge queue events, id/html_url in flaky-test events."""
-    __match_args__: ClassVar[tuple[str, ...]] = ('host', 'owner', 'name', 'id', 'html_url')
+class QueueEventRepository:
+    """The repository of a merge queue event: host, owner and name."""
+    __match_args__: ClassVar[tuple[str, ...]] = ('host', 'owner', 'name')
     __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
     @property
     def host(self) -> str | None:
-        """merge queue events: github.com or another host"""
+        """github.com or another code host"""
     @property
     def owner(self) -> str | None:
-        """merge queue events: the owner"""
+        """the user or organization owning it"""
     @property
     def name(self) -> str | None:
-        """merge queue events: the repository's name"""
+        """the repository's name"""
+    @property
+    def extra(self) -> dict[str, Any]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> QueueEventRepository: ...
+    def __eq__(self, other: object) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __copy__(self) -> QueueEventRepository: ...
+    def __deepcopy__(self, memo: dict[int, Any]) -> QueueEventRepository: ...
+
+class EventRepository:
+    """The repository of a flaky-test event: its id and link."""
+    __match_args__: ClassVar[tuple[str, ...]] = ('id', 'html_url')
+    __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
     @property
     def id(self) -> str | None:
-        """flaky-test events: Trunk's id of the repository (UUID)"""
+        """Trunk's id of the repository (UUID)"""
     @property
     def html_url(self) -> str | None:
-        """flaky-test events: link to the repository"""
+        """link to the repository"""
     @property
     def extra(self) -> dict[str, Any]: ...
     def to_dict(self) -> dict[str, Any]: ...
@@ -36,8 +50,8 @@ class EventRepository:
     def __deepcopy__(self, memo: dict[int, Any]) -> EventRepository: ...
 
 class PullRequestEvent:
-    """A pull request moved in a merge queue: pull_request.submitted, queued, testing, merged, failed or canceled."""
-    __match_args__: ClassVar[tuple[str, ...]] = ('type', 'timestamp', 'action', 'status', 'author', 'pr_number', 'repository', 'target_branch', 'http_details_url', 'batched', 'is_bisection', 'test_branch', 'test_branch_sha', 'test_pr_number', 'failure_reason', 'cancellation_reason', 'reason')
+    """A pull request moved in a merge queue: pull_request.submitted, queued, testing, merged, failed, canceled or pending_failure."""
+    __match_args__: ClassVar[tuple[str, ...]] = ('type', 'timestamp', 'action', 'status', 'author', 'pr_number', 'repository', 'target_branch', 'http_details_url', 'batched', 'is_bisection', 'test_branch', 'test_branch_sha', 'test_pr_number', 'submitted_reason', 'queued_reason', 'merged_reason', 'failure_reason', 'cancellation_reason')
     __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
     @property
     def type(self) -> WebhookEventType | str | None:
@@ -58,7 +72,7 @@ class PullRequestEvent:
     def pr_number(self) -> int | None:
         """the pull request's number"""
     @property
-    def repository(self) -> EventRepository | None:
+    def repository(self) -> QueueEventRepository | None:
         """host, owner and name"""
     @property
     def target_branch(self) -> str | None:
@@ -82,14 +96,20 @@ class PullRequestEvent:
     def test_pr_number(self) -> int | None:
         """the pull request Trunk opened to run the test"""
     @property
-    def failure_reason(self) -> str | None:
-        """pull_request.failed only, e.g. TEST_RUN_REQUIRED_STATUS_FAILED"""
+    def submitted_reason(self) -> SubmittedReason | str | None:
+        """submitted only: why it was submitted, e.g. API_REQUESTED"""
     @property
-    def cancellation_reason(self) -> str | None:
-        """pull_request.canceled only, e.g. USER_REQUESTED"""
+    def queued_reason(self) -> QueuedReason | str | None:
+        """queued only: why it (re-)entered the line, e.g. BISECTION_REQUIRED"""
     @property
-    def reason(self) -> str | None:
-        """pull_request.queued only: why it (re-)entered the queue, e.g. BISECTION_REQUIRED (values unconfirmed)"""
+    def merged_reason(self) -> MergedReason | str | None:
+        """merged only: how it merged, e.g. MERGE_GRAPH_MERGE"""
+    @property
+    def failure_reason(self) -> QueueFailureReason | str | None:
+        """failed and pending_failure only: why, e.g. TEST_RUN_REQUIRED_STATUS_FAILED"""
+    @property
+    def cancellation_reason(self) -> CancellationReason | str | None:
+        """canceled only: why, e.g. USER_REQUESTED"""
     @property
     def extra(self) -> dict[str, Any]: ...
     def to_dict(self) -> dict[str, Any]: ...
@@ -101,8 +121,8 @@ class PullRequestEvent:
     def __deepcopy__(self, memo: dict[int, Any]) -> PullRequestEvent: ...
 
 class PullRequestBatchEvent:
-    """A batch of pull requests merged or reported a failure: pull_request_batch.merged or pending_failure. Its schema is unpublished; unknown fields are in extra."""
-    __match_args__: ClassVar[tuple[str, ...]] = ('type', 'timestamp', 'repository', 'target_branch', 'test_branch', 'test_branch_sha', 'test_pr_number')
+    """A batch of pull requests moved in a merge queue: pull_request_batch.submitted, queued, testing, merged, failed, canceled or pending_failure."""
+    __match_args__: ClassVar[tuple[str, ...]] = ('type', 'timestamp', 'action', 'status', 'pr_numbers', 'pr_numbers_in_batch', 'repository', 'target_branch', 'is_bisection', 'test_branch', 'test_branch_sha', 'test_pr_number', 'submitted_reason', 'queued_reason', 'merged_reason', 'failure_reason', 'cancellation_reason')
     __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
     @property
     def type(self) -> WebhookEventType | str | None:
@@ -111,11 +131,26 @@ class PullRequestBatchEvent:
     def timestamp(self) -> datetime | None:
         """when it happened"""
     @property
-    def repository(self) -> EventRepository | None:
+    def action(self) -> QueueEventAction | str | None:
+        """what happened (the type's suffix)"""
+    @property
+    def status(self) -> QueueEventAction | str | None:
+        """where the batch stands now"""
+    @property
+    def pr_numbers(self) -> list[int] | None:
+        """the pull requests of the batch this event is about"""
+    @property
+    def pr_numbers_in_batch(self) -> list[int] | None:
+        """every pull request tested together in the batch (more than pr_numbers when some did not merge)"""
+    @property
+    def repository(self) -> QueueEventRepository | None:
         """host, owner and name"""
     @property
     def target_branch(self) -> str | None:
         """the branch the queue merges into"""
+    @property
+    def is_bisection(self) -> bool | None:
+        """the batch is a bisection run's"""
     @property
     def test_branch(self) -> str | None:
         """the branch the batch was tested on"""
@@ -125,6 +160,21 @@ class PullRequestBatchEvent:
     @property
     def test_pr_number(self) -> int | None:
         """the pull request Trunk opened to test the batch"""
+    @property
+    def submitted_reason(self) -> SubmittedReason | str | None:
+        """submitted only: why it was submitted, e.g. API_REQUESTED"""
+    @property
+    def queued_reason(self) -> QueuedReason | str | None:
+        """queued only: why it (re-)entered the line, e.g. BISECTION_REQUIRED"""
+    @property
+    def merged_reason(self) -> MergedReason | str | None:
+        """merged only: how it merged, e.g. MERGE_GRAPH_MERGE"""
+    @property
+    def failure_reason(self) -> QueueFailureReason | str | None:
+        """failed and pending_failure only: why, e.g. TEST_RUN_REQUIRED_STATUS_FAILED"""
+    @property
+    def cancellation_reason(self) -> CancellationReason | str | None:
+        """canceled only: why, e.g. USER_REQUESTED"""
     @property
     def extra(self) -> dict[str, Any]: ...
     def to_dict(self) -> dict[str, Any]: ...
