@@ -106,6 +106,13 @@ struct Refusal {
   std::string_view v2_code;    ///< "": the v2 service's code for `status`
 };
 
+/// The states in which a pull request belongs to a test run: testing, or waiting in tests_passed or
+/// pending_failure for the run's outcome to settle.
+constexpr bool part_of_a_run(trunk::PullRequestState state) noexcept {
+  return state == trunk::PullRequestState::testing || state == trunk::PullRequestState::tests_passed ||
+         state == trunk::PullRequestState::pending_failure;
+}
+
 enum class FailureCause { flaky, broken, timeout };
 std::string_view cause_name(FailureCause cause) noexcept;
 

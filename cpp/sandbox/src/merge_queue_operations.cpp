@@ -164,8 +164,7 @@ std::optional<Refusal> MergeQueue::restart(std::int64_t number, const trunk::Que
   const auto k = unit_of(*i);
   const auto g = group_of(*i);
   const bool in_bisection_run = g && bisection_[*g].run && state == PullRequestState::testing;
-  if (!(k || in_bisection_run) || (state != PullRequestState::testing && state != PullRequestState::tests_passed &&
-                                   state != PullRequestState::pending_failure)) {
+  if (!(k || in_bisection_run) || !part_of_a_run(state)) {
     return Refusal{400,
                    "pr.number: " + std::to_string(number) + " is " + std::string(trunk::to_wire(state)) +
                        ": only a pull request testing, tests_passed or pending_failure has tests to restart",
@@ -229,9 +228,7 @@ std::optional<Refusal> MergeQueue::set_impacted_targets(const trunk::SetImpacted
     // pushed to (PR_PUSHED_TO); its targets wait for its next submission.
     s.sha = request.pr.sha;
     s.changed_at = now_;
-    const bool in_run = s.state == PullRequestState::testing || s.state == PullRequestState::tests_passed ||
-                        s.state == PullRequestState::pending_failure;
-    if (in_run) {
+    if (part_of_a_run(s.state)) {
       early_targets_.insert_or_assign(request.pr.number, EarlyTargets{request.targets, request.pr.sha});
       take_out(*i, reason::kPrPushedTo);
       settle(policy);

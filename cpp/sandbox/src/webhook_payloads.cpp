@@ -36,11 +36,7 @@ std::optional<QueueEventAction> action_of(const Transition& t) {
 /// Whether the transition belongs to a test run: it starts one, or leaves a state that is part of one.
 bool in_run(const Transition& t) {
   if (t.run_id.empty() || t.submission) return false;
-  const auto part_of_run = [](PullRequestState s) {
-    return s == PullRequestState::testing || s == PullRequestState::tests_passed ||
-           s == PullRequestState::pending_failure;
-  };
-  return t.to == PullRequestState::testing || part_of_run(t.from);
+  return t.to == PullRequestState::testing || part_of_a_run(t.from);
 }
 
 /// What a batch's event is, from one member's transition (webhook_payloads.hpp); nullopt: none.
