@@ -278,8 +278,9 @@ class Sandbox:
     def set_test_status(self, test_id: str, status: str) -> bool:
         """Sets a test's health as a detection monitor would (``"HEALTHY"``, ``"FLAKY"`` or ``"BROKEN"``): the
         answers show it from now on (details, ``list_unhealthy_tests``, quarantined tests), and the webhook
-        endpoints get a ``v2.test_case.status_changed`` event before this returns. False when the test already
-        had that health (nothing is sent)."""
+        endpoints get the ``test_case.monitor_status_changed``, ``v2.test_case.status_changed`` and
+        ``test_case.status_changed`` events before this returns. False when the test already had that health
+        (nothing is sent)."""
         return self._core.set_test_status(test_id, status)
 
     @property

@@ -11,6 +11,7 @@
 
 #include <array>
 #include <optional>
+#include <span>
 #include <string_view>
 
 #include "trunk/webhook_events.hpp"
@@ -98,6 +99,75 @@ constexpr std::optional<bool> carried(const Field& field, const Action& action) 
       return field.wire == action.reason_field ? std::optional<bool>(false) : std::nullopt;
   }
   return std::nullopt;
+}
+
+// ---- the flaky-test events Trunk publishes schemas for ---------------------------------------------------------
+// Their models are the API's own parts (TestCase, TestStatus...), read tolerantly; what Trunk always sends is
+// said here by path from the body ("a.b": b, whenever a is there; "a[].b": b in each item of the list a). The
+// generated schemas require these, and the sandbox sends them.
+
+/// What a test case always carries in these events.
+inline constexpr std::string_view kEventTestCaseAlways[] = {
+    "test_case",
+    "test_case.id",
+    "test_case.repository",
+    "test_case.repository.html_url",
+    "test_case.html_url",
+    "test_case.name",
+    "test_case.variant",
+    "test_case.status",
+    "test_case.status.value",
+    "test_case.status.reason",
+    "test_case.status.timestamp",
+    "test_case.most_common_failures",
+    "test_case.most_common_failures[].summary",
+    "test_case.most_common_failures[].occurrence_count",
+    "test_case.failure_rate_last_7d",
+    "test_case.failure_rate_last_24h",
+    "test_case.codeowners",
+    "test_case.pull_requests_impacted_last_7d",
+    "test_case.quarantined",
+    "test_case.ticket.html_url",
+};
+
+inline constexpr std::string_view kLegacyStatusChangedAlways[] = {
+    "type",
+    "status_change",
+    "status_change.previous_status",
+    "status_change.current_status",
+    "status_change.current_status.value",
+    "status_change.current_status.reason",
+    "status_change.current_status.timestamp",
+};
+
+inline constexpr std::string_view kQuarantiningSettingChangedAlways[] = {
+    "type",
+    "quarantine_setting_changed",
+    "quarantine_setting_changed.actor",
+    "quarantine_setting_changed.actor.full_name",
+    "quarantine_setting_changed.actor.email",
+    "quarantine_setting_changed.reason",
+    "quarantine_setting_changed.timestamp",
+    "quarantine_setting_changed.previous_quarantining_setting",
+    "quarantine_setting_changed.updated_quarantining_setting",
+};
+
+struct PublishedEvent {
+  WebhookEventType type;
+  std::span<const std::string_view> always;  ///< besides kEventTestCaseAlways
+};
+
+inline constexpr std::array kPublishedFlakyTestEvents{
+    PublishedEvent{WebhookEventType::test_case_status_changed, kLegacyStatusChangedAlways},
+    PublishedEvent{WebhookEventType::test_case_quarantining_setting_changed, kQuarantiningSettingChangedAlways},
+};
+
+/// The published flaky-test event of `type`; nullptr for the others.
+constexpr const PublishedEvent* published_flaky_test_event(WebhookEventType type) {
+  for (const PublishedEvent& row : kPublishedFlakyTestEvents) {
+    if (row.type == type) return &row;
+  }
+  return nullptr;
 }
 
 /// The family of a merge queue event type and its action; nullopt for the other events.

@@ -321,7 +321,8 @@ TRUNK_DESCRIBE(Actor, "The person who made a change.", TRUNK_ACTOR_FIELDS)
     schema::kNone, "the setting before")                                                                         \
   X(std::optional<OpenEnum<QuarantiningSetting>>, updated_quarantining_setting, "updated_quarantining_setting", {},   \
     schema::kNone, "the setting now")                                                                            \
-  X(std::optional<std::string>, reason, "reason", {}, schema::kNone, "free text the person gave")               \
+  X(std::optional<std::string>, reason, "reason", {}, (schema::Rules{.nullable = true}),                          \
+    "free text the person gave (null when none)")                                                                \
   X(std::optional<Timestamp>, timestamp, "timestamp", {}, schema::kNone, "when it changed")
 
 struct QuarantineSettingChange {
@@ -335,12 +336,9 @@ TRUNK_DESCRIBE(QuarantineSettingChange, "A change of a test's quarantine overrid
 #define TRUNK_TEST_CASE_QUARANTINING_SETTING_CHANGED_EVENT_FIELDS(X)                                             \
   X(std::optional<OpenEnum<WebhookEventType>>, type, "type", {}, schema::kNone,                                 \
     "test_case.quarantining_setting_changed")                                                                    \
-  X(std::optional<Timestamp>, timestamp, "timestamp", {}, schema::kNone,                                         \
-    "absent in published examples: the change carries its own")                                                 \
   X(std::optional<QuarantineSettingChange>, quarantine_setting_changed, "quarantine_setting_changed", {},        \
-    schema::kNone, "who changed what, when and why")                                                             \
-  X(std::optional<EventRepository>, repository, "repository", {}, schema::kNone, "id and html_url")             \
-  X(std::optional<TestCase>, test_case, "test_case", {}, schema::kNone, "the test")
+    schema::kNone, "who changed what, when and why (the event's time is its timestamp)")                         \
+  X(std::optional<TestCase>, test_case, "test_case", {}, schema::kNone, "the test, its repository inside")
 
 struct TestCaseQuarantiningSettingChangedEvent {
   TRUNK_MEMBERS(TRUNK_TEST_CASE_QUARANTINING_SETTING_CHANGED_EVENT_FIELDS)
@@ -384,12 +382,11 @@ TRUNK_DESCRIBE(TestCaseInvestigationCompletedEvent,
                "An AI investigation of a flaky test finished (test_case.investigation_completed).",
                TRUNK_TEST_CASE_INVESTIGATION_COMPLETED_EVENT_FIELDS)
 
-// The legacy event's shape is reconstructed from old transformation scripts: previous_status's JSON kind is
-// not certain, so it is kept as it came.
 #define TRUNK_LEGACY_STATUS_CHANGE_FIELDS(X)                                                                     \
-  X(std::optional<Json>, previous_status, "previous_status", {}, schema::kNone,                                  \
-    "the status before (lower case healthy, flaky or broken), as sent")                                         \
-  X(std::optional<TestStatus>, current_status, "current_status", {}, schema::kNone, "the status now")
+  X(std::optional<OpenEnum<TestHealth>>, previous_status, "previous_status", {}, schema::kNone,                  \
+    "the status before: healthy, flaky or broken (lower case)")                                                 \
+  X(std::optional<TestStatus>, current_status, "current_status", {}, schema::kNone,                              \
+    "the status now, with its reason and when it was set")
 
 struct LegacyStatusChange {
   TRUNK_MEMBERS(TRUNK_LEGACY_STATUS_CHANGE_FIELDS)
@@ -401,9 +398,9 @@ TRUNK_DESCRIBE(LegacyStatusChange, "The status change of the legacy test_case.st
 
 #define TRUNK_LEGACY_TEST_CASE_STATUS_CHANGED_EVENT_FIELDS(X)                                                    \
   X(std::optional<OpenEnum<WebhookEventType>>, type, "type", {}, schema::kNone, "test_case.status_changed")     \
-  X(std::optional<Timestamp>, timestamp, "timestamp", {}, schema::kNone, "when it happened, if sent")           \
-  X(std::optional<LegacyStatusChange>, status_change, "status_change", {}, schema::kNone, "before and after")   \
-  X(std::optional<TestCase>, test_case, "test_case", {}, schema::kNone, "the test")
+  X(std::optional<LegacyStatusChange>, status_change, "status_change", {}, schema::kNone,                        \
+    "before and after (the event's time is current_status.timestamp)")                                          \
+  X(std::optional<TestCase>, test_case, "test_case", {}, schema::kNone, "the test, its repository inside")
 
 struct LegacyTestCaseStatusChangedEvent {
   TRUNK_MEMBERS(TRUNK_LEGACY_TEST_CASE_STATUS_CHANGED_EVENT_FIELDS)
@@ -411,7 +408,8 @@ struct LegacyTestCaseStatusChangedEvent {
   bool operator==(const LegacyTestCaseStatusChangedEvent&) const = default;
 };
 TRUNK_DESCRIBE(LegacyTestCaseStatusChangedEvent,
-               "Deprecated: the legacy form of v2.test_case.status_changed (test_case.status_changed).",
+               "A test's health status changed (test_case.status_changed, the form before "
+               "v2.test_case.status_changed).",
                TRUNK_LEGACY_TEST_CASE_STATUS_CHANGED_EVENT_FIELDS)
 
 #define TRUNK_UNKNOWN_EVENT_FIELDS(X)                                                                            \

@@ -379,7 +379,7 @@ bool Sandbox::set_test_status(const std::string& test_id, std::string_view statu
   const auto change = impl_->service->set_test_status(test_id, health, at);
   if (!change) return false;
   if (impl_->webhooks->has_endpoints()) {
-    impl_->webhooks->publish(test_status_events(*change->repo, *change->test, change->previous, health, at,
+    impl_->webhooks->publish(test_status_events(*change->repo, *change->test, change->previous, change->now, at,
                                                 impl_->options.org_url_slug));
     impl_->webhooks->flush();  // sent before this returns, as advance() does
   }

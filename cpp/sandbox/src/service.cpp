@@ -334,7 +334,7 @@ std::optional<Service::StatusChange> Service::set_test_status(const std::string&
       status_overrides_[lower(test_id)] = StatusOverride{health, at};
     }
     any_status_set_.store(true, std::memory_order_release);
-    return StatusChange{repo.data, &repo.data->tests[found->second], previous};
+    return StatusChange{repo.data, &repo.data->tests[found->second], previous, effective_facts(repo, found->second)};
   }
   throw trunk::ValidationError({{"test_id", "\"" + test_id + "\"", "must be the id of a test of this sandbox"}});
 }

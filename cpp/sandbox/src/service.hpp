@@ -88,6 +88,7 @@ class Service {
     const RepoHistory* repo = nullptr;
     const TestRecord* test = nullptr;
     Health previous = Health::healthy;
+    DerivedFacts now;  ///< what the API reports of the test from now on (its new health included)
   };
   std::optional<StatusChange> set_test_status(const std::string& test_id, Health health, trunk::Timestamp at);
 

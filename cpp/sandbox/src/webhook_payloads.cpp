@@ -193,7 +193,9 @@ std::string derived_uuid(std::string_view seed) {
 }  // namespace
 
 std::vector<OutgoingEvent> test_status_events(const RepoHistory& repo, const TestRecord& test, Health previous,
-                                              Health now, trunk::Timestamp at, const std::string& org_url_slug) {
+                                              const DerivedFacts& facts, trunk::Timestamp at,
+                                              const std::string& org_url_slug) {
+  const Health now = facts.health;
   const std::string monitor_id = derived_uuid("monitor:" + test.id);
   const auto monitor_status = now == Health::healthy ? trunk::MonitorStatus::resolved : trunk::MonitorStatus::active;
   trunk::EventRepository repository;
@@ -236,9 +238,20 @@ std::vector<OutgoingEvent> test_status_events(const RepoHistory& repo, const Tes
   status_event.repository = std::move(repository);
   status_event.test_case = std::move(identity);
 
+  // The earlier form: the whole test case as the API reports it now, and its status before and after.
+  trunk::LegacyTestCaseStatusChangedEvent legacy;
+  legacy.type = trunk::WebhookEventType::test_case_status_changed;
+  trunk::TestCase whole = to_test_case(repo, test, facts, org_url_slug, true);
+  trunk::LegacyStatusChange change;
+  change.previous_status = trunk::OpenEnum<trunk::TestHealth>::from_wire(health_wire(previous));
+  change.current_status = whole.status;
+  legacy.status_change = std::move(change);
+  legacy.test_case = std::move(whole);
+
   const std::string key = "test:" + test.id;
   return {{type_name(trunk::WebhookEventType::test_case_monitor_status_changed), trunk::encode(monitor_event), at, key, 0},
-          {type_name(trunk::WebhookEventType::test_case_status_changed_v2), trunk::encode(status_event), at, key, 0}};
+          {type_name(trunk::WebhookEventType::test_case_status_changed_v2), trunk::encode(status_event), at, key, 0},
+          {type_name(trunk::WebhookEventType::test_case_status_changed), trunk::encode(legacy), at, key, 0}};
 }
 
 }  // namespace trunk::sandbox

@@ -65,11 +65,14 @@ class QueueEventWriter {
   std::map<std::string, BatchRecord> batches_;  ///< by run id; an ended batch is kept a while, then forgotten
 };
 
-/// The events of a test whose health changed from `previous` to `now` at `at` (Sandbox::set_test_status), as a
-/// detection monitor's verdict gives them: test_case.monitor_status_changed (the monitor activates, or resolves
-/// when the test is healthy again), then v2.test_case.status_changed. The monitor is the sandbox's own (type
-/// "sandbox"); its id is derived from the test's, so one test's events name one monitor.
+/// The events of a test whose health changed from `previous` at `at` (Sandbox::set_test_status; `now`: what the
+/// API reports of it from then on), as a detection monitor's verdict gives them: test_case.monitor_status_changed
+/// (the monitor activates, or resolves when the test is healthy again), v2.test_case.status_changed, then the
+/// earlier form test_case.status_changed with the whole test case, as Trunk's schema for it publishes it. The
+/// monitor is the sandbox's own (type "sandbox"); its id is derived from the test's, so one test's events name
+/// one monitor.
 std::vector<OutgoingEvent> test_status_events(const RepoHistory& repo, const TestRecord& test, Health previous,
-                                              Health now, trunk::Timestamp at, const std::string& org_url_slug);
+                                              const DerivedFacts& now, trunk::Timestamp at,
+                                              const std::string& org_url_slug);
 
 }  // namespace trunk::sandbox

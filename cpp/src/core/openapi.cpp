@@ -447,7 +447,75 @@ Doc queue_event_schema(WebhookEventType type, const event_shape::QueueEventKind&
              {"required", std::move(required)}};
 }
 
-/// An event's body: a merge queue event's own schema (its shape depends on its type), else its model's.
+template <schema::Described T>
+Doc inline_model_schema();
+
+/// A value's schema with every part spelled out, as a published event's schema is (no $ref), and open
+/// enumerations as the closed list of values the sender uses.
+template <typename T>
+Doc inline_value_schema(const schema::Rules& rules) {
+  if constexpr (schema::IsOptional<T>::value) {
+    return inline_value_schema<typename T::value_type>(rules);
+  } else if constexpr (schema::IsVector<T>::value) {
+    return Doc{{"type", "array"}, {"items", inline_value_schema<typename T::value_type>(rules)}};
+  } else if constexpr (schema::Described<T>) {
+    return inline_model_schema<T>();
+  } else if constexpr (requires { typename T::is_open_enum; }) {
+    return Doc{{"type", "string"}, {"enum", wire_values(schema::Enum<typename T::enum_type>::wire)}};
+  } else {
+    return value_schema<T, Side::answer>(rules);
+  }
+}
+
+template <schema::Described T>
+Doc inline_model_schema() {
+  Doc properties = Doc::object();
+  schema::for_each_field<T>([&](const auto& field) {
+    using Member = typename std::remove_cvref_t<decltype(field)>::member_type;
+    Doc property = inline_value_schema<Member>(field.rules);
+    if (field.rules.nullable) property = Doc{{"oneOf", Doc::array({std::move(property), Doc{{"type", "null"}}})}};
+    property["description"] = std::string(field.doc);
+    properties[std::string(field.wire)] = std::move(property);
+  });
+  return Doc{{"type", "object"}, {"description", std::string(schema::Model<T>::doc)}, {"properties", std::move(properties)}};
+}
+
+/// Marks `path` ("a.b", "a[].b": webhook_event_shapes.hpp) required in `schema`; a path naming no field of the
+/// model is a mistake in the table, refused when the document is built.
+void require_path(Doc& schema, std::string_view path) {
+  Doc* node = &schema;
+  while (true) {
+    const std::size_t dot = path.find('.');
+    std::string name(path.substr(0, dot));
+    const bool items = name.ends_with("[]");
+    if (items) name.resize(name.size() - 2);
+    if (!(*node)["properties"].contains(name)) {
+      throw std::logic_error("webhook_event_shapes.hpp: no field " + name + " where a path names it");
+    }
+    if (dot == std::string_view::npos) {
+      if (!node->contains("required")) (*node)["required"] = Doc::array();
+      (*node)["required"].push_back(name);
+      return;
+    }
+    node = items ? &(*node)["properties"][name]["items"] : &(*node)["properties"][name];
+    path.remove_prefix(dot + 1);
+  }
+}
+
+/// The JSON schema of a flaky-test event whose schema Trunk publishes: its model spelled out, its type constant,
+/// and what it always carries required (webhook_event_shapes.hpp).
+template <typename Event>
+Doc published_flaky_test_event_schema(WebhookEventType type, const event_shape::PublishedEvent& published) {
+  Doc schema = inline_model_schema<Event>();
+  schema["properties"]["type"].erase("enum");
+  schema["properties"]["type"]["const"] = std::string(to_wire(type));
+  for (const std::string_view path : published.always) require_path(schema, path);
+  for (const std::string_view path : event_shape::kEventTestCaseAlways) require_path(schema, path);
+  return schema;
+}
+
+/// An event's body: a merge queue event's own schema (its shape depends on its type), a published flaky-test
+/// event's spelled out, else its model's.
 template <typename Event>
 Doc event_body_schema(WebhookEventType type) {
   if constexpr (std::is_same_v<Event, PullRequestEvent> || std::is_same_v<Event, PullRequestBatchEvent>) {
@@ -455,6 +523,9 @@ Doc event_body_schema(WebhookEventType type) {
     throw std::logic_error("a merge queue event type whose name gives no family and action: " +
                            std::string(to_wire(type)));
   } else {
+    if (const auto* published = event_shape::published_flaky_test_event(type)) {
+      return published_flaky_test_event_schema<Event>(type, *published);
+    }
     return ref(kSchemasPrefix, schema::Model<Event>::name);
   }
 }

@@ -4,7 +4,7 @@
 from datetime import datetime
 from typing import Any, ClassVar
 
-from trunk_api._core.models import CancellationReason, MergedReason, MonitorStatus, QuarantinedTestStatus, QuarantiningSetting, QueueEventAction, QueueFailureReason, QueuedReason, SubmittedReason, TestCase, TestStatus, WebhookEventType
+from trunk_api._core.models import CancellationReason, MergedReason, MonitorStatus, QuarantinedTestStatus, QuarantiningSetting, QueueEventAction, QueueFailureReason, QueuedReason, SubmittedReason, TestCase, TestHealth, TestStatus, WebhookEventType
 
 class QueueEventRepository:
     """The repository of a merge queue event: host, owner and name."""
@@ -333,7 +333,7 @@ class QuarantineSettingChange:
         """the setting now"""
     @property
     def reason(self) -> str | None:
-        """free text the person gave"""
+        """free text the person gave (null when none)"""
     @property
     def timestamp(self) -> datetime | None:
         """when it changed"""
@@ -349,23 +349,17 @@ class QuarantineSettingChange:
 
 class TestCaseQuarantiningSettingChangedEvent:
     """Someone changed a test's quarantine override (test_case.quarantining_setting_changed)."""
-    __match_args__: ClassVar[tuple[str, ...]] = ('type', 'timestamp', 'quarantine_setting_changed', 'repository', 'test_case')
+    __match_args__: ClassVar[tuple[str, ...]] = ('type', 'quarantine_setting_changed', 'test_case')
     __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
     @property
     def type(self) -> WebhookEventType | str | None:
         """test_case.quarantining_setting_changed"""
     @property
-    def timestamp(self) -> datetime | None:
-        """absent in published examples: the change carries its own"""
-    @property
     def quarantine_setting_changed(self) -> QuarantineSettingChange | None:
-        """who changed what, when and why"""
-    @property
-    def repository(self) -> EventRepository | None:
-        """id and html_url"""
+        """who changed what, when and why (the event's time is its timestamp)"""
     @property
     def test_case(self) -> TestCase | None:
-        """the test"""
+        """the test, its repository inside"""
     @property
     def extra(self) -> dict[str, Any]: ...
     def to_dict(self) -> dict[str, Any]: ...
@@ -445,11 +439,11 @@ class LegacyStatusChange:
     __match_args__: ClassVar[tuple[str, ...]] = ('previous_status', 'current_status')
     __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
     @property
-    def previous_status(self) -> Any | None:
-        """the status before (lower case healthy, flaky or broken), as sent"""
+    def previous_status(self) -> TestHealth | str | None:
+        """the status before: healthy, flaky or broken (lower case)"""
     @property
     def current_status(self) -> TestStatus | None:
-        """the status now"""
+        """the status now, with its reason and when it was set"""
     @property
     def extra(self) -> dict[str, Any]: ...
     def to_dict(self) -> dict[str, Any]: ...
@@ -461,21 +455,18 @@ class LegacyStatusChange:
     def __deepcopy__(self, memo: dict[int, Any]) -> LegacyStatusChange: ...
 
 class LegacyTestCaseStatusChangedEvent:
-    """Deprecated: the legacy form of v2.test_case.status_changed (test_case.status_changed)."""
-    __match_args__: ClassVar[tuple[str, ...]] = ('type', 'timestamp', 'status_change', 'test_case')
+    """A test's health status changed (test_case.status_changed, the form before v2.test_case.status_changed)."""
+    __match_args__: ClassVar[tuple[str, ...]] = ('type', 'status_change', 'test_case')
     __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
     @property
     def type(self) -> WebhookEventType | str | None:
         """test_case.status_changed"""
     @property
-    def timestamp(self) -> datetime | None:
-        """when it happened, if sent"""
-    @property
     def status_change(self) -> LegacyStatusChange | None:
-        """before and after"""
+        """before and after (the event's time is current_status.timestamp)"""
     @property
     def test_case(self) -> TestCase | None:
-        """the test"""
+        """the test, its repository inside"""
     @property
     def extra(self) -> dict[str, Any]: ...
     def to_dict(self) -> dict[str, Any]: ...

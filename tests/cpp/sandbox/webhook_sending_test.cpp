@@ -484,10 +484,11 @@ std::vector<std::string> unhealthy_ids(const trunk::sandbox::Sandbox& box, const
 }
 
 TEST(WebhookSending, SettingATestsStatusChangesTheAnswersAndSendsTheV2Event) {
-  Receiver receiver, monitors;
+  Receiver receiver, monitors, earlier_form;
   auto box = start_sandbox(sim_options());
   const auto endpoint = box->add_webhook({receiver.url(), std::nullopt, std::vector<std::string>{"v2.test_case.status_changed"}});
   box->add_webhook({monitors.url(), std::nullopt, std::vector<std::string>{"test_case.monitor_status_changed"}});
+  box->add_webhook({earlier_form.url(), std::nullopt, std::vector<std::string>{"test_case.status_changed"}});
   const auto flaky_before = unhealthy_ids(*box, "FLAKY");
   std::string healthy_id;
   for (const std::string& id : box->test_ids(box->repos().at(0))) {
@@ -522,6 +523,19 @@ TEST(WebhookSending, SettingATestsStatusChangesTheAnswersAndSendsTheV2Event) {
   EXPECT_EQ(changed->test_case->id, healthy_id);
   EXPECT_EQ(changed->triggered_by->monitor_status->wire(), "active");
   EXPECT_EQ(changed->timestamp, box->clock_now());
+
+  // The earlier form carries the whole test case as the API reports it now, as Trunk's schema for it says.
+  ASSERT_EQ(earlier_form.received().size(), 1U);
+  const auto legacy = std::get<trunk::LegacyTestCaseStatusChangedEvent>(
+      trunk::construct_webhook_event(earlier_form.received()[0].body));
+  EXPECT_EQ(legacy.status_change->previous_status->wire(), "healthy");
+  EXPECT_EQ(legacy.status_change->current_status->value->wire(), "flaky");
+  EXPECT_EQ(legacy.status_change->current_status->timestamp, box->clock_now());
+  EXPECT_EQ(legacy.test_case->id, healthy_id);
+  EXPECT_EQ(legacy.test_case->status, legacy.status_change->current_status);
+  EXPECT_TRUE(legacy.test_case->failure_rate_last_7d.has_value());
+  EXPECT_TRUE(legacy.test_case->most_common_failures.has_value());
+  EXPECT_EQ(legacy.test_case->repository->html_url.has_value(), true);
 
   // Healthy again: out of the listing, and the monitor resolves.
   EXPECT_TRUE(box->set_test_status(healthy_id, "HEALTHY"));

@@ -95,8 +95,9 @@ class Sandbox {
   std::vector<WebhookDelivery> webhook_deliveries() const;
 
   /// Sets a test's health as a detection monitor would: "HEALTHY", "FLAKY" or "BROKEN" (any case). From then on
-  /// the answers show it (details, list-unhealthy-tests, quarantined tests), and the webhook endpoints get a
-  /// v2.test_case.status_changed event. False when the test already had that health (nothing is sent).
+  /// the answers show it (details, list-unhealthy-tests, quarantined tests), and the webhook endpoints get the
+  /// test_case.monitor_status_changed, v2.test_case.status_changed and test_case.status_changed events. False
+  /// when the test already had that health (nothing is sent).
   /// Throws trunk::ValidationError naming test_id or status. Available after start(). Thread-safe.
   bool set_test_status(const std::string& test_id, std::string_view status);
 
