@@ -70,19 +70,62 @@ LognormalFit fit_lognormal(const std::vector<double>& sorted) {
   return fit;
 }
 
+bool usable(double minutes) { return std::isfinite(minutes) && minutes > 0; }
+
+// Kaplan-Meier over the sorted finished durations and the stopped ones: the probability of each distinct
+// finished duration, and what is left beyond the longest observation when that one was stopped.
+std::vector<WeightedDuration> kaplan_meier(const std::vector<double>& finished, std::vector<double> stopped) {
+  std::sort(stopped.begin(), stopped.end());
+  std::vector<WeightedDuration> atoms;
+  double survival = 1;
+  std::size_t at_risk = finished.size() + stopped.size();
+  std::size_t f = 0;
+  std::size_t c = 0;
+  while (f < finished.size()) {
+    // A run stopped before this duration is no longer at risk; one stopped at the same duration still is (it ran
+    // at least that long).
+    while (c < stopped.size() && stopped[c] < finished[f]) {
+      ++c;
+      --at_risk;
+    }
+    std::size_t ended = 0;
+    const double t = finished[f];
+    while (f < finished.size() && finished[f] == t) {
+      ++f;
+      ++ended;
+    }
+    const double after = survival * (1 - static_cast<double>(ended) / static_cast<double>(at_risk));
+    atoms.push_back({.minutes = t, .probability = survival - after});
+    survival = after;
+    at_risk -= ended;
+  }
+  if (survival > 1e-12 && !stopped.empty()) atoms.push_back({.minutes = stopped.back(), .probability = survival});
+  return atoms;
+}
+
 }  // namespace
 
-DurationFit fit_durations(std::span<const double> minutes) {
+DurationFit fit_durations(std::span<const double> finished, std::span<const double> stopped) {
   DurationFit fit;
-  fit.minutes.reserve(minutes.size());
-  for (double m : minutes) {
-    if (std::isfinite(m) && m > 0) {
+  fit.minutes.reserve(finished.size());
+  for (double m : finished) {
+    if (usable(m)) {
       fit.minutes.push_back(m);
     } else {
       ++fit.ignored;
     }
   }
+  std::vector<double> censored;
+  for (double m : stopped) {
+    if (usable(m)) {
+      censored.push_back(m);
+    } else {
+      ++fit.ignored;
+    }
+  }
+  fit.censored = censored.size();
   std::sort(fit.minutes.begin(), fit.minutes.end());
+  fit.empirical = kaplan_meier(fit.minutes, std::move(censored));
   if (!fit.minutes.empty()) fit.lognormal = fit_lognormal(fit.minutes);
   return fit;
 }

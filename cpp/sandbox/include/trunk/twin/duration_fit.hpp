@@ -13,6 +13,13 @@
 // (Stephens' asymptotic form) is conservative, since the lognormal was fitted to the same sample.
 // Durations that are not finite or not positive (a run cancelled at once) cannot be a run's length: they are
 // counted in `ignored`, not fitted.
+//
+// Censoring: a run stopped before it ended (interrupted: a failure ahead of it, a restart) says only that the run
+// would have taken longer than it ran. Leaving such runs out would favour short runs, since long ones are the
+// likelier to be interrupted; so the empirical distribution is the Kaplan-Meier estimate over finished and
+// stopped runs together. When the longest observation is a stopped run, the mass Kaplan-Meier cannot place lies
+// beyond it; it is put on that run's duration, a lower bound (the twin then errs on the short side, and says so in
+// docs/twin.md). The lognormal and the quantiles describe the finished runs only.
 
 #include <cstddef>
 #include <optional>
@@ -35,18 +42,28 @@ struct LognormalFit {
 
 enum class DurationFamily { lognormal, empirical };
 
+/// One point of the empirical distribution the twin resamples.
+struct WeightedDuration {
+  double minutes = 0;
+  double probability = 0;
+  bool operator==(const WeightedDuration&) const = default;
+};
+
 struct DurationFit {
-  std::vector<double> minutes;          ///< the usable durations, sorted
-  std::optional<LognormalFit> lognormal;  ///< empty without any usable duration
-  std::size_t ignored = 0;              ///< durations left out: not finite or not positive
+  std::vector<double> minutes;            ///< the usable durations of finished runs, sorted
+  std::vector<WeightedDuration> empirical;  ///< Kaplan-Meier over finished and stopped runs; sums to 1
+  std::optional<LognormalFit> lognormal;  ///< of the finished runs; empty without any
+  std::size_t censored = 0;               ///< usable durations of stopped runs
+  std::size_t ignored = 0;                ///< durations left out: not finite or not positive
 
   DurationFamily preferred() const noexcept {
     return minutes.size() >= kEmpiricalFrom ? DurationFamily::empirical : DurationFamily::lognormal;
   }
 };
 
-/// Fits the durations (minutes). Never throws for odd data: an empty or unusable sample gives an empty fit.
-DurationFit fit_durations(std::span<const double> minutes);
+/// Fits the durations (minutes) of finished runs and of runs stopped before they ended (`stopped`, censored).
+/// Never throws for odd data: an empty or unusable sample gives an empty fit.
+DurationFit fit_durations(std::span<const double> finished, std::span<const double> stopped = {});
 
 /// The p-quantile (0 <= p <= 1) of a sorted sample, with a distribution-free interval from the binomial
 /// distribution of order statistics; empty for an empty sample. Throws trunk::ValidationError for p outside [0, 1].
