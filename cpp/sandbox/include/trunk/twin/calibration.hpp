@@ -1,0 +1,47 @@
+#pragma once
+// trunk::twin::calibrate: a queue's history turned into the quantities its twin replays, each with its interval,
+// and warnings where the history is too thin or too odd to say much (docs/twin.md, "Calibration").
+//
+// What is read directly from the history here:
+//  - CI durations: every run, finished ones whole and stopped ones as lower bounds (duration_fit.hpp);
+//  - arrivals: the submissions' times over the window (arrival_fit.hpp);
+//  - failed entries: the share of concluded entries that concluded failed;
+//  - failed runs among clean ones: the share of finished, non-bisection runs whose pull requests all merged in
+//    the end, that failed. Such a failure was not a pull request's fault: flakiness, or a broken pull request
+//    ahead of the run in a predictive queue (which v2's testing results do not name); so it bounds the flaky
+//    rate from above;
+//  - batch sizes and the share of urgent (skip-the-line) submissions.
+// Failed entries and failed clean runs are what the history shows, not yet the model's broken and flaky rates:
+// a queue's own rules (retries, bisection, predictive testing) sit between the two.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "trunk/twin/arrival_fit.hpp"
+#include "trunk/twin/duration_fit.hpp"
+#include "trunk/twin/estimate.hpp"
+#include "trunk/twin/queue_history.hpp"
+
+namespace trunk::twin {
+
+struct Calibration {
+  DurationFit durations;
+  ArrivalProfile arrivals;
+  std::optional<Estimate> failed_entries;          ///< concluded failed / concluded (merged or failed)
+  std::optional<Estimate> failed_clean_runs;       ///< failed / finished non-bisection runs whose PRs all merged
+  std::optional<Estimate> batch_size;              ///< mean pull requests per non-bisection run, t interval
+  std::optional<Estimate> urgent_submissions;      ///< skip-the-line share of the submissions
+  std::size_t runs = 0;                            ///< runs rebuilt from the testing results
+  std::size_t ignored_results = 0;                 ///< testing results missing a number, an end or a duration
+  std::vector<std::string> warnings;               ///< what makes an answer weak, in words
+};
+
+Calibration calibrate(const QueueHistory& history);
+
+/// The thresholds behind the warnings (docs/twin.md says why each).
+inline constexpr double kThinWindowDays = 7;      ///< shorter: some hours of the week are never observed
+inline constexpr std::size_t kFewRuns = 30;       ///< fewer finished runs: durations from a lognormal, not resampled
+inline constexpr std::size_t kFewEntries = 30;    ///< fewer concluded entries: failure shares are wide
+
+}  // namespace trunk::twin

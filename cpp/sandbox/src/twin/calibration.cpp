@@ -1,0 +1,144 @@
+#include "trunk/twin/calibration.hpp"
+
+#include <boost/math/distributions/students_t.hpp>
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <string>
+
+#include "trunk/twin/intervals.hpp"
+#include "trunk/twin/observed_run.hpp"
+
+namespace trunk::twin {
+
+namespace {
+
+std::optional<Estimate> mean_with_interval(const std::vector<double>& values) {
+  const std::size_t n = values.size();
+  if (n == 0) return std::nullopt;
+  double sum = 0;
+  for (double v : values) sum += v;
+  const double mean = sum / static_cast<double>(n);
+  if (n < 2) return Estimate{.value = mean, .low = 0, .high = std::numeric_limits<double>::infinity(), .observations = n};
+  double squares = 0;
+  for (double v : values) squares += (v - mean) * (v - mean);
+  const double dof = static_cast<double>(n - 1);
+  const double t = boost::math::quantile(boost::math::students_t_distribution<double>(dof), 1 - (1 - kConfidence) / 2);
+  const double half = t * std::sqrt(squares / dof / static_cast<double>(n));
+  return Estimate{.value = mean, .low = mean - half, .high = mean + half, .observations = n};
+}
+
+// Each pull request's conclusion, from its latest testing result that has one.
+std::map<std::int64_t, QueueEntryConclusion> conclusions(const std::vector<TestingResult>& results) {
+  std::map<std::int64_t, std::pair<Timestamp, QueueEntryConclusion>> latest;
+  for (const TestingResult& r : results) {
+    if (!r.pull_request_number || !r.ended_at || !r.entry_conclusion || !r.entry_conclusion->known()) continue;
+    auto [at, inserted] = latest.try_emplace(*r.pull_request_number, *r.ended_at, *r.entry_conclusion->known());
+    if (!inserted && at->second.first <= *r.ended_at) at->second = {*r.ended_at, *r.entry_conclusion->known()};
+  }
+  std::map<std::int64_t, QueueEntryConclusion> out;
+  for (const auto& [number, value] : latest) out.emplace(number, value.second);
+  return out;
+}
+
+std::string count_text(std::size_t n, const char* what) { return std::to_string(n) + " " + what; }
+
+}  // namespace
+
+Calibration calibrate(const QueueHistory& history) {
+  Calibration c;
+  const ObservedRuns observed = observed_runs(history.testing_results);
+  c.runs = observed.runs.size();
+  c.ignored_results = observed.ignored;
+
+  std::vector<double> finished;
+  std::vector<double> stopped;
+  std::vector<double> batch_sizes;
+  for (const ObservedRun& run : observed.runs) {
+    (run.finished() ? finished : stopped).push_back(run.minutes);
+    if (!run.bisection) batch_sizes.push_back(static_cast<double>(run.pull_requests.size()));
+  }
+  c.durations = fit_durations(finished, stopped);
+  c.batch_size = mean_with_interval(batch_sizes);
+
+  std::vector<Timestamp> submitted;
+  std::size_t urgent = 0;
+  std::size_t with_entry = 0;
+  for (const PullRequestV2& pr : history.pull_requests) {
+    if (!pr.queue_entry) continue;
+    ++with_entry;
+    if (pr.queue_entry->created_at) submitted.push_back(*pr.queue_entry->created_at);
+    if (pr.queue_entry->skips_the_line.value_or(false)) ++urgent;
+  }
+  // A queue created inside the window had no arrivals before it existed: its hours are not hours without any.
+  const Timestamp arrivals_from =
+      history.queue.created_at && *history.queue.created_at > history.since && *history.queue.created_at < history.until
+          ? *history.queue.created_at
+          : history.since;
+  c.arrivals = fit_arrivals(submitted, arrivals_from, history.until);
+  c.urgent_submissions = estimate_proportion(urgent, with_entry);
+
+  const auto concluded = conclusions(history.testing_results);
+  std::size_t failed = 0;
+  std::size_t merged_or_failed = 0;
+  for (const auto& [number, conclusion] : concluded) {
+    if (conclusion == QueueEntryConclusion::cancelled) continue;
+    ++merged_or_failed;
+    failed += conclusion == QueueEntryConclusion::failed ? 1 : 0;
+  }
+  c.failed_entries = estimate_proportion(failed, merged_or_failed);
+
+  std::size_t clean = 0;
+  std::size_t clean_failed = 0;
+  for (const ObservedRun& run : observed.runs) {
+    if (run.bisection || !run.finished()) continue;
+    const bool all_merged = std::all_of(run.pull_requests.begin(), run.pull_requests.end(), [&](std::int64_t n) {
+      const auto it = concluded.find(n);
+      return it != concluded.end() && it->second == QueueEntryConclusion::merged;
+    });
+    if (!all_merged) continue;
+    ++clean;
+    clean_failed += run.outcome == TestingOutcome::failed ? 1 : 0;
+  }
+  c.failed_clean_runs = estimate_proportion(clean_failed, clean);
+
+  // What makes the answers weak, in the order a reader meets them.
+  const double days = c.arrivals.observed_hours / 24;
+  if (days < kThinWindowDays) {
+    c.warnings.push_back("the window covers " + std::to_string(days).substr(0, 4) +
+                         " days: some hours of the week are never observed, so the arrival profile is by hour of the "
+                         "day only");
+  }
+  if (observed.runs.empty()) {
+    c.warnings.push_back("no testing results: CI durations and failure rates are unknown");
+  } else if (c.durations.minutes.size() < kFewRuns) {
+    c.warnings.push_back(count_text(c.durations.minutes.size(), "finished runs") +
+                         ": durations come from a fitted lognormal, not the observed sample");
+  }
+  if (c.durations.censored > 0 && !c.durations.empirical.empty() && c.durations.censored * 2 > observed.runs.size()) {
+    c.warnings.push_back("most runs were stopped before they ended: durations are lower bounds");
+  }
+  if (merged_or_failed < kFewEntries) {
+    c.warnings.push_back(count_text(merged_or_failed, "concluded entries") + ": failure shares are wide");
+  }
+  if (merged_or_failed > 0 && failed == 0) {
+    c.warnings.push_back("no entry failed: the failure share's interval is all the history can say");
+  }
+  if (c.arrivals.arrivals == 0) c.warnings.push_back("no submission in the window: the arrival rate is unknown");
+  if (!batch_sizes.empty() && c.batch_size->value == 1.0) {
+    c.warnings.push_back("no run tested more than one pull request: how a batch fails together is not observed");
+  }
+  if (history.queue.updated_at && *history.queue.updated_at > history.since) {
+    c.warnings.push_back("the queue changed at " + format_rfc3339(*history.queue.updated_at) +
+                         ", inside the window: the history may mix two configurations, and the backtest replays "
+                         "only today's");
+  }
+  if (observed.ignored > 0) {
+    c.warnings.push_back(count_text(observed.ignored, "testing results") +
+                         " lacked a pull request number, an end or a duration and were left out");
+  }
+  return c;
+}
+
+}  // namespace trunk::twin
