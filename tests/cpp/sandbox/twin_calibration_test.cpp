@@ -29,12 +29,6 @@ class TwinCalibration : public V2Fixture {
     options.broken_pull_request_rate = 0.2;
     return options;
   }
-  void submit(std::int64_t number) {
-    trunk::SubmitPullRequestRequestV2 request;
-    request.id = main_id();
-    request.number = number;
-    client_->submit_to_merge_queue(request);
-  }
 };
 
 TEST_F(TwinCalibration, ReadsABusyAfternoonThroughV2) {

@@ -41,6 +41,13 @@ class V2Fixture : public ::testing::Test {
   std::string repo_id() const { return trunk::sandbox::repository_id(repo().to_string()); }
   std::string main_id() const { return trunk::sandbox::merge_queue_id(repo().to_string(), "main"); }
   std::string pr_id(std::int64_t number) const { return trunk::sandbox::pull_request_id(repo().to_string(), number); }
+  /// Submits pull request `number` to the main queue through v2.
+  void submit(std::int64_t number) {
+    trunk::SubmitPullRequestRequestV2 request;
+    request.id = main_id();
+    request.number = number;
+    client_->submit_to_merge_queue(request);
+  }
 
   std::unique_ptr<trunk::sandbox::Sandbox> sandbox_;
   std::unique_ptr<trunk::Client> client_;

@@ -19,12 +19,6 @@ using trunk::QueueEntryState;
 
 class RunsAndHistoryV2 : public V2Fixture {
  protected:
-  void submit(std::int64_t number) {
-    trunk::SubmitPullRequestRequestV2 request;
-    request.id = main_id();
-    request.number = number;
-    client_->submit_to_merge_queue(request);
-  }
   std::vector<trunk::QueueEntryStateTransition> history(std::int64_t number,
                                                         std::optional<trunk::HistoryDirection> direction = {}) {
     trunk::QueueEntryHistoryRequest request;
