@@ -51,6 +51,9 @@ PYBIND11_MODULE(_core, m) {
   py::module_ sandbox = submodule(m, "sandbox", "The engine behind trunk_api.Sandbox.");
   trunk::python::bind_sandbox(sandbox);
 
+  py::module_ twin = submodule(m, "twin", "The statistics and the calibration of a merge queue's twin.");
+  trunk::python::bind_twin(twin);
+
   py::module_ webhooks = submodule(m, "webhooks", "The webhook events' classes, secrets, verification and parsing.");
   trunk::python::bind_webhook_models(webhooks);
   trunk::python::bind_webhooks(webhooks);

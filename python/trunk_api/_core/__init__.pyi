@@ -9,6 +9,7 @@ from trunk_api._core import models as models
 from trunk_api._core import pager as pager
 from trunk_api._core import sandbox as sandbox
 from trunk_api._core import tables as tables
+from trunk_api._core import twin as twin
 from trunk_api._core import webhooks as webhooks
 
 __version__: str

@@ -1,0 +1,164 @@
+// _core.twin: the statistics and the calibration of a queue's twin (trunk/twin/, docs/twin.md). The public facade
+// is trunk_api/twin.py. Every result is a read-only view of the C++ value; calibrate() reads the history with the
+// GIL released (it is many HTTP calls) and can be interrupted like any other call.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "bindings.hpp"
+#include "convert_time.hpp"
+#include "interrupt.hpp"
+#include "py_client.hpp"
+#include "trunk/twin/arrival_fit.hpp"
+#include "trunk/twin/calibration.hpp"
+#include "trunk/twin/duration_fit.hpp"
+#include "trunk/twin/intervals.hpp"
+#include "trunk/twin/queue_history.hpp"
+
+namespace py = pybind11;
+
+namespace trunk::python {
+
+namespace {
+
+using twin::ArrivalProfile;
+using twin::Calibration;
+using twin::DurationFit;
+using twin::Estimate;
+using twin::LognormalFit;
+
+std::string number_text(double x) {
+  if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
+  char text[32];
+  std::snprintf(text, sizeof text, "%.4g", x);
+  return text;
+}
+
+std::vector<double> floats(py::handle values, const char* field) {
+  std::vector<double> out;
+  try {
+    for (py::handle v : values) out.push_back(v.cast<double>());
+  } catch (const py::cast_error&) {
+    throw ValidationError({{field, py::repr(values).cast<std::string>().substr(0, 80), "must be numbers"}});
+  }
+  return out;
+}
+
+template <typename Array>
+py::list optional_estimates(const Array& estimates) {
+  py::list out;
+  for (const auto& e : estimates) out.append(e ? py::cast(*e) : py::none());
+  return out;
+}
+
+void bind_estimates(py::module_& m) {
+  py::class_<Estimate>(m, "Estimate", "A fitted quantity with its 95 % interval and the observations behind it.")
+      .def_readonly("value", &Estimate::value, "the point estimate")
+      .def_readonly("low", &Estimate::low, "the interval's lower bound")
+      .def_readonly("high", &Estimate::high, "the interval's upper bound (inf when the data cannot bound it)")
+      .def_readonly("observations", &Estimate::observations, "how many observations it rests on")
+      .def("contains", &Estimate::contains, py::arg("x"), "Whether x lies in the interval.")
+      .def("__repr__", [](const Estimate& e) {
+        return "Estimate(" + number_text(e.value) + " [" + number_text(e.low) + ", " + number_text(e.high) +
+               "], n=" + std::to_string(e.observations) + ")";
+      });
+  m.attr("CONFIDENCE") = twin::kConfidence;
+  m.def("estimate_proportion", &twin::estimate_proportion, py::arg("successes"), py::arg("trials"),
+        "Wilson interval of successes out of trials; None when trials is 0.");
+  m.def("estimate_poisson_rate", &twin::estimate_poisson_rate, py::arg("events"), py::arg("exposure"),
+        "Exact Poisson interval of events over an exposure; None when the exposure is 0.");
+}
+
+void bind_durations(py::module_& m) {
+  py::class_<LognormalFit>(m, "LognormalFit", "A lognormal fitted to the finished runs' durations.")
+      .def_readonly("median_minutes", &LognormalFit::median_minutes)
+      .def_readonly("sigma", &LognormalFit::sigma)
+      .def_readonly("ks_distance", &LognormalFit::ks_distance)
+      .def_readonly("ks_p_value", &LognormalFit::ks_p_value);
+  py::class_<DurationFit>(m, "DurationFit", "CI run durations: the sample, its Kaplan-Meier distribution, a lognormal.")
+      .def_readonly("minutes", &DurationFit::minutes, "the finished runs' durations, sorted")
+      .def_property_readonly(
+          "empirical",
+          [](const DurationFit& fit) {
+            py::list out;
+            for (const auto& atom : fit.empirical) out.append(py::make_tuple(atom.minutes, atom.probability));
+            return out;
+          },
+          "(minutes, probability) pairs: Kaplan-Meier over finished and stopped runs")
+      .def_readonly("lognormal", &DurationFit::lognormal)
+      .def_readonly("censored", &DurationFit::censored, "durations of stopped runs, lower bounds")
+      .def_readonly("ignored", &DurationFit::ignored, "durations left out: not finite or not positive")
+      .def_property_readonly(
+          "preferred",
+          [](const DurationFit& fit) {
+            return fit.preferred() == twin::DurationFamily::empirical ? "empirical" : "lognormal";
+          },
+          "what the twin replays: the observed sample (from 30 runs) or the lognormal");
+  m.def(
+      "fit_durations",
+      [](py::handle finished, py::handle stopped) {
+        return twin::fit_durations(floats(finished, "finished"), floats(stopped, "stopped"));
+      },
+      py::arg("finished"), py::arg("stopped") = py::tuple(),
+      "Fits the durations (minutes) of finished runs and of runs stopped before they ended.");
+}
+
+void bind_arrivals(py::module_& m) {
+  py::class_<ArrivalProfile>(m, "ArrivalProfile", "Arrivals per hour, overall and by hour of the day and of the week (UTC).")
+      .def_readonly("per_hour", &ArrivalProfile::per_hour)
+      .def_property_readonly("by_hour_of_day", [](const ArrivalProfile& p) { return optional_estimates(p.by_hour_of_day); })
+      .def_property_readonly("by_hour_of_week",
+                             [](const ArrivalProfile& p) { return optional_estimates(p.by_hour_of_week); })
+      .def_readonly("observed_hours", &ArrivalProfile::observed_hours)
+      .def_readonly("arrivals", &ArrivalProfile::arrivals)
+      .def_readonly("ignored", &ArrivalProfile::ignored)
+      .def_readonly("flat_p_value", &ArrivalProfile::flat_p_value);
+  m.def(
+      "fit_arrivals",
+      [](py::handle times, py::handle since, py::handle until) {
+        std::vector<Timestamp> arrivals;
+        for (py::handle t : times) arrivals.push_back(timestamp_from_python(t, "times"));
+        return twin::fit_arrivals(arrivals, timestamp_from_python(since, "since"),
+                                  timestamp_from_python(until, "until"));
+      },
+      py::arg("times"), py::arg("since"), py::arg("until"), "Fits the arrivals that fall in [since, until).");
+}
+
+void bind_calibration(py::module_& m) {
+  py::class_<Calibration>(m, "Calibration", "What a queue's history shows, each quantity with its interval.")
+      .def_readonly("durations", &Calibration::durations)
+      .def_readonly("arrivals", &Calibration::arrivals)
+      .def_readonly("failed_entries", &Calibration::failed_entries)
+      .def_readonly("failed_clean_runs", &Calibration::failed_clean_runs)
+      .def_readonly("batch_size", &Calibration::batch_size)
+      .def_readonly("urgent_submissions", &Calibration::urgent_submissions)
+      .def_readonly("runs", &Calibration::runs)
+      .def_readonly("ignored_results", &Calibration::ignored_results)
+      .def_readonly("warnings", &Calibration::warnings);
+  m.def(
+      "calibrate",
+      [](PyClient& client, const std::string& queue_id, py::handle since, py::handle until) {
+        const Timestamp from = timestamp_from_python(since, "since");
+        const Timestamp to = timestamp_from_python(until, "until");
+        return call_without_gil([&] {
+          return twin::calibrate(twin::collect_queue_history(*client.client, queue_id, from, to));
+        });
+      },
+      py::arg("client"), py::arg("queue_id"), py::arg("since"), py::arg("until"),
+      "Reads a merge queue's history through v2 and calibrates its twin from it.");
+}
+
+}  // namespace
+
+void bind_twin(py::module_& m) {
+  bind_estimates(m);
+  bind_durations(m);
+  bind_arrivals(m);
+  bind_calibration(m);
+}
+
+}  // namespace trunk::python

@@ -1,0 +1,102 @@
+"""The twin's statistics and calibration from Python (trunk_api.twin, docs/twin.md): the C++ results as read-only
+views, bad input named, and a calibration read from a sandbox's queue through v2 on its virtual clock."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from trunk_api import ValidationError, twin
+
+from conftest import main_queue_of
+
+MONDAY = datetime(2026, 11, 30, tzinfo=timezone.utc)
+
+
+def field_of(error: pytest.ExceptionInfo[ValidationError]) -> str:
+    return error.value.errors[0].field
+
+
+def test_estimates_carry_their_intervals() -> None:
+    none = twin.estimate_proportion(0, 10)
+    assert none is not None and none.value == 0 and none.low == 0
+    assert none.high == pytest.approx(0.2775, abs=1e-4)
+    assert none.contains(0.1) and not none.contains(0.3)
+    assert repr(none) == "Estimate(0 [0, 0.2775], n=10)"
+    assert twin.estimate_proportion(0, 0) is None
+    with pytest.raises(ValidationError) as error:
+        twin.estimate_proportion(11, 10)
+    assert field_of(error) == "successes"
+    rate = twin.estimate_poisson_rate(10, 2.0)
+    assert rate is not None and rate.value == 5.0 and rate.low == pytest.approx(2.3977, abs=1e-4)
+    assert twin.estimate_poisson_rate(3, 0.0) is None
+    with pytest.raises(ValidationError) as error:
+        twin.estimate_poisson_rate(3, -1.0)
+    assert field_of(error) == "exposure"
+    assert twin.CONFIDENCE == 0.95
+
+
+def test_durations_keep_stopped_runs_as_lower_bounds() -> None:
+    fit = twin.fit_durations([1, 3, 4], stopped=[2])
+    assert fit.empirical == [(1.0, 0.25), (3.0, 0.375), (4.0, 0.375)]
+    assert fit.minutes == [1.0, 3.0, 4.0] and fit.censored == 1 and fit.preferred == "lognormal"
+    assert fit.lognormal is not None and fit.lognormal.sigma is not None
+    assert twin.fit_durations([]).lognormal is None
+    with pytest.raises(ValidationError) as error:
+        twin.fit_durations(["ten"])
+    assert field_of(error) == "finished"
+    with pytest.raises(ValidationError) as error:
+        twin.fit_durations([1.0], stopped=[None])
+    assert field_of(error) == "stopped"
+
+
+def test_arrivals_by_hour() -> None:
+    times = [MONDAY + timedelta(hours=10, minutes=45), MONDAY + timedelta(hours=11, minutes=5)]
+    profile = twin.fit_arrivals(times, MONDAY + timedelta(hours=10, minutes=30), MONDAY + timedelta(hours=12))
+    assert profile.arrivals == 2 and profile.observed_hours == 1.5
+    assert profile.by_hour_of_week[10].value == 2.0 and profile.by_hour_of_week[11].value == 1.0
+    assert profile.by_hour_of_week[12] is None and len(profile.by_hour_of_week) == 168
+    assert len(profile.by_hour_of_day) == 24
+    with pytest.raises(ValidationError) as error:
+        twin.fit_arrivals(times, MONDAY, MONDAY)
+    assert field_of(error) == "until"
+
+
+@pytest.fixture(scope="module")
+def busy_box():
+    import trunk_api
+
+    with trunk_api.Sandbox(seed=11, tests=60, clock="virtual", flaky_failure_rate=0.1,
+                           broken_pull_request_rate=0.1) as sandbox:
+        yield sandbox
+
+
+def test_calibrate_reads_a_queues_history_through_v2(busy_box) -> None:
+    client = busy_box.client()
+    queue = main_queue_of(client, busy_box.repos[0])
+    start = busy_box.clock_now
+    for number in range(1, 31):
+        client.v2.merge_queues.submit_pull_request(queue.id, number)
+        busy_box.advance(minutes=10)
+    busy_box.advance(hours=10)
+    calibration = twin.calibrate(client, queue.id, since=start - timedelta(hours=1), until=busy_box.clock_now)
+    assert calibration.arrivals.arrivals == 30
+    assert calibration.runs >= 30 and calibration.ignored_results == 0
+    assert calibration.durations.lognormal is not None
+    assert sum(p for _, p in calibration.durations.empirical) == pytest.approx(1.0)
+    assert calibration.failed_entries is not None and calibration.failed_entries.observations <= 30
+    assert any("some hours of the week are never observed" in w for w in calibration.warnings)
+
+
+def test_calibrate_checks_its_window_before_sending(busy_box) -> None:
+    client = busy_box.client()
+    before = len(busy_box.requests)
+    now = busy_box.clock_now
+    with pytest.raises(ValidationError) as error:
+        twin.calibrate(client, "any", since=now - timedelta(days=45, seconds=1), until=now)
+    assert field_of(error) == "since"
+    with pytest.raises(ValidationError) as error:
+        twin.calibrate(client, "any", since=now, until=now)
+    assert field_of(error) == "since"
+    assert len(busy_box.requests) == before
