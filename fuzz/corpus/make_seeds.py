@@ -151,6 +151,7 @@ def sandbox_requests():
     write(t, "testing_details", other(14, {**main, "testRunId": "run-1"}))
     write(t, "metrics", other(15, b"repo=acme/storefront&repoHost=github.com"))  # a GET: the query string
     write(t, "link_ticket", other(16, {"repo": storefront, "test_case_id": known_id, "external_ticket_id": "KAN-1"}))
+    write(t, "get_submitted_several", other(17, {**main, "prs": [pr, {"number": 8}]}))
 
 
 # ---- fuzz_sandbox_v2 ------------------------------------------------------------------------------------------

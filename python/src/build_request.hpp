@@ -18,6 +18,7 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <type_traits>
 #include <variant>
 #include <vector>
@@ -123,8 +124,21 @@ void convert_list(ArgCollector& args, pybind11::handle value, const std::string&
   }
 }
 
+/// Whether M is a part named by one integer alone (PullRequestRef: its number), so that a list of them may be
+/// given as the bare integers (get_submitted_pull_requests(repo, [7, 8], "main")).
+template <typename M>
+constexpr bool named_by_one_integer() {
+  if constexpr (schema::field_count<M>() != 1) {
+    return false;
+  } else {
+    using Member = typename std::remove_cvref_t<decltype(std::get<0>(schema::Model<M>::fields))>::member_type;
+    return std::is_same_v<Member, std::int64_t>;
+  }
+}
+
 /// A list of models in a request (v2's batchingRules): each item the model's Python object or a dict as its
-/// from_dict() takes it (wire names); a bad item is named by its index.
+/// from_dict() takes it (wire names), or for a part named by one integer, that integer (converted and checked as
+/// the field itself, named items[i].number); a bad item is named by its index.
 template <typename M>
 void convert_model_list(ArgCollector& args, pybind11::handle value, const std::string& path, std::vector<M>& out) {
   namespace py = pybind11;
@@ -135,6 +149,15 @@ void convert_model_list(ArgCollector& args, pybind11::handle value, const std::s
   std::size_t index = 0;
   for (py::handle item : value) {
     const std::string item_path = path + "[" + std::to_string(index++) + "]";
+    if constexpr (named_by_one_integer<M>()) {
+      if (py::isinstance<py::int_>(item) && !py::isinstance<py::bool_>(item)) {
+        const auto& field = std::get<0>(schema::Model<M>::fields);
+        M part{};
+        convert_value(args, item, item_path + "." + std::string(field.wire), part.*(field.member));
+        out.push_back(std::move(part));
+        continue;
+      }
+    }
     try {
       out.push_back(py::isinstance<M>(item) ? item.cast<M>() : from_json<M>(json_from_python(item)));
     } catch (const Error& error) {

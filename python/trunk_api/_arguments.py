@@ -31,6 +31,19 @@ def argument_annotation(field: dict[str, Any], private: bool = False) -> str:
         return prefix + "RepoLike"
     if base == "datetime":
         return prefix + "TimeLike"
+    if base.startswith("list[") and named_by_one_integer(base[len("list["):-1]):
+        return "Sequence[int | dict[str, Any]]"  # the bare numbers, or the parts' dicts (build_request.hpp)
     if base.startswith("list["):
         return "Sequence" + base[len("list"):]
     return base
+
+
+def named_by_one_integer(model: str) -> bool:
+    """Whether a request part is named by one integer alone (PullRequestRef): the core takes that integer for it."""
+    from trunk_api._core import declarations
+
+    for entry in declarations.schema()["models"]:
+        if entry["name"] == model:
+            fields = list(entry["fields"])
+            return len(fields) == 1 and fields[0]["type"] == "int"
+    return False

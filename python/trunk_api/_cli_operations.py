@@ -14,6 +14,7 @@ import functools
 from typing import Any
 
 from trunk_api._core import declarations
+from trunk_api._arguments import named_by_one_integer
 
 #: Option names that read better than the field's own (the queue commands have always said --branch).
 _OPTION_NAMES = {"target_branch": "branch"}
@@ -123,6 +124,11 @@ def add_request_options(parser: argparse.ArgumentParser, operation: str, *, list
             else:
                 exclusive.add_argument("--clear-" + name.replace("_", "-"), action="store_true",
                                        dest="clear_" + name, help=f"set {name} to the empty list")
+        elif _named_by_one_integer(kind):  # pull requests by number (getSubmittedPullRequests' prs)
+            inner = declared_fields(kind.removeprefix("list[").split("]")[0])[0]
+            group.add_argument("--" + inner["name"].replace("_", "-"), action="append", dest=name,
+                               required=required, type=int, metavar="N",
+                               help=f"{inner['doc']} (repeat the option for several; {doc})")
         elif kind.startswith("list["):  # numbers or values of an enumeration (v2's number, state)
             item = kind.removeprefix("list[").split("]")[0]
             values = ",".join(requestable_values(field["enum"])) if field["enum"] else ""
@@ -133,6 +139,11 @@ def add_request_options(parser: argparse.ArgumentParser, operation: str, *, list
         else:  # str, datetime, and their optional forms
             metavar = "RFC3339" if "datetime" in kind else name.upper()
             group.add_argument(flag, dest=name, required=required, metavar=metavar, help=doc)
+
+
+def _named_by_one_integer(kind: str) -> bool:
+    """A list of a part that one integer names (PullRequestRef): the core takes the bare integers for it."""
+    return kind.startswith("list[") and named_by_one_integer(kind.removeprefix("list[").split("]")[0])
 
 
 def _int_or_text(text: str) -> int | str:

@@ -221,6 +221,9 @@ def build_parser() -> argparse.ArgumentParser:
                       "Restart the tests of a pull request in a merge queue.", _run_write)
     operation_command(pr_commands, "status", "get_submitted_pull_request", "where a pull request stands",
                       "Show where a submitted pull request stands and what it waits for.", _run_object)
+    operation_command(pr_commands, "statuses", "get_submitted_pull_requests", "where several pull requests stand",
+                      "Show where 1 to 50 submitted pull requests of one queue stand (--number, repeated), and "
+                      "which numbers the queue does not know (notFound).", _run_submitted_many)
     operation_command(pr_commands, "list", "iter_pull_requests", "the pull requests of a merge queue",
                       "List the pull requests of a merge queue, every page.", _run_pr_list, listing=True)
     operation_command(pr_commands, "impacted-targets", "set_impacted_targets", "report a pull request's targets",
@@ -409,6 +412,19 @@ def _run_object(ctx: _Context) -> int:
         render.write_key_values(ctx.stdout, render.queue_rows(answer))
     else:
         render.write_json_object(ctx.stdout, answer.to_dict(), pretty=fmt != "ndjson")
+    return EXIT_OK
+
+
+def _run_submitted_many(ctx: _Context) -> int:
+    """getSubmittedPullRequests: on a terminal one line per pull request found, then the numbers not found."""
+    answer = _call(ctx)
+    fmt = ctx.output_format(listing=False)
+    if fmt != "table":
+        render.write_json_object(ctx.stdout, answer.to_dict(), pretty=fmt != "ndjson")
+        return EXIT_OK
+    rows = [(f"#{pr.pr_number}", str(getattr(pr.state, "value", pr.state) or "-")) for pr in answer.pull_requests]
+    missing = ", ".join(f"#{item.number}" for item in answer.not_found)
+    render.write_key_values(ctx.stdout, rows + [("not found", missing or "(none)")])
     return EXIT_OK
 
 

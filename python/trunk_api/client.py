@@ -26,6 +26,7 @@ from trunk_api._core.models import (
     QueueSettings,
     Repo,
     SubmittedPullRequest,
+    SubmittedPullRequests,
     TestCase,
     TestPage,
     TestRunDetails,
@@ -337,6 +338,15 @@ class Client:
         """Where pull request ``number`` stands in the merge queue, and what it still waits for (``readiness``)."""
         return self._core.get_submitted_pull_request(repo, number, target_branch)
 
+    def get_submitted_pull_requests(
+        self, repo: RepoLike, prs: Sequence[int | dict[str, Any]], target_branch: str
+    ) -> SubmittedPullRequests:
+        """Where 1 to 50 pull requests of the merge queue stand, in one call: ``prs`` are their numbers. The
+        answer's ``pull_requests`` are those the queue knows (as :meth:`get_submitted_pull_request` answers
+        each); ``not_found`` names the others. An item may also be a dict such as ``{"number": 7}``. More than 50, or none, is a ValidationError before anything is
+        sent."""
+        return self._core.get_submitted_pull_requests(repo, prs, target_branch)
+
     def list_pull_requests(
         self,
         repo: RepoLike,
@@ -344,12 +354,15 @@ class Client:
         *,
         state: PullRequestState | str | None = None,
         since: TimeLike | None = None,
+        until: TimeLike | None = None,
         cursor: str | None = None,
         take: int = 50,
     ) -> PullRequestPage:
         """One page of the pull requests of the merge queue (``next_cursor`` is None on the last page).
-        ``since`` keeps the pull requests concluded after it; ``take`` is 1..100."""
-        return self._core.list_pull_requests(repo, target_branch, state=state, since=since, cursor=cursor, take=take)
+        ``since`` keeps the pull requests concluded after it, ``until`` those concluded at or before it;
+        ``take`` is 1..100."""
+        return self._core.list_pull_requests(repo, target_branch, state=state, since=since, until=until,
+                                             cursor=cursor, take=take)
 
     def iter_pull_requests(
         self,
@@ -358,6 +371,7 @@ class Client:
         *,
         state: PullRequestState | str | None = None,
         since: TimeLike | None = None,
+        until: TimeLike | None = None,
         take: int = 50,
         max_results: int | None = None,
         progress: ProgressLike = "auto",
@@ -365,7 +379,7 @@ class Client:
         """Every pull request of the merge queue across all pages, fetched lazily (``.to_pandas()``).
         ``progress``: a progress bar (see :meth:`iter_failing_tests`; this listing has no total)."""
         return self._core.iter_pull_requests(
-            repo, target_branch, state=state, since=since, take=take, max_results=max_results,
+            repo, target_branch, state=state, since=since, until=until, take=take, max_results=max_results,
             **_progress.on_page_keywords(progress, "pull requests", max_results)
         )
 

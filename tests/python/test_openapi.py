@@ -136,6 +136,9 @@ def test_merge_queue_exchanges_validate(box, repo, registry, document):
     submitted, _ = check_exchange(box, registry, document,
                                   lambda c: c.get_submitted_pull_request(repo, 77, "openapi-mq"))
     assert submitted["prNumber"] == 77
+    several, _ = check_exchange(box, registry, document,
+                                lambda c: c.get_submitted_pull_requests(repo, [77, 78], "openapi-mq"))
+    assert [pr["prNumber"] for pr in several["pullRequests"]] == [77] and several["notFound"] == [{"number": 78}]
     listed, page = check_exchange(box, registry, document, lambda c: c.list_pull_requests(repo, "openapi-mq", take=1))
     assert [pr.pr_number for pr in page.pull_requests] == [77] and "nextCursor" not in listed
 

@@ -117,6 +117,21 @@ struct GetSubmittedPullRequestRequest {
 TRUNK_DESCRIBE(GetSubmittedPullRequestRequest, "Where one submitted pull request stands.",
                TRUNK_PULL_REQUEST_IN_QUEUE_FIELDS)
 
+/// POST /v1/getSubmittedPullRequests: several pull requests of one queue at once, 1 to 50 of them
+/// (docs/reference/service.md#get-submitted-pull-requests; the count is checked in validation.cpp).
+#define TRUNK_GET_SUBMITTED_PULL_REQUESTS_FIELDS(X)                                                     \
+  TRUNK_REPO_FIELD(X)                                                                                   \
+  X(std::vector<PullRequestRef>, prs, "prs", {}, schema::kRequired,                                     \
+    "the pull requests, by number (1 to 50; Python and the CLI also take the bare numbers)")            \
+  TRUNK_TARGET_BRANCH_FIELD(X)
+
+struct GetSubmittedPullRequestsRequest {
+  TRUNK_MEMBERS(TRUNK_GET_SUBMITTED_PULL_REQUESTS_FIELDS)
+  bool operator==(const GetSubmittedPullRequestsRequest&) const = default;
+};
+TRUNK_DESCRIBE(GetSubmittedPullRequestsRequest, "Where several submitted pull requests of one queue stand.",
+               TRUNK_GET_SUBMITTED_PULL_REQUESTS_FIELDS)
+
 /// take: 1..100, default 50; sent always (the default is the service's own).
 inline constexpr schema::Rules kTakeRules{.min = 1, .max = 100};
 
@@ -126,6 +141,8 @@ inline constexpr schema::Rules kTakeRules{.min = 1, .max = 100};
   TRUNK_TARGET_BRANCH_FIELD(X)                                                                                \
   X(std::optional<PullRequestState>, state, "state", {}, schema::kNone, "only pull requests in this state")   \
   X(std::optional<Timestamp>, since, "since", {}, schema::kNone, "only pull requests concluded after this")    \
+  X(std::optional<Timestamp>, until, "until", {}, schema::kNone,                                              \
+    "only pull requests concluded at or before this")                                                       \
   X(std::optional<std::string>, cursor, "cursor", {}, (schema::Rules{.uuid = true, .page_position = true}),    \
     "the page to read: not sent for the first, else the nextCursor the previous page gave")                \
   X(std::int64_t, take, "take", {50}, kTakeRules, "pull requests per page, 1..100")
@@ -199,6 +216,7 @@ TRUNK_DESCRIBE(LinkTicketToTestCaseRequest, "Links a ticket of the issue tracker
 #define TRUNK_MERGE_QUEUE_REQUEST_MODELS(X)                                                                   \
   X(PullRequestRef) X(PullRequestCommit) X(CreateQueueRequest) X(DeleteQueueRequest) X(SubmitPullRequestRequest) \
   X(CancelPullRequestRequest) X(RestartTestsOnPullRequestRequest) X(GetSubmittedPullRequestRequest)            \
+  X(GetSubmittedPullRequestsRequest)                                                                          \
   X(ListPullRequestsRequest) X(SetImpactedTargetsRequest) X(GetMergeQueueTestingDetailsRequest)                \
   X(GetMergeQueueMetricsRequest) X(LinkTicketToTestCaseRequest)
 

@@ -53,6 +53,9 @@ namespace trunk {
   X(GetSubmittedPullRequest, get_submitted_pull_request, "POST", "/v1/getSubmittedPullRequest",                      \
     GetSubmittedPullRequestRequest, SubmittedPullRequest, Repeat::safe,                                              \
     "Where one submitted pull request stands, and what it waits for.", 200, "", "")                                  \
+  X(GetSubmittedPullRequests, get_submitted_pull_requests, "POST", "/v1/getSubmittedPullRequests",                   \
+    GetSubmittedPullRequestsRequest, SubmittedPullRequests, Repeat::safe,                                            \
+    "Where 1 to 50 submitted pull requests of one queue stand, and which it does not know.", 200, "", "")           \
   X(ListPullRequests, list_pull_requests, "POST", "/v1/listPullRequests", ListPullRequestsRequest,                   \
     PullRequestPage, Repeat::safe, "One page of the pull requests of a merge queue.", 200, "", "")                   \
   X(SetImpactedTargets, set_impacted_targets, "POST", "/v1/setImpactedTargets", SetImpactedTargetsRequest,           \

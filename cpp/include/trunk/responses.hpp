@@ -11,6 +11,7 @@
 #include "trunk/pull_request.hpp"
 #include "trunk/quarantined_test.hpp"
 #include "trunk/queue_settings.hpp"
+#include "trunk/submitted_pull_requests.hpp"
 #include "trunk/test_case.hpp"
 
 namespace trunk {
@@ -54,6 +55,7 @@ TRUNK_DESCRIBE(QuarantinedTestPage, "One page of quarantined tests.", TRUNK_QUAR
 #define TRUNK_ANSWER_MODELS(X)                                                                                \
   X(RepositoryRef) X(TicketRef) X(TestStatus) X(FailureSummary) X(TestCase) X(PageInfo) X(TestPage) X(TestDetails) \
   X(QuarantinedTest) X(QuarantinedTestPage) X(PullRequest) X(QueueSettings) X(Readiness) X(SubmittedPullRequest)      \
+  TRUNK_SUBMITTED_PULL_REQUESTS_ANSWER_MODELS(X)                                                             \
   X(Acknowledgement) X(PullRequestPage) X(TestRunDetails) X(MetricSample) X(HistogramBucket)  \
   X(Histogram) X(MergeQueueMetrics) TRUNK_MERGE_QUEUE_V2_ANSWER_MODELS(X)                     \
   TRUNK_PULL_REQUEST_V2_ANSWER_MODELS(X) TRUNK_REPOSITORY_V2_ANSWER_MODELS(X)                     \

@@ -65,6 +65,7 @@ std::variant<trunk::PullRequestPage, Refusal> MergeQueue::list(const trunk::List
   const auto matches = [&](const Submission& s) {
     if (request.state && s.state != *request.state) return false;
     if (request.since && !(s.concluded_at && *s.concluded_at > *request.since)) return false;
+    if (request.until && !(s.concluded_at && *s.concluded_at <= *request.until)) return false;
     return true;
   };
   trunk::PullRequestPage page;

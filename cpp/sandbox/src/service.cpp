@@ -439,6 +439,24 @@ auto Service::answer(const trunk::GetSubmittedPullRequestRequest& request, const
 }
 
 template <>
+auto Service::answer(const trunk::GetSubmittedPullRequestsRequest& request, const RepoIndex&) {
+  // Each number as getSubmittedPullRequest answers it; one it would refuse with 404 goes to notFound instead.
+  return queues_->with_queue(request.repo, request.target_branch,
+                             [&](MergeQueue& queue, const trunk::QueueSettings&) {
+                               trunk::SubmittedPullRequests out;
+                               for (const trunk::PullRequestRef& pr : request.prs) {
+                                 auto one = queue.submitted(pr.number);
+                                 if (auto* found = std::get_if<trunk::SubmittedPullRequest>(&one)) {
+                                   out.pull_requests.push_back(std::move(*found));
+                                 } else {
+                                   out.not_found.emplace_back().number = pr.number;
+                                 }
+                               }
+                               return out;
+                             });
+}
+
+template <>
 auto Service::answer(const trunk::ListPullRequestsRequest& request, const RepoIndex&) {
   return queues_->with_queue(request.repo, request.target_branch,
                              [&](MergeQueue& queue, const trunk::QueueSettings&) { return queue.list(request); });

@@ -199,7 +199,7 @@ void check_cross_field_rules(const UpdateQueueEntryRequest& request, std::string
   }
 }
 
-/// v2's batch reads take at most 50 pull requests (numbers or ids), v1's own batch ceiling.
+/// The batch reads take at most 50 pull requests (numbers or ids): v1's getSubmittedPullRequests and v2's.
 inline constexpr std::size_t kMaxResolvedNumbers = 50;
 
 void check_cross_field_rules(const ResolvePullRequestsRequest& request, std::string_view after, Checker& checker) {
@@ -212,6 +212,17 @@ void check_cross_field_rules(const ResolvePullRequestsRequest& request, std::str
   }
   if (after == "baseBranch" && request.base_branch && !request.branch) {
     checker.add("baseBranch", "\"" + *request.base_branch + "\"", "needs branch (it narrows a branch lookup)");
+  }
+}
+
+void check_cross_field_rules(const GetSubmittedPullRequestsRequest& request, std::string_view after,
+                             Checker& checker) {
+  if (after != "prs") return;
+  if (request.prs.empty()) {
+    checker.add("prs", "[]", "must hold at least one pull request");
+  } else if (request.prs.size() > kMaxResolvedNumbers) {
+    checker.add("prs", std::to_string(request.prs.size()) + " pull requests",
+                "must hold at most " + std::to_string(kMaxResolvedNumbers) + " pull requests");
   }
 }
 

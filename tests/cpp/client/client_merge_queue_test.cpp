@@ -235,7 +235,7 @@ TEST(PullRequestPager, FollowsNextCursorUntilItIsAbsent) {
   HttpTestServer server;
   server.set_replies({{200, pr_page({1, 2}, c1)}, {200, pr_page({3}, c2)}, {200, pr_page({4}, "")}});
   Client client(testing::test_options(server.base_url()));
-  ListPullRequestsRequest request{kRepo, "main", PullRequestState::merged, std::nullopt, std::nullopt, 2};
+  ListPullRequestsRequest request{kRepo, "main", PullRequestState::merged, std::nullopt, std::nullopt, std::nullopt, 2};
   std::vector<std::int64_t> numbers;
   for (const PullRequest& pr : client.pull_requests(request)) numbers.push_back(pr.pr_number.value_or(-1));
   EXPECT_EQ(numbers, (std::vector<std::int64_t>{1, 2, 3, 4}));
@@ -266,6 +266,18 @@ TEST(PullRequestPager, TakeDefaultsTo50AndIsSent) {
   EXPECT_EQ(body_of(server.requests().at(0)), Json({{"repo", {{"host", "github.com"}, {"owner", "acme"}, {"name", "widgets"}}},
                                                     {"targetBranch", "main"},
                                                     {"take", 50}}));
+}
+
+TEST(PullRequestPager, UntilIsSentOnlyWhenSetAsAnRfc3339Time) {
+  HttpTestServer server;
+  server.set_replies({{200, pr_page({}, "")}});
+  Client client(testing::test_options(server.base_url()));
+  ListPullRequestsRequest request{kRepo, "main"};
+  request.until = parse_rfc3339("2026-11-20T12:00:00Z");
+  client.list_pull_requests(request);
+  const Json body = body_of(server.requests().at(0));
+  EXPECT_EQ(parse_rfc3339(body.at("until").get<std::string>()), *request.until);
+  EXPECT_FALSE(body.contains("since"));
 }
 
 // ---- the retry rule is a property of each operation's declaration ------------------------------------------
@@ -372,7 +384,7 @@ TEST(MergeQueueValidation, EveryBoundIsCheckedAtItsEdgesBeforeAnythingIsSent) {
   EXPECT_EQ(impacted(1, "s", ImpactedTargets{std::vector<std::string>{"//a", ""}}), Fields{"impactedTargets[1]"});
 
   auto list = [&](std::int64_t take, std::optional<std::string> cursor) {
-    return invalid_fields([&] { client.list_pull_requests({kRepo, "main", std::nullopt, std::nullopt, cursor, take}); });
+    return invalid_fields([&] { client.list_pull_requests({kRepo, "main", std::nullopt, std::nullopt, std::nullopt, cursor, take}); });
   };
   EXPECT_EQ(list(0, std::nullopt), Fields{"take"});
   EXPECT_EQ(list(1, std::nullopt), Fields{});

@@ -106,7 +106,7 @@ TEST(ExactlyOnce, EveryPullRequestIsSubmittedOnceAndNoneIsLostUnderFaults) {
   EXPECT_EQ(twice, 0) << "no pull request acted on twice";
 
   std::size_t listed = 0;
-  for (const PullRequest& pr : client.pull_requests({repo, "main", std::nullopt, std::nullopt, std::nullopt, 100})) {
+  for (const PullRequest& pr : client.pull_requests({repo, "main", std::nullopt, std::nullopt, std::nullopt, std::nullopt, 100})) {
     (void)pr;
     ++listed;
   }
