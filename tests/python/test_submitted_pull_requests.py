@@ -38,10 +38,10 @@ def test_one_to_fifty_are_checked_before_anything_is_sent(queue_box):
     sent_before = len(queue_box.requests)
     with pytest.raises(ValidationError) as none:
         client.get_submitted_pull_requests(repo, [], "main")
-    assert "prs" in str(none.value) and "at least one" in str(none.value)
+    assert str(none.value) == "prs: []: must hold at least 1 item"
     with pytest.raises(ValidationError) as too_many:
         client.get_submitted_pull_requests(repo, list(range(1, 52)), "main")
-    assert "51 pull requests" in str(too_many.value) and "at most 50" in str(too_many.value)
+    assert "51 items" in str(too_many.value) and "at most 50" in str(too_many.value)
     with pytest.raises(ValidationError) as negative:
         client.get_submitted_pull_requests(repo, [1, -1], "main")
     assert "prs[1].number" in str(negative.value)

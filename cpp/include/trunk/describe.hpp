@@ -60,6 +60,10 @@ struct Rules {
   /// client keeps the contract's range and its error says so; the sandbox, standing in for the service, takes
   /// these values (check(value, path, Judge::service)). max(): none.
   std::int64_t service_min = std::numeric_limits<std::int64_t>::max();
+  /// Lists: inclusive bounds on how many items it holds (getSubmittedPullRequests' prs: 1 to 50), so that the
+  /// OpenAPI document says them (minItems, maxItems) and the checks need no rule of their own. max(): none.
+  std::size_t min_items = 0;
+  std::size_t max_items = std::numeric_limits<std::size_t>::max();
 
   constexpr bool has_range() const noexcept {
     return min != std::numeric_limits<std::int64_t>::min() || max != std::numeric_limits<std::int64_t>::max();

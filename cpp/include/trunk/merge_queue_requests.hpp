@@ -118,10 +118,11 @@ TRUNK_DESCRIBE(GetSubmittedPullRequestRequest, "Where one submitted pull request
                TRUNK_PULL_REQUEST_IN_QUEUE_FIELDS)
 
 /// POST /v1/getSubmittedPullRequests: several pull requests of one queue at once, 1 to 50 of them
-/// (docs/reference/service.md#get-submitted-pull-requests; the count is checked in validation.cpp).
+/// (docs/reference/service.md#get-submitted-pull-requests).
+inline constexpr schema::Rules kSubmittedPullRequestsRules{.required = true, .min_items = 1, .max_items = 50};
 #define TRUNK_GET_SUBMITTED_PULL_REQUESTS_FIELDS(X)                                                     \
   TRUNK_REPO_FIELD(X)                                                                                   \
-  X(std::vector<PullRequestRef>, prs, "prs", {}, schema::kRequired,                                     \
+  X(std::vector<PullRequestRef>, prs, "prs", {}, kSubmittedPullRequestsRules,                           \
     "the pull requests, by number (1 to 50; Python and the CLI also take the bare numbers)")            \
   TRUNK_TARGET_BRANCH_FIELD(X)
 

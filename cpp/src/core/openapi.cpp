@@ -100,7 +100,10 @@ Doc value_schema(const schema::Rules& rules) {
     if constexpr (schema::IsOptional<T>::value) {
       return inner;
     } else {
-      return Doc{{"type", "array"}, {"items", std::move(inner)}};
+      Doc out{{"type", "array"}, {"items", std::move(inner)}};
+      if (rules.min_items > 0) out["minItems"] = rules.min_items;
+      if (rules.max_items != std::numeric_limits<std::size_t>::max()) out["maxItems"] = rules.max_items;
+      return out;
     }
   } else if constexpr (std::is_same_v<T, std::string>) {
     Doc out{{"type", "string"}};

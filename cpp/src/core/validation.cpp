@@ -114,6 +114,12 @@ class FieldChecker {
 
   template <typename X>
   void value(const std::string& path, const schema::Rules& rules, const std::vector<X>& items) {
+    const std::string count = items.empty() ? "[]" : std::to_string(items.size()) + " items";
+    if (items.size() < rules.min_items) {
+      checker_.add(path, count, "must hold at least " + items_text(rules.min_items));
+    } else if (items.size() > rules.max_items) {
+      checker_.add(path, count, "must hold at most " + items_text(rules.max_items));
+    }
     for (std::size_t i = 0; i < items.size(); ++i) value(path + '[' + std::to_string(i) + ']', rules, items[i]);
   }
 
@@ -128,6 +134,8 @@ class FieldChecker {
   }
 
  private:
+  static std::string items_text(std::size_t n) { return std::to_string(n) + (n == 1 ? " item" : " items"); }
+
   static std::string one_of(std::span<const std::string_view> values) {
     std::string rule = "must be one of ";
     for (std::size_t i = 0; i < values.size(); ++i) {
@@ -199,7 +207,7 @@ void check_cross_field_rules(const UpdateQueueEntryRequest& request, std::string
   }
 }
 
-/// The batch reads take at most 50 pull requests (numbers or ids): v1's getSubmittedPullRequests and v2's.
+/// v2's batch reads take at most 50 pull requests (numbers or ids), v1's own batch ceiling.
 inline constexpr std::size_t kMaxResolvedNumbers = 50;
 
 void check_cross_field_rules(const ResolvePullRequestsRequest& request, std::string_view after, Checker& checker) {
@@ -212,17 +220,6 @@ void check_cross_field_rules(const ResolvePullRequestsRequest& request, std::str
   }
   if (after == "baseBranch" && request.base_branch && !request.branch) {
     checker.add("baseBranch", "\"" + *request.base_branch + "\"", "needs branch (it narrows a branch lookup)");
-  }
-}
-
-void check_cross_field_rules(const GetSubmittedPullRequestsRequest& request, std::string_view after,
-                             Checker& checker) {
-  if (after != "prs") return;
-  if (request.prs.empty()) {
-    checker.add("prs", "[]", "must hold at least one pull request");
-  } else if (request.prs.size() > kMaxResolvedNumbers) {
-    checker.add("prs", std::to_string(request.prs.size()) + " pull requests",
-                "must hold at most " + std::to_string(kMaxResolvedNumbers) + " pull requests");
   }
 }
 

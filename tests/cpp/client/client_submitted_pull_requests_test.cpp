@@ -76,11 +76,11 @@ TEST(GetSubmittedPullRequests, OneToFiftyPullRequestsAreCheckedAtTheEdgesBeforeA
     }
     return std::vector<Violation>{};
   };
-  EXPECT_EQ(violations(0), (std::vector<Violation>{{"prs", "[]", "must hold at least one pull request"}}));
+  EXPECT_EQ(violations(0), (std::vector<Violation>{{"prs", "[]", "must hold at least 1 item"}}));
   EXPECT_TRUE(violations(1).empty());
   EXPECT_TRUE(violations(50).empty());
   EXPECT_EQ(violations(51),
-            (std::vector<Violation>{{"prs", "51 pull requests", "must hold at most 50 pull requests"}}));
+            (std::vector<Violation>{{"prs", "51 items", "must hold at most 50 items"}}));
   // Each item's number keeps its own rule, named by its index.
   GetSubmittedPullRequestsRequest negative = asking_for(2);
   negative.prs[1].number = -1;
