@@ -27,6 +27,7 @@ void bind_pager(pybind11::module_& m);
 void bind_columns(pybind11::module_& m);
 void bind_arrow(pybind11::module_& m);
 void bind_sandbox(pybind11::module_& m);
+void bind_queue_controls(pybind11::module_& m);
 /// Appends the rows of the sandbox's options to `rows` for option_rows(of): "sandbox" (SandboxOptions, its
 /// faults' included) or "faults" (FaultOptions); false for another name.
 bool describe_sandbox_options(const std::string& of, pybind11::list& rows);
