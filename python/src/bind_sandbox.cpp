@@ -215,6 +215,65 @@ void bind_sandbox(py::module_& m) {
         for (const auto& delivery : deliveries) out.append(delivery_to_python(delivery));
         return out;
       })
+      .def("queue_controls", [](const Sandbox& self, py::handle repo, py::handle branch) {
+        ArgCollector args;
+        const Repo parsed = args.repo(repo);
+        const std::string target = args.text(branch, "branch");
+        args.throw_if_failed();
+        py::gil_scoped_release release;  // waits for the queues' lock
+        return self.queue_controls(parsed, target);
+      }, py::arg("repo"), py::arg("branch"))
+      .def("set_queue_controls", [](Sandbox& self, py::handle repo, py::handle branch, py::handle run_duration,
+                                    py::handle flaky_run_rate, py::handle broken_pull_request_rate) {
+        ArgCollector args;
+        const Repo parsed = args.repo(repo);
+        const std::string target = args.text(branch, "branch");
+        trunk::sandbox::QueueControls controls;
+        if (py::isinstance<trunk::sandbox::FixedRunDuration>(run_duration)) {
+          controls.run_duration = run_duration.cast<trunk::sandbox::FixedRunDuration>();
+        } else if (py::isinstance<trunk::sandbox::LognormalRunDuration>(run_duration)) {
+          controls.run_duration = run_duration.cast<trunk::sandbox::LognormalRunDuration>();
+        } else if (py::isinstance<trunk::sandbox::EmpiricalRunDuration>(run_duration)) {
+          controls.run_duration = run_duration.cast<trunk::sandbox::EmpiricalRunDuration>();
+        } else if (!run_duration.is_none()) {
+          throw py::type_error("run_duration must be a FixedRunDuration, LognormalRunDuration, EmpiricalRunDuration or None");
+        }
+        if (!flaky_run_rate.is_none()) controls.flaky_run_rate = args.number(flaky_run_rate, "flaky_run_rate");
+        if (!broken_pull_request_rate.is_none()) {
+          controls.broken_pull_request_rate = args.number(broken_pull_request_rate, "broken_pull_request_rate");
+        }
+        args.throw_if_failed();
+        py::gil_scoped_release release;
+        self.set_queue_controls(parsed, target, controls);
+      }, py::arg("repo"), py::arg("branch"), py::kw_only(), py::arg("run_duration") = py::none(),
+         py::arg("flaky_run_rate") = py::none(), py::arg("broken_pull_request_rate") = py::none())
+      .def("script_pull_request", [](Sandbox& self, py::handle repo, py::handle branch, py::handle number,
+                                     py::handle broken, py::handle next_run, py::handle next_run_minutes) {
+        ArgCollector args;
+        const Repo parsed = args.repo(repo);
+        const std::string target = args.text(branch, "branch");
+        const std::int64_t pr = args.integer(number, "number");
+        trunk::sandbox::PullRequestScript script;
+        if (!broken.is_none()) script.broken = args.boolean(broken, "broken");
+        const std::string outcome = next_run.is_none() ? std::string() : args.text(next_run, "next_run");
+        if (!next_run_minutes.is_none()) script.next_run_minutes = args.number(next_run_minutes, "next_run_minutes");
+        args.throw_if_failed();
+        if (!next_run.is_none()) {
+          script.next_run = trunk::sandbox::outcome_from_name(outcome);
+          if (!script.next_run) throw trunk::ValidationError({{"next_run", "'" + outcome + "'", "must be one of fail, pass, None"}});
+        }
+        py::gil_scoped_release release;
+        self.script_pull_request(parsed, target, pr, script);
+      }, py::arg("repo"), py::arg("branch"), py::arg("number"), py::kw_only(), py::arg("broken") = py::none(),
+         py::arg("next_run") = py::none(), py::arg("next_run_minutes") = py::none())
+      .def("pull_request_scripts", [](const Sandbox& self, py::handle repo, py::handle branch) {
+        ArgCollector args;
+        const Repo parsed = args.repo(repo);
+        const std::string target = args.text(branch, "branch");
+        args.throw_if_failed();
+        py::gil_scoped_release release;
+        return self.pull_request_scripts(parsed, target);
+      }, py::arg("repo"), py::arg("branch"))
       .def("save_data", &Sandbox::save_data, py::arg("path"), py::call_guard<py::gil_scoped_release>());
 }
 

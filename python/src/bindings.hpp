@@ -28,6 +28,7 @@ void bind_columns(pybind11::module_& m);
 void bind_arrow(pybind11::module_& m);
 void bind_sandbox(pybind11::module_& m);
 void bind_twin(pybind11::module_& m);  // after bind_client: calibrate() takes a _core.client.Client
+void bind_queue_controls(pybind11::module_& m);
 /// Appends the rows of the sandbox's options to `rows` for option_rows(of): "sandbox" (SandboxOptions, its
 /// faults' included) or "faults" (FaultOptions); false for another name.
 bool describe_sandbox_options(const std::string& of, pybind11::list& rows);

@@ -49,6 +49,7 @@ PYBIND11_MODULE(_core, m) {
   trunk::python::bind_arrow(tables);
 
   py::module_ sandbox = submodule(m, "sandbox", "The engine behind trunk_api.Sandbox.");
+  trunk::python::bind_queue_controls(sandbox);
   trunk::python::bind_sandbox(sandbox);
 
   py::module_ twin = submodule(m, "twin", "The statistics and the calibration of a merge queue's twin.");

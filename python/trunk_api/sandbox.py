@@ -24,6 +24,13 @@ from typing import TYPE_CHECKING, Any
 
 from trunk_api._core import declarations, sandbox as engine
 from trunk_api._core.models import Repo
+from trunk_api._core.sandbox import (
+    EmpiricalRunDuration,
+    FixedRunDuration,
+    LognormalRunDuration,
+    PullRequestScript,
+    QueueControls,
+)
 from trunk_api._core.webhooks import WebhookSecret
 from trunk_api.async_client import AsyncClient
 from trunk_api.client import Client, RepoLike, _options_doc, _options_signature
@@ -33,7 +40,20 @@ if TYPE_CHECKING:
 
     from trunk_api._core.sandbox import FaultOptionKeywords, SandboxOptionKeywords
 
-__all__ = ["RecordedRequest", "Sandbox", "WebhookDelivery", "WebhookEndpoint"]
+__all__ = [
+    "EmpiricalRunDuration",
+    "FixedRunDuration",
+    "LognormalRunDuration",
+    "PullRequestScript",
+    "QueueControls",
+    "RecordedRequest",
+    "Sandbox",
+    "WebhookDelivery",
+    "WebhookEndpoint",
+]
+
+#: What a queue's runs may take (Sandbox.set_queue_controls(run_duration=...)).
+RunDuration = FixedRunDuration | LognormalRunDuration | EmpiricalRunDuration
 
 #: The options of a Sandbox and the fault settings among them, as the C++ core declares them (the rows of
 #: SandboxOptions and FaultOptions, sandbox_options.hpp and fault_options.hpp): name, type, default, rule, doc.
@@ -295,6 +315,59 @@ class Sandbox:
             WebhookDelivery(e, m, t, pr, attempt, status, error, at, timedelta(microseconds=latency_us), dup, nxt)
             for e, m, t, pr, attempt, status, error, at, latency_us, dup, nxt in self._core.webhook_deliveries()
         ]
+
+    # ---- staging exact situations in a merge queue (docs/sandbox.md) --------------------------------------
+    def queue_controls(self, repo: RepoLike, branch: str = "main") -> QueueControls:
+        """The controls of the merge queue of ``repo`` on ``branch``; a field None follows the sandbox."""
+        return self._core.queue_controls(repo, branch)
+
+    def set_queue_controls(
+        self,
+        repo: RepoLike,
+        branch: str = "main",
+        *,
+        run_duration: RunDuration | None = None,
+        flaky_run_rate: float | None = None,
+        broken_pull_request_rate: float | None = None,
+    ) -> None:
+        """Replaces the controls of one merge queue while the sandbox runs (a field None: the sandbox's value).
+
+        ``run_duration``: :class:`FixedRunDuration`, :class:`LognormalRunDuration` or
+        :class:`EmpiricalRunDuration` (minutes, from 1 to 10080). ``flaky_run_rate``: the chance a run fails on
+        a flaky test; ``broken_pull_request_rate``: the chance a pull request submitted from now on is broken
+        (both from 0 to 1). Runs already started keep what they were given. A value out of range raises
+        ValidationError naming field, value and rule; a queue that does not exist too (field ``queue``)."""
+        self._core.set_queue_controls(
+            repo,
+            branch,
+            run_duration=run_duration,
+            flaky_run_rate=flaky_run_rate,
+            broken_pull_request_rate=broken_pull_request_rate,
+        )
+
+    def script_pull_request(
+        self,
+        repo: RepoLike,
+        number: int,
+        *,
+        branch: str = "main",
+        broken: bool | None = None,
+        next_run: str | None = None,
+        next_run_minutes: float | None = None,
+    ) -> None:
+        """Stages what happens to pull request ``number`` (submitted or not yet), replacing its previous script.
+
+        ``broken=True``: it fails every run it is in (False: never broken; None: the dice decide).
+        ``next_run="fail"`` or ``"pass"`` and ``next_run_minutes``: used up by the next run that tests it. In a
+        run testing several scripted pull requests any scripted failure fails it, a scripted pass only skips the
+        flaky die, and the longest scripted duration replaces the drawn one."""
+        self._core.script_pull_request(
+            repo, branch, number, broken=broken, next_run=next_run, next_run_minutes=next_run_minutes
+        )
+
+    def pull_request_scripts(self, repo: RepoLike, branch: str = "main") -> dict[int, PullRequestScript]:
+        """The scripts of a merge queue not used up yet, by pull request number."""
+        return self._core.pull_request_scripts(repo, branch)
 
     # ---- faults -------------------------------------------------------------------------------------------
     @property

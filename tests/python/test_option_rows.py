@@ -238,7 +238,7 @@ def test_the_sandbox_rows_are_the_options_we_know() -> None:
     assert list(by_name) == ["host", "port", "seed", "tests", "token", "api_key", "org_url_slug", "now", "state_file",
                              "data_file", "threads", *faults, "record_requests", "v2_rate_limits", "clock",
                              "flaky_failure_rate",
-                             "broken_pull_request_rate"]
+                             "broken_pull_request_rate", "run_minutes", "run_median_minutes", "run_sigma"]
     assert {name: row["default"] for name, row in by_name.items()} == {
         "host": "127.0.0.1", "port": 0, "seed": 42, "tests": 2000, "token": None, "api_key": None,
         "org_url_slug": "trunk-sandbox",
@@ -248,7 +248,8 @@ def test_the_sandbox_rows_are_the_options_we_know() -> None:
         "webhook_duplicate_rate": 0.0, "webhook_delay_ms": 0, "webhook_jitter_ms": 0, "webhook_reorder": False,
         "record_requests": True,
         "v2_rate_limits": False,
-        "clock": "real", "flaky_failure_rate": None, "broken_pull_request_rate": None}
+        "clock": "real", "flaky_failure_rate": None, "broken_pull_request_rate": None,
+        "run_minutes": None, "run_median_minutes": 15.0, "run_sigma": 0.35}
     assert all(by_name[name]["unit"] == "milliseconds" and by_name[name]["type"] == "int"
                for name in faults if name.endswith("_ms"))
     assert by_name["clock"]["choices"] == ["real", "virtual"]

@@ -36,14 +36,52 @@ bool MergeQueue::Submission::concluded() const noexcept {
          state == PullRequestState::cancelled;
 }
 
-MergeQueue::MergeQueue(std::string repo_key, std::string branch, FailureModel model, trunk::Timestamp now)
+MergeQueue::MergeQueue(std::string repo_key, std::string branch, FailureModel model, trunk::Timestamp now,
+                       RunDuration sandbox_duration)
     : repo_key_(std::move(repo_key)),
       branch_(std::move(branch)),
       model_(model),
+      sandbox_duration_(std::move(sandbox_duration)),
+      rules_(RunRules::of(controls_, sandbox_duration_, model_)),
       queue_hash_(text_hash(repo_key_ + "\n" + branch_)),
       now_(now),
       ids_(mix64(model.seed ^ queue_hash_)),
       cursors_(mix64(model.seed ^ queue_hash_ ^ 0x637572736F72ULL)) {}
+
+void MergeQueue::set_failure_model(const FailureModel& model) {
+  model_ = model;
+  rules_ = RunRules::of(controls_, sandbox_duration_, model_);
+}
+
+void MergeQueue::set_controls(const QueueControls& controls) {
+  controls_ = controls;
+  rules_ = RunRules::of(controls_, sandbox_duration_, model_);
+}
+
+void MergeQueue::set_script(std::int64_t number, const PullRequestScript& script) {
+  scripts_[number] = script;
+  if (const auto i = active(number)) submissions_[*i].broken = broken(number);
+}
+
+bool MergeQueue::broken(std::int64_t number) const {
+  if (const auto script = scripts_.find(number); script != scripts_.end() && script->second.broken) {
+    return *script->second.broken;
+  }
+  return rules_.model.broken(repo_key_, number);
+}
+
+ScriptedRun MergeQueue::take_scripts(const std::vector<std::size_t>& tested) {
+  ScriptedRun scripted;
+  for (const std::size_t i : tested) {
+    const auto script = scripts_.find(submissions_[i].number);
+    if (script == scripts_.end()) continue;
+    scripted.add(script->second);
+    script->second.next_run.reset();
+    script->second.next_run_minutes.reset();
+    if (!script->second.broken) scripts_.erase(script);  // used up
+  }
+  return scripted;
+}
 
 std::string_view queue_type_name(QueueType type) noexcept {
   return type == QueueType::bisection ? "bisection" : "main";
@@ -221,11 +259,8 @@ std::size_t MergeQueue::start_run(std::vector<std::size_t> tested, std::vector<s
                                   const QueuePolicy& policy) {
   const std::size_t serial = runs_.size();
   const std::uint64_t dice = mix64(mix64(model_.seed ^ queue_hash_) ^ (serial + 1));
-  // Box-Muller from two of the run's dice: a lognormal duration around the median.
-  const double u1 = std::max(unit_interval(mix64(dice ^ 1)), 1e-12);
-  const double u2 = unit_interval(mix64(dice ^ 2));
-  const double z = std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * std::numbers::pi * u2);
-  const double minutes = std::max(1.0, kMedianRunMinutes * std::exp(kRunDurationSigma * z));
+  const ScriptedRun scripted = take_scripts(tested);
+  const double minutes = scripted.minutes.value_or(draw_run_minutes(rules_.duration, dice));
 
   TestRun run;
   run.id = ids_.uuid();
@@ -239,7 +274,7 @@ std::size_t MergeQueue::start_run(std::vector<std::size_t> tested, std::vector<s
     const auto is_broken = [&](std::size_t i) { return submissions_[i].broken; };
     if (std::any_of(tested.begin(), tested.end(), is_broken) || std::any_of(ahead.begin(), ahead.end(), is_broken)) {
       run.planned_failure = FailureCause::broken;
-    } else if (unit_interval(mix64(dice ^ 3)) < model_.flaky_run_failure) {
+    } else if (scripted.fails || (!scripted.passes && unit_interval(mix64(dice ^ 3)) < rules_.model.flaky_run_failure)) {
       run.planned_failure = FailureCause::flaky;
     }
   }

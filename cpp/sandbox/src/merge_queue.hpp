@@ -50,8 +50,9 @@
 //    run.
 //  - cancelling or restarting a pull request sends its unit and the units depending on it back to pending.
 //
-// Test runs: duration lognormal, median kMedianRunMinutes, sigma kRunDurationSigma, at least 1 minute; a
-// run longer than testingTimeoutMinutes fails at the timeout (cause timeout). Otherwise it fails when it
+// Test runs: duration lognormal, median kMedianRunMinutes, sigma kRunDurationSigma, at least 1 minute, unless
+// the sandbox's options or the queue's controls (queue_controls.hpp) give another distribution or a pull
+// request's script (pull_request_script.hpp) a duration (the rules: run_rules.hpp); a run longer than testingTimeoutMinutes fails at the timeout (cause timeout). Otherwise it fails when it
 // includes a broken pull request (cause broken) or when its flaky die comes up (cause flaky) — see
 // failure_model.hpp. Every run keeps its id (a UUID), what it tested and why it failed.
 
@@ -70,6 +71,7 @@
 #include "failure_model.hpp"
 #include "queue_policy.hpp"
 #include "random.hpp"
+#include "run_rules.hpp"
 #include "trunk/merge_queue_answers.hpp"
 #include "trunk/merge_queue_requests.hpp"
 #include "trunk/queue_settings.hpp"
@@ -78,8 +80,9 @@
 namespace trunk::sandbox {
 
 inline constexpr std::chrono::minutes kMergeabilityDelay{1};
-inline constexpr double kMedianRunMinutes = 15;
-inline constexpr double kRunDurationSigma = 0.35;
+/// The default distribution of a run's duration (trunk/sandbox/run_duration.hpp declares it).
+inline constexpr double kMedianRunMinutes = LognormalRunDuration{}.median_minutes;
+inline constexpr double kRunDurationSigma = LognormalRunDuration{}.sigma;
 inline constexpr std::size_t kMaxEarlyTargets = 10000;
 /// How far back the transition record (and the metrics' rolling windows) reach.
 inline constexpr std::chrono::hours kTransitionWindow{1};
@@ -197,9 +200,19 @@ struct QueueTally {
 /// makes every phase of that call read the same rules.
 class MergeQueue {
  public:
-  MergeQueue(std::string repo_key, std::string branch, FailureModel model, trunk::Timestamp now);
+  /// `sandbox_duration`: how long runs take unless the queue's controls say otherwise.
+  MergeQueue(std::string repo_key, std::string branch, FailureModel model, trunk::Timestamp now,
+             RunDuration sandbox_duration = LognormalRunDuration{});
 
-  void set_failure_model(const FailureModel& model) noexcept { model_ = model; }
+  void set_failure_model(const FailureModel& model);
+  /// The queue's controls (queue_controls.hpp), checked by the caller; from the next run on.
+  void set_controls(const QueueControls& controls);
+  const QueueControls& controls() const noexcept { return controls_; }
+  /// Replaces pull request `number`'s script (pull_request_script.hpp), checked by the caller; `broken` applies
+  /// at once to the pull request in the queue with that number.
+  void set_script(std::int64_t number, const PullRequestScript& script);
+  /// The scripts set and not yet used up, by pull request number.
+  const std::map<std::int64_t, PullRequestScript>& scripts() const noexcept { return scripts_; }
   /// Runs the simulation up to `now` with `settings` (as stored: the queue itself knows when it switches
   /// modes). Never goes back.
   void advance_to(trunk::Timestamp now, const trunk::QueueSettings& settings);
@@ -432,6 +445,14 @@ class MergeQueue {
 
   std::string repo_key_, branch_;
   FailureModel model_;
+  RunDuration sandbox_duration_;
+  QueueControls controls_;
+  RunRules rules_;  ///< of model_, sandbox_duration_ and controls_: resolved when one of them changes
+  std::map<std::int64_t, PullRequestScript> scripts_;
+  /// Whether pull request `number` is broken: its script's word, else the dice at the rate in force.
+  bool broken(std::int64_t number) const;
+  /// The scripts of `tested` combined, their next-run items used up.
+  ScriptedRun take_scripts(const std::vector<std::size_t>& tested);
   std::uint64_t queue_hash_;
   trunk::Timestamp now_;
   Random ids_;       ///< submission and run ids

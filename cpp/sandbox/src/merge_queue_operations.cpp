@@ -80,7 +80,7 @@ std::optional<Refusal> MergeQueue::submit(const trunk::SubmitPullRequestRequest&
   s.used_default_priority = !request.priority.has_value();
   s.no_batch = request.no_batch.value_or(false);
   s.direct = direct;
-  s.broken = model_.broken(repo_key_, s.number);
+  s.broken = broken(s.number);
   s.submitted_at = s.state_changed_at = s.changed_at = now_;
   s.steps.push_back(Submission::Step{now_, PullRequestState::not_ready, reason::kApiRequested, std::nullopt});
   s.ready_at = now_ + kMergeabilityDelay;

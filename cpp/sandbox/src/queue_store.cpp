@@ -88,7 +88,7 @@ FailureModel QueueStore::model_of(const std::string& repo_key) const {
 }
 
 std::shared_ptr<MergeQueue> QueueStore::new_simulation(const std::string& repo_key, const std::string& branch) const {
-  auto sim = std::make_shared<MergeQueue>(repo_key, branch, model_of(repo_key), clock_());
+  auto sim = std::make_shared<MergeQueue>(repo_key, branch, model_of(repo_key), clock_(), simulation_.run_duration);
   attach_sink(*sim, repo_key, branch);
   return sim;
 }

@@ -36,6 +36,7 @@
 #include "trunk/enums.hpp"
 #include "trunk/queue_settings.hpp"
 #include "trunk/requests.hpp"
+#include "trunk/sandbox/run_duration.hpp"
 
 namespace trunk::sandbox {
 
@@ -47,6 +48,7 @@ struct SimulationOptions {
   std::uint64_t seed = 42;
   std::optional<double> flaky_failure_rate;
   std::optional<double> broken_pull_request_rate;
+  RunDuration run_duration;  ///< every queue's, unless its controls say otherwise
 };
 
 class QueueStore {

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "control.hpp"
+#include "queue_controls_route.hpp"
 #include "data_file.hpp"
 #include "faults.hpp"
 #include "generator.hpp"
@@ -22,6 +23,7 @@
 #include "identifiers.hpp"
 #include "random.hpp"
 #include "request_log.hpp"
+#include "run_rules.hpp"
 #include "sandbox_clock.hpp"
 #include "service.hpp"
 #include "webhook_payloads.hpp"
@@ -153,6 +155,56 @@ void Sandbox::Impl::serve(HttpRequest&& req, Responder respond) {
   server->after(fault.delay, [this, waiting, fault] { waiting->second(answer(waiting->first, fault)); });
 }
 
+namespace {
+
+/// Runs f(MergeQueue&) on the queue of `repo` on `branch` after running it to now; UnknownQueue when there is none.
+template <typename F>
+auto on_queue(Service* service, const trunk::Repo& repo, const std::string& branch, F&& f) {
+  if (service == nullptr) throw trunk::Error("sandbox: not started");
+  auto result = service->queues().with_queue(repo, branch, [&](MergeQueue& queue, const trunk::QueueSettings&) {
+    return f(queue);
+  });
+  if (std::holds_alternative<Refusal>(result)) {
+    throw UnknownQueue({{"queue", repo.to_string() + " branch " + branch,
+                         "is not a merge queue of the sandbox (createQueue makes one)"}});
+  }
+  return std::get<0>(std::move(result));
+}
+
+
+QueueControls controls_of(Service* service, const trunk::Repo& repo, const std::string& branch) {
+  return on_queue(service, repo, branch, [](MergeQueue& queue) { return queue.controls(); });
+}
+
+void set_controls_of(Service* service, const trunk::Repo& repo, const std::string& branch,
+                     const QueueControls& controls) {
+  if (auto problems = queue_controls_violations(controls); !problems.empty()) {
+    throw trunk::ValidationError(std::move(problems));
+  }
+  on_queue(service, repo, branch, [&](MergeQueue& queue) {
+    queue.set_controls(controls);
+    return true;
+  });
+}
+
+void set_script_of(Service* service, const trunk::Repo& repo, const std::string& branch, std::int64_t number,
+                   const PullRequestScript& script) {
+  if (auto problems = script_violations(number, script); !problems.empty()) {
+    throw trunk::ValidationError(std::move(problems));
+  }
+  on_queue(service, repo, branch, [&](MergeQueue& queue) {
+    queue.set_script(number, script);
+    return true;
+  });
+}
+
+std::map<std::int64_t, PullRequestScript> scripts_of(Service* service, const trunk::Repo& repo,
+                                                     const std::string& branch) {
+  return on_queue(service, repo, branch, [](MergeQueue& queue) { return queue.scripts(); });
+}
+
+}  // namespace
+
 HttpAnswer Sandbox::Impl::answer(const HttpRequest& req, const FaultDecision& fault) {
   RecordedRequest record;
   if (options.record_requests) {
@@ -203,6 +255,16 @@ HttpAnswer Sandbox::Impl::answer(const HttpRequest& req, const FaultDecision& fa
                            [this](std::chrono::microseconds by) { return advance(by); });
   } else if (req.path == kWebhooksPath || req.path.starts_with(std::string(kWebhooksPath) + "/")) {
     reply = answer_webhooks(req.method, req.path, token, this->token, req.body, *webhooks);
+  } else if (req.path.starts_with(kQueueControlsPrefix)) {
+    Service* served = service.get();
+    const QueueControlOperations operations{
+        [served](const trunk::Repo& r, const std::string& b) { return controls_of(served, r, b); },
+        [served](const trunk::Repo& r, const std::string& b, const QueueControls& c) { set_controls_of(served, r, b, c); },
+        [served](const trunk::Repo& r, const std::string& b, std::int64_t n, const PullRequestScript& p) {
+          set_script_of(served, r, b, n, p);
+        },
+        [served](const trunk::Repo& r, const std::string& b) { return scripts_of(served, r, b); }};
+    reply = answer_queue_controls(req.method, req.path, req.query, token, this->token, req.body, operations);
   } else {
     reply = service->handle(req.method, req.path, token, req.body, req.query, req.header("Content-Type"),
                             req.header("Authorization"), req.header("x-trunk-token"));
@@ -239,7 +301,8 @@ void Sandbox::start() {
                           : load_history(s.options.data_file);
     if (s.options.now) history.now = *s.options.now;
     s.clock = std::make_unique<SandboxClock>(s.options.clock, s.options.now.value_or(history.now));
-    SimulationOptions simulation{s.options.seed, s.options.flaky_failure_rate, s.options.broken_pull_request_rate};
+    SimulationOptions simulation{s.options.seed, s.options.flaky_failure_rate, s.options.broken_pull_request_rate,
+                                 sandbox_run_duration(s.options)};
     SandboxClock* clock = s.clock.get();
     auto queues = std::make_unique<QueueStore>(s.options.state_file,
                                                [clock] { return clock->now(); }, simulation);
@@ -384,6 +447,25 @@ bool Sandbox::set_test_status(const std::string& test_id, std::string_view statu
     impl_->webhooks->flush();  // sent before this returns, as advance() does
   }
   return true;
+}
+
+
+QueueControls Sandbox::queue_controls(const trunk::Repo& repo, const std::string& branch) const {
+  return controls_of(impl_->service.get(), repo, branch);
+}
+
+void Sandbox::set_queue_controls(const trunk::Repo& repo, const std::string& branch, const QueueControls& controls) {
+  set_controls_of(impl_->service.get(), repo, branch, controls);
+}
+
+void Sandbox::script_pull_request(const trunk::Repo& repo, const std::string& branch, std::int64_t number,
+                                  const PullRequestScript& script) {
+  set_script_of(impl_->service.get(), repo, branch, number, script);
+}
+
+std::map<std::int64_t, PullRequestScript> Sandbox::pull_request_scripts(const trunk::Repo& repo,
+                                                                        const std::string& branch) const {
+  return scripts_of(impl_->service.get(), repo, branch);
 }
 
 void Sandbox::save_data(const std::string& path) const {

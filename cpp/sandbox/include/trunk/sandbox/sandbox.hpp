@@ -15,17 +15,23 @@
 //
 // The types its functions take and give have headers of their own, included here (a user's include of this
 // header sees them all): sandbox_options.hpp (with fault_options.hpp and clock_mode.hpp), recorded_request.hpp,
-// webhook_endpoints.hpp and webhook_delivery.hpp. The sandbox's own files include only those they use.
+// webhook_endpoints.hpp, webhook_delivery.hpp, queue_controls.hpp (with run_duration.hpp) and
+// pull_request_script.hpp. The sandbox's own files include only those they use.
 
 #include <chrono>
+#include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "trunk/error.hpp"
 #include "trunk/repo.hpp"
 #include "trunk/sandbox/fault_options.hpp"
 #include "trunk/sandbox/permissions.hpp"
+#include "trunk/sandbox/pull_request_script.hpp"
+#include "trunk/sandbox/queue_controls.hpp"
 #include "trunk/sandbox/recorded_request.hpp"
 #include "trunk/sandbox/sandbox_options.hpp"
 #include "trunk/sandbox/webhook_delivery.hpp"
@@ -33,6 +39,12 @@
 #include "trunk/time.hpp"
 
 namespace trunk::sandbox {
+
+/// The queue a control names does not exist (the HTTP control routes answer 404 for it).
+class UnknownQueue : public trunk::ValidationError {
+ public:
+  using trunk::ValidationError::ValidationError;
+};
 
 class Sandbox {
  public:
@@ -100,6 +112,21 @@ class Sandbox {
   /// when the test already had that health (nothing is sent).
   /// Throws trunk::ValidationError naming test_id or status. Available after start(). Thread-safe.
   bool set_test_status(const std::string& test_id, std::string_view status);
+
+  /// Staging exact situations in a merge queue (docs/sandbox.md, "Staging exact situations"). The queue is the
+  /// one of `repo` on target branch `branch`; each call first runs it to the clock's now, so a change applies to
+  /// runs that start afterwards. Throws trunk::ValidationError naming field, value and rule (nothing changes
+  /// then), UnknownQueue (a ValidationError naming field "queue") when the queue does not exist, trunk::Error
+  /// before start(). Thread-safe.
+  QueueControls queue_controls(const trunk::Repo& repo, const std::string& branch) const;
+  /// Replaces the queue's controls (a field nullopt: the sandbox's value, as before any control).
+  void set_queue_controls(const trunk::Repo& repo, const std::string& branch, const QueueControls& controls);
+  /// Replaces pull request `number`'s script in that queue; the pull request need not be submitted yet.
+  void script_pull_request(const trunk::Repo& repo, const std::string& branch, std::int64_t number,
+                           const PullRequestScript& script);
+  /// The queue's scripts not used up yet, by pull request number.
+  std::map<std::int64_t, PullRequestScript> pull_request_scripts(const trunk::Repo& repo,
+                                                                 const std::string& branch) const;
 
   /// Writes the history as JSON (the data_file format). Available after start().
   void save_data(const std::string& path) const;

@@ -13,6 +13,7 @@
 #include "trunk/option_rows.hpp"
 #include "trunk/sandbox/clock_mode.hpp"
 #include "trunk/sandbox/fault_options.hpp"
+#include "trunk/sandbox/run_duration.hpp"
 #include "trunk/time.hpp"
 
 namespace trunk::sandbox {
@@ -36,6 +37,8 @@ inline constexpr options::OptionRule kServerThreads{.min = 1, .max = 1024, .comp
 // default is the machine's cores, from 2 to 4 (default_server_threads()).
 // flaky_failure_rate, broken_pull_request_rate: nullopt = derived from each repository's history
 // (src/failure_model.hpp).
+// run_minutes, run_median_minutes, run_sigma: the merge queues' run durations (trunk/sandbox/run_duration.hpp):
+// fixed when run_minutes is given, else lognormal (sandbox_run_duration() reads them).
 #define TRUNK_SANDBOX_OPTIONS(X)                                                                                 \
   X(std::string, host, "host", {"127.0.0.1"}, options::kAnyValue, options::kNoVariables, "Address to bind.")     \
   X(int, port, "port", {0}, options::between(0, 65'535), options::kNoVariables, "Port; 0 = any free port.")    \
@@ -69,11 +72,27 @@ inline constexpr options::OptionRule kServerThreads{.min = 1, .max = 1024, .comp
     options::kNoVariables, "Chance a merge queue test run fails on a flaky test; none = from the history.")     \
   X(std::optional<double>, broken_pull_request_rate, "broken_pull_request_rate", {},                            \
     options::with_flag(options::kFraction, "broken-rate"), options::kNoVariables,                               \
-    "Chance a submitted pull request is genuinely broken (fails every run); none = from the history.")
+    "Chance a submitted pull request is genuinely broken (fails every run); none = from the history.")         \
+  X(std::optional<double>, run_minutes, "run_minutes", {},                                                       \
+    options::between(sandbox::kMinRunMinutes, sandbox::kMaxRunMinutes), options::kNoVariables,                  \
+    "Every merge queue test run takes exactly this many minutes; none = lognormal (run_median_minutes, "        \
+    "run_sigma). A queue's controls may replace it.")                                                            \
+  X(double, run_median_minutes, "run_median_minutes", {sandbox::LognormalRunDuration{}.median_minutes},          \
+    options::between(sandbox::kMinRunMinutes, sandbox::kMaxRunMinutes), options::kNoVariables,                  \
+    "Median duration of a merge queue test run, in minutes (lognormal).")                                        \
+  X(double, run_sigma, "run_sigma", {sandbox::LognormalRunDuration{}.sigma},                                     \
+    options::between(0, sandbox::kMaxRunSigma), options::kNoVariables,                                          \
+    "Spread (sigma of the logarithm) of the merge queue test runs' durations; 0 = always the median.")
 
 struct SandboxOptions {
   TRUNK_OPTION_MEMBERS(TRUNK_SANDBOX_OPTIONS)
 };
+
+/// The distribution the run_* rows describe.
+inline RunDuration sandbox_run_duration(const SandboxOptions& options) {
+  if (options.run_minutes) return FixedRunDuration{*options.run_minutes};
+  return LognormalRunDuration{options.run_median_minutes, options.run_sigma};
+}
 
 }  // namespace trunk::sandbox
 

@@ -1,0 +1,210 @@
+"""Staging exact situations in the sandbox's merge queue from Python (docs/sandbox.md, "Staging exact
+situations"): run durations as distributions, per-queue rates and scripted pull requests, set while the sandbox
+runs, on the virtual clock, and the checks (made by the C++ core, named field, value and rule). The HTTP control
+routes are tested against the real local server here too; the C++ suite tests each rule in detail
+(tests/cpp/sandbox/queue_controls_test.cpp)."""
+
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections.abc import Iterator
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+import trunk_api
+from trunk_api import Sandbox
+from trunk_api.sandbox import (
+    EmpiricalRunDuration,
+    FixedRunDuration,
+    LognormalRunDuration,
+    PullRequestScript,
+    QueueControls,
+)
+
+NOW = datetime(2026, 11, 20, 12, 0, 0, tzinfo=timezone.utc)
+
+
+@pytest.fixture
+def box() -> Iterator[Sandbox]:
+    with Sandbox(seed=5, tests=100, now=NOW, clock="virtual", flaky_failure_rate=0.0,
+                 broken_pull_request_rate=0.0) as sandbox:
+        yield sandbox
+
+
+@pytest.fixture
+def mq(box: Sandbox) -> trunk_api.Client:
+    return box.client()
+
+
+@pytest.fixture
+def repo(box: Sandbox) -> trunk_api.Repo:
+    return box.repos[0]
+
+
+def state(mq: trunk_api.Client, repo: trunk_api.Repo, number: int) -> str:
+    return str(mq.get_submitted_pull_request(repo, number, "main").state)
+
+
+def test_a_fixed_forty_minute_run_ends_exactly_forty_minutes_after_it_starts(box, mq, repo):
+    box.set_queue_controls(repo, run_duration=FixedRunDuration(40))
+    assert box.queue_controls(repo).run_duration == FixedRunDuration(40)
+    mq.submit_pull_request(repo, 1, "main")
+    box.advance(minutes=1)  # mergeable: the run starts
+    started = box.clock_now
+    assert state(mq, repo, 1) == "testing"
+    box.advance(minutes=40, seconds=-1)
+    assert state(mq, repo, 1) == "testing"
+    box.advance(seconds=1)
+    assert box.clock_now == started + timedelta(minutes=40)
+    assert state(mq, repo, 1) == "merged"
+
+
+def test_an_empirical_bimodal_list_gives_only_its_values_and_both(box, mq, repo):
+    box.set_queue_controls(repo, run_duration=EmpiricalRunDuration([5, 40]))
+    for number in range(1, 31):
+        mq.submit_pull_request(repo, number, "main")
+    box.advance(hours=30)
+    started = []
+    for number in range(1, 31):
+        pr = mq.get_submitted_pull_request(repo, number, "main")
+        assert str(pr.state) == "merged"
+        started.append(mq.get_merge_queue_testing_details(repo, "main", pr.extra["testRunId"]).created_at)
+    # Concurrency 1: each run starts when the one before it ends, so the gaps are the durations.
+    minutes = [(later - earlier) / timedelta(minutes=1) for earlier, later in zip(started, started[1:])]
+    assert set(minutes) == {5.0, 40.0}
+
+
+def test_a_scripted_broken_pull_request_fails_and_its_batch_mates_merge(box, mq, repo):
+    mq.update_queue(repo, "main", batch=True, batching_min_size=4)
+    box.script_pull_request(repo, 3, broken=True)
+    assert box.pull_request_scripts(repo)[3].broken is True
+    for number in range(1, 5):
+        mq.submit_pull_request(repo, number, "main")
+    box.advance(hours=10)
+    assert state(mq, repo, 3) == "failed"
+    assert [state(mq, repo, n) for n in (1, 2, 4)] == ["merged"] * 3
+
+
+def test_a_scripted_pass_beats_a_flaky_rate_of_one(box, mq, repo):
+    box.set_queue_controls(repo, flaky_run_rate=1.0)
+    box.script_pull_request(repo, 1, next_run="pass")
+    assert box.pull_request_scripts(repo) == {1: box.pull_request_scripts(repo)[1]}
+    assert box.pull_request_scripts(repo)[1].next_run == "pass"
+    mq.submit_pull_request(repo, 1, "main")
+    mq.submit_pull_request(repo, 2, "main")
+    box.advance(hours=3)
+    assert state(mq, repo, 1) == "merged"
+    assert state(mq, repo, 2) == "failed"
+    assert box.pull_request_scripts(repo) == {}
+
+
+def test_rates_changed_while_running_affect_only_later_runs(box, mq, repo):
+    box.set_queue_controls(repo, run_duration=FixedRunDuration(20))
+    mq.submit_pull_request(repo, 1, "main")
+    box.advance(minutes=5)
+    assert state(mq, repo, 1) == "testing"
+    box.set_queue_controls(repo, run_duration=FixedRunDuration(20), flaky_run_rate=1.0)
+    box.advance(minutes=30)
+    assert state(mq, repo, 1) == "merged"
+    mq.submit_pull_request(repo, 2, "main")
+    box.advance(minutes=30)
+    assert state(mq, repo, 2) == "failed"
+    box.set_queue_controls(repo)
+    assert box.queue_controls(repo) == box.queue_controls(repo)
+    assert box.queue_controls(repo).flaky_run_rate is None
+
+
+@pytest.mark.parametrize("rate", [0, 1, 0.0, 1.0])
+def test_rates_at_the_bounds_are_accepted(box, repo, rate):
+    box.set_queue_controls(repo, flaky_run_rate=rate, broken_pull_request_rate=rate)
+    assert box.queue_controls(repo).flaky_run_rate == rate
+
+
+@pytest.mark.parametrize(
+    ("keywords", "field", "rule"),
+    [
+        ({"flaky_run_rate": -0.0001}, "flaky_run_rate", "must be from 0 to 1"),
+        ({"flaky_run_rate": 1.0001}, "flaky_run_rate", "must be from 0 to 1"),
+        ({"broken_pull_request_rate": -0.0001}, "broken_pull_request_rate", "must be from 0 to 1"),
+        ({"broken_pull_request_rate": 1.0001}, "broken_pull_request_rate", "must be from 0 to 1"),
+        ({"run_duration": FixedRunDuration(0)}, "run_duration.minutes", "must be from 1 to 10080 minutes"),
+        ({"run_duration": FixedRunDuration(-1)}, "run_duration.minutes", "must be from 1 to 10080 minutes"),
+        ({"run_duration": FixedRunDuration(0.9999)}, "run_duration.minutes", "must be from 1 to 10080 minutes"),
+        ({"run_duration": LognormalRunDuration(sigma=5.0001)}, "run_duration.sigma", "must be from 0 to 5"),
+        ({"run_duration": EmpiricalRunDuration([])}, "run_duration.minutes", "must hold from 1 to 10000 durations"),
+        ({"run_duration": EmpiricalRunDuration([5, 0])}, "run_duration.minutes[1]", "must be from 1 to 10080 minutes"),
+    ],
+)
+def test_every_control_rule_is_refused_past_its_bound(box, repo, keywords, field, rule):
+    with pytest.raises(trunk_api.ValidationError) as raised:
+        box.set_queue_controls(repo, **keywords)
+    assert [(e.field, e.rule) for e in raised.value.errors] == [(field, rule)]
+    assert box.queue_controls(repo) == box.queue_controls(repo)
+    assert box.queue_controls(repo).flaky_run_rate is None  # nothing changed
+
+
+def test_the_minimum_durations_are_accepted_and_the_types_show_themselves(box, repo):
+    for duration in (FixedRunDuration(1), LognormalRunDuration(1, 0), EmpiricalRunDuration([1, 10080])):
+        box.set_queue_controls(repo, run_duration=duration)
+        assert box.queue_controls(repo).run_duration == duration
+    assert repr(LognormalRunDuration()) == "LognormalRunDuration(median_minutes=15, sigma=0.35)"
+    assert EmpiricalRunDuration([5, 40]).minutes == (5.0, 40.0)
+    assert isinstance(box.queue_controls(repo), QueueControls)
+
+
+def test_script_rules_and_unknown_queues_are_refused(box, repo):
+    with pytest.raises(trunk_api.ValidationError, match="next_run_minutes: 0: must be from 1 to 10080 minutes"):
+        box.script_pull_request(repo, 1, next_run_minutes=0)
+    with pytest.raises(trunk_api.ValidationError, match="next_run: 'maybe': must be one of fail, pass, None"):
+        box.script_pull_request(repo, 1, next_run="maybe")
+    with pytest.raises(trunk_api.ValidationError, match="number: 0: must be a pull request number, at least 1"):
+        box.script_pull_request(repo, 0, broken=True)
+    with pytest.raises(trunk_api.ValidationError, match="queue: .* branch nowhere: is not a merge queue"):
+        box.set_queue_controls(repo, "nowhere", flaky_run_rate=0.5)
+    with pytest.raises(TypeError, match="run_duration must be"):
+        box.set_queue_controls(repo, run_duration=40)  # type: ignore[arg-type]
+    box.script_pull_request(repo, 1, next_run="fail", next_run_minutes=12.5)
+    script = box.pull_request_scripts(repo)[1]
+    assert isinstance(script, PullRequestScript)
+    assert (script.broken, script.next_run, script.next_run_minutes) == (None, "fail", 12.5)
+
+
+def _http(box: Sandbox, method: str, path: str, body: object = None, token: bool = True,
+          **query: str) -> tuple[int, dict[str, str], str]:
+    """One request to the real local server: status, headers, body text."""
+    request = urllib.request.Request(
+        box.url + path + "?" + urllib.parse.urlencode(query),
+        data=None if body is None else json.dumps(body).encode(),
+        method=method,
+        headers={"x-api-token": box.token} if token else {},
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=30) as answer:  # noqa: S310 - loopback sandbox
+            return answer.status, dict(answer.headers), answer.read().decode()
+    except urllib.error.HTTPError as refused:
+        return refused.code, dict(refused.headers), refused.read().decode()
+
+
+def test_the_http_routes_answer_and_refuse_as_the_other_control_routes(box, repo):
+    where = {"repo": str(repo), "branch": "main"}
+    status, _, text = _http(box, "PUT", "/sandbox/queues/controls",
+                            {"run_duration": {"kind": "fixed", "minutes": 40}, "flaky_run_rate": 0.5}, **where)
+    assert status == 200, text
+    assert json.loads(text)["controls"]["run_duration"] == {"kind": "fixed", "minutes": 40.0}
+    assert box.queue_controls(repo).flaky_run_rate == 0.5
+    status, _, text = _http(box, "POST", "/sandbox/queues/pull-requests/9/script", {"broken": True}, **where)
+    assert json.loads(text)["scripts"] == [{"number": 9, "broken": True, "next_run": None, "next_run_minutes": None}]
+    assert box.pull_request_scripts(repo)[9].broken is True
+    assert _http(box, "GET", "/sandbox/queues/controls", token=False, **where)[0] == 401
+    status, headers, _ = _http(box, "DELETE", "/sandbox/queues/controls", **where)
+    assert (status, headers["Allow"]) == (405, "GET, PUT")
+    status, _, text = _http(box, "PUT", "/sandbox/queues/controls", {"flaky_run_rate": 1.0001}, **where)
+    assert status == 400
+    assert "flaky_run_rate: 1.0001: must be from 0 to 1" in text
+    status, _, text = _http(box, "GET", "/sandbox/queues/controls", repo=str(repo), branch="nowhere")
+    assert status == 404
+    assert box.token not in text
