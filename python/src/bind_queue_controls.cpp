@@ -1,6 +1,6 @@
 // _core.sandbox's types for staging exact situations in a merge queue: the run-duration distributions,
-// QueueControls and PullRequestScript (trunk/sandbox/run_duration.hpp, queue_controls.hpp,
-// pull_request_script.hpp). Bound from the C++ structs, so their defaults are written once, there; the checks are
+// the arrivals, QueueControls and PullRequestScript (trunk/sandbox/run_duration.hpp, arrivals.hpp,
+// queue_controls.hpp, pull_request_script.hpp). Bound from the C++ structs, so their defaults are written once, there; the checks are
 // the Sandbox's (a value out of range is refused when it is set, naming field, value and rule).
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -9,6 +9,8 @@
 #include <string>
 
 #include "bindings.hpp"
+#include "convert_args.hpp"
+#include "convert_time.hpp"
 #include "trunk/sandbox/pull_request_script.hpp"
 #include "trunk/sandbox/queue_controls.hpp"
 
@@ -18,6 +20,7 @@ namespace trunk::python {
 
 namespace {
 
+using trunk::sandbox::Arrivals;
 using trunk::sandbox::EmpiricalRunDuration;
 using trunk::sandbox::FixedRunDuration;
 using trunk::sandbox::LognormalRunDuration;
@@ -31,6 +34,47 @@ std::string number_repr(double value) {
 }
 
 std::string optional_repr(const std::optional<double>& value) { return value ? number_repr(*value) : "None"; }
+
+/// Arrivals with `process`, the targets of a {name: probability} mapping (None: every arrival impacts ALL) and
+/// the first number; a wrong type names its field. The ranges are the sandbox's checks, made when they are set.
+Arrivals arrivals_of(trunk::sandbox::ArrivalProcess process, py::handle targets, py::handle first_number,
+                     trunk::python::ArgCollector& args) {
+  Arrivals arrivals{std::move(process), {}, 1};
+  if (!targets.is_none()) {
+    if (!py::isinstance<py::dict>(targets)) {
+      throw trunk::ValidationError({{"targets", py::str(py::type::of(targets).attr("__name__")).cast<std::string>(),
+                                     "must be a dict of target name to probability"}});
+    }
+    for (const auto& [name, probability] : targets.cast<py::dict>()) {
+      const std::string target = args.text(name, "targets");
+      arrivals.targets.push_back({target, args.number(probability, "targets[" + target + "]")});
+    }
+  }
+  arrivals.first_number = args.integer(first_number, "first_number");
+  args.throw_if_failed();
+  return arrivals;
+}
+
+std::string arrivals_repr(const Arrivals& arrivals) {
+  std::string out;
+  if (const auto* poisson = std::get_if<trunk::sandbox::PoissonArrivals>(&arrivals.process)) {
+    out = "Arrivals.poisson(" + number_repr(poisson->per_hour);
+  } else if (const auto* hourly = std::get_if<trunk::sandbox::HourlyArrivals>(&arrivals.process)) {
+    out = "Arrivals.hourly([" + std::to_string(hourly->per_hour.size()) + " rates]";
+  } else {
+    out = "Arrivals.scheduled([" + std::to_string(std::get<trunk::sandbox::ScheduledArrivals>(arrivals.process).at.size()) +
+          " times]";
+  }
+  if (!arrivals.targets.empty()) {
+    out += ", targets={";
+    for (std::size_t i = 0; i < arrivals.targets.size(); ++i) {
+      out += (i == 0 ? "'" : ", '") + arrivals.targets[i].target + "': " + number_repr(arrivals.targets[i].probability);
+    }
+    out += "}";
+  }
+  if (arrivals.first_number != 1) out += ", first_number=" + std::to_string(arrivals.first_number);
+  return out + ")";
+}
 
 }  // namespace
 
@@ -71,16 +115,79 @@ void bind_queue_controls(py::module_& m) {
       .def("__eq__", [](const EmpiricalRunDuration& a, const EmpiricalRunDuration& b) { return a == b; }, py::is_operator())
       .def("__repr__", [](const EmpiricalRunDuration& d) { return run_duration_repr(d); });
 
+  py::class_<Arrivals>(m, "Arrivals",
+                       "Pull requests a merge queue submits by itself (Sandbox.set_queue_controls(arrivals=...)); "
+                       "build one with Arrivals.poisson, Arrivals.hourly or Arrivals.scheduled.")
+      .def_static("poisson", [](py::handle per_hour, py::handle targets, py::handle first_number) {
+        trunk::python::ArgCollector args;
+        const double rate = args.number(per_hour, "per_hour");
+        return arrivals_of(trunk::sandbox::PoissonArrivals{rate}, targets, first_number, args);
+      }, py::arg("per_hour"), py::kw_only(), py::arg("targets") = py::none(), py::arg("first_number") = 1,
+         "per_hour pull requests an hour on average (a Poisson process), at any hour.")
+      .def_static("hourly", [](py::handle per_hour, py::handle targets, py::handle first_number) {
+        trunk::python::ArgCollector args;
+        trunk::sandbox::HourlyArrivals hourly;
+        if (!py::isinstance<py::sequence>(per_hour) || py::isinstance<py::str>(per_hour)) {
+          throw trunk::ValidationError({{"per_hour", py::repr(per_hour).cast<std::string>(), "must be a list of 24 or 168 rates"}});
+        }
+        std::size_t i = 0;
+        for (const py::handle rate : per_hour) hourly.per_hour.push_back(args.number(rate, "per_hour[" + std::to_string(i++) + "]"));
+        return arrivals_of(std::move(hourly), targets, first_number, args);
+      }, py::arg("per_hour"), py::kw_only(), py::arg("targets") = py::none(), py::arg("first_number") = 1,
+         "A rate per hour of the day (24, UTC) or of the week (168, Monday 00:00 UTC first).")
+      .def_static("scheduled", [](py::handle at, py::handle targets, py::handle first_number) {
+        trunk::python::ArgCollector args;
+        trunk::sandbox::ScheduledArrivals scheduled;
+        if (!py::isinstance<py::iterable>(at) || py::isinstance<py::str>(at)) {
+          throw trunk::ValidationError({{"at", py::repr(at).cast<std::string>(), "must be a list of aware datetimes"}});
+        }
+        std::size_t i = 0;
+        for (const py::handle t : at) scheduled.at.push_back(args.timestamp(t, "at[" + std::to_string(i++) + "]"));
+        return arrivals_of(std::move(scheduled), targets, first_number, args);
+      }, py::arg("at"), py::kw_only(), py::arg("targets") = py::none(), py::arg("first_number") = 1,
+         "Exactly at these times (those already past when set are skipped).")
+      .def_property_readonly("kind", [](const Arrivals& a) {
+        return std::visit([](const auto& process) -> std::string {
+          using P = std::decay_t<decltype(process)>;
+          if constexpr (std::is_same_v<P, trunk::sandbox::PoissonArrivals>) return "poisson";
+          else if constexpr (std::is_same_v<P, trunk::sandbox::HourlyArrivals>) return "hourly";
+          else return "scheduled";
+        }, a.process);
+      })
+      .def_property_readonly("per_hour", [](const Arrivals& a) -> py::object {
+        if (const auto* poisson = std::get_if<trunk::sandbox::PoissonArrivals>(&a.process)) return py::float_(poisson->per_hour);
+        if (const auto* hourly = std::get_if<trunk::sandbox::HourlyArrivals>(&a.process)) return py::tuple(py::cast(hourly->per_hour));
+        return py::none();
+      })
+      .def_property_readonly("at", [](const Arrivals& a) -> py::object {
+        const auto* scheduled = std::get_if<trunk::sandbox::ScheduledArrivals>(&a.process);
+        if (scheduled == nullptr) return py::none();
+        py::list times;
+        for (const trunk::Timestamp t : scheduled->at) times.append(trunk::python::timestamp_to_python(t));
+        return py::tuple(times);
+      })
+      .def_property_readonly("targets", [](const Arrivals& a) {
+        py::dict out;
+        for (const auto& chance : a.targets) out[py::str(chance.target)] = chance.probability;
+        return out;
+      })
+      .def_readonly("first_number", &Arrivals::first_number)
+      .def("__eq__", [](const Arrivals& a, const Arrivals& b) { return a == b; }, py::is_operator())
+      .def("__repr__", &arrivals_repr);
+
   py::class_<QueueControls>(m, "QueueControls",
                             "One merge queue's controls (Sandbox.queue_controls); None: the sandbox's value.")
+      .def(py::init<>(), "No control set: what a queue has until Sandbox.set_queue_controls.")
       .def_readonly("run_duration", &QueueControls::run_duration)
       .def_readonly("flaky_run_rate", &QueueControls::flaky_run_rate)
       .def_readonly("broken_pull_request_rate", &QueueControls::broken_pull_request_rate)
+      .def_readonly("arrivals", &QueueControls::arrivals)
       .def("__eq__", [](const QueueControls& a, const QueueControls& b) { return a == b; }, py::is_operator())
       .def("__repr__", [](const QueueControls& c) {
         return "QueueControls(run_duration=" + (c.run_duration ? run_duration_repr(*c.run_duration) : "None") +
                ", flaky_run_rate=" + optional_repr(c.flaky_run_rate) +
-               ", broken_pull_request_rate=" + optional_repr(c.broken_pull_request_rate) + ")";
+               ", broken_pull_request_rate=" + optional_repr(c.broken_pull_request_rate) +
+               ", arrivals=" + (c.arrivals ? arrivals_repr(*c.arrivals) : "None") + ")";
       });
 
   py::class_<PullRequestScript>(m, "PullRequestScript",

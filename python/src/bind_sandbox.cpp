@@ -224,7 +224,8 @@ void bind_sandbox(py::module_& m) {
         return self.queue_controls(parsed, target);
       }, py::arg("repo"), py::arg("branch"))
       .def("set_queue_controls", [](Sandbox& self, py::handle repo, py::handle branch, py::handle run_duration,
-                                    py::handle flaky_run_rate, py::handle broken_pull_request_rate) {
+                                    py::handle flaky_run_rate, py::handle broken_pull_request_rate,
+                                    py::handle arrivals) {
         ArgCollector args;
         const Repo parsed = args.repo(repo);
         const std::string target = args.text(branch, "branch");
@@ -242,11 +243,17 @@ void bind_sandbox(py::module_& m) {
         if (!broken_pull_request_rate.is_none()) {
           controls.broken_pull_request_rate = args.number(broken_pull_request_rate, "broken_pull_request_rate");
         }
+        if (py::isinstance<trunk::sandbox::Arrivals>(arrivals)) {
+          controls.arrivals = arrivals.cast<trunk::sandbox::Arrivals>();
+        } else if (!arrivals.is_none()) {
+          throw py::type_error("arrivals must be an Arrivals (Arrivals.poisson, .hourly, .scheduled) or None");
+        }
         args.throw_if_failed();
         py::gil_scoped_release release;
         self.set_queue_controls(parsed, target, controls);
       }, py::arg("repo"), py::arg("branch"), py::kw_only(), py::arg("run_duration") = py::none(),
-         py::arg("flaky_run_rate") = py::none(), py::arg("broken_pull_request_rate") = py::none())
+         py::arg("flaky_run_rate") = py::none(), py::arg("broken_pull_request_rate") = py::none(),
+         py::arg("arrivals") = py::none())
       .def("script_pull_request", [](Sandbox& self, py::handle repo, py::handle branch, py::handle number,
                                      py::handle broken, py::handle next_run, py::handle next_run_minutes) {
         ArgCollector args;

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from trunk_api._core import declarations, sandbox as engine
 from trunk_api._core.models import Repo
 from trunk_api._core.sandbox import (
+    Arrivals,
     EmpiricalRunDuration,
     FixedRunDuration,
     LognormalRunDuration,
@@ -41,6 +42,7 @@ if TYPE_CHECKING:
     from trunk_api._core.sandbox import FaultOptionKeywords, SandboxOptionKeywords
 
 __all__ = [
+    "Arrivals",
     "EmpiricalRunDuration",
     "FixedRunDuration",
     "LognormalRunDuration",
@@ -329,20 +331,25 @@ class Sandbox:
         run_duration: RunDuration | None = None,
         flaky_run_rate: float | None = None,
         broken_pull_request_rate: float | None = None,
+        arrivals: Arrivals | None = None,
     ) -> None:
         """Replaces the controls of one merge queue while the sandbox runs (a field None: the sandbox's value).
 
         ``run_duration``: :class:`FixedRunDuration`, :class:`LognormalRunDuration` or
         :class:`EmpiricalRunDuration` (minutes, from 1 to 10080). ``flaky_run_rate``: the chance a run fails on
         a flaky test; ``broken_pull_request_rate``: the chance a pull request submitted from now on is broken
-        (both from 0 to 1). Runs already started keep what they were given. A value out of range raises
-        ValidationError naming field, value and rule; a queue that does not exist too (field ``queue``)."""
+        (both from 0 to 1). Runs already started keep what they were given. ``arrivals``: pull requests the
+        queue submits by itself from now on (:class:`Arrivals`: ``Arrivals.poisson(6)``, ``Arrivals.hourly``
+        with 24 or 168 rates, ``Arrivals.scheduled``; ``targets={"//app": 0.3}`` each impacted with its chance);
+        the same arrivals set again keep their course. A value out of range raises ValidationError naming
+        field, value and rule; a queue that does not exist too (field ``queue``)."""
         self._core.set_queue_controls(
             repo,
             branch,
             run_duration=run_duration,
             flaky_run_rate=flaky_run_rate,
             broken_pull_request_rate=broken_pull_request_rate,
+            arrivals=arrivals,
         )
 
     def script_pull_request(

@@ -113,9 +113,8 @@ def test_rates_changed_while_running_affect_only_later_runs(box, mq, repo):
     mq.submit_pull_request(repo, 2, "main")
     box.advance(minutes=30)
     assert state(mq, repo, 2) == "failed"
-    box.set_queue_controls(repo)
-    assert box.queue_controls(repo) == box.queue_controls(repo)
-    assert box.queue_controls(repo).flaky_run_rate is None
+    box.set_queue_controls(repo)  # every control back to the sandbox's value
+    assert box.queue_controls(repo) == QueueControls()
 
 
 @pytest.mark.parametrize("rate", [0, 1, 0.0, 1.0])
@@ -143,8 +142,7 @@ def test_every_control_rule_is_refused_past_its_bound(box, repo, keywords, field
     with pytest.raises(trunk_api.ValidationError) as raised:
         box.set_queue_controls(repo, **keywords)
     assert [(e.field, e.rule) for e in raised.value.errors] == [(field, rule)]
-    assert box.queue_controls(repo) == box.queue_controls(repo)
-    assert box.queue_controls(repo).flaky_run_rate is None  # nothing changed
+    assert box.queue_controls(repo) == QueueControls()  # nothing changed
 
 
 def test_the_minimum_durations_are_accepted_and_the_types_show_themselves(box, repo):
@@ -208,3 +206,88 @@ def test_the_http_routes_answer_and_refuse_as_the_other_control_routes(box, repo
     status, _, text = _http(box, "GET", "/sandbox/queues/controls", repo=str(repo), branch="nowhere")
     assert status == 404
     assert box.token not in text
+
+
+# ---- arrivals: pull requests the queue submits by itself --------------------------------------------------
+from trunk_api.sandbox import Arrivals  # noqa: E402 - beside the tests that use it
+
+
+def test_scheduled_arrivals_are_submitted_at_their_times_with_their_targets(box, mq, repo):
+    times = [NOW + timedelta(minutes=m) for m in (5, 20)]
+    box.set_queue_controls(repo, arrivals=Arrivals.scheduled(times, targets={"//app": 1.0, "//web": 0.0},
+                                                             first_number=100))
+    assert box.queue_controls(repo).arrivals == Arrivals.scheduled(times, targets={"//app": 1.0, "//web": 0.0},
+                                                                    first_number=100)
+    box.advance(minutes=6)
+    assert state(mq, repo, 100) in {"not_ready", "pending", "testing"}
+    with pytest.raises(trunk_api.NotFoundError):
+        mq.get_submitted_pull_request(repo, 101, "main")
+    box.advance(hours=3)
+    assert [state(mq, repo, n) for n in (100, 101)] == ["merged", "merged"]
+
+
+def test_a_working_hours_profile_arrives_only_in_working_hours(box, mq, repo):
+    profile = [0.0] * 24
+    for hour in range(9, 17):
+        profile[hour] = 6.0
+    box.set_queue_controls(repo, arrivals=Arrivals.hourly(profile))
+
+    def arrived() -> int:
+        """How many arrivals were submitted: they take the numbers 1, 2, ... in turn."""
+        n = 0
+        while True:
+            try:
+                mq.get_submitted_pull_request(repo, n + 1, "main")
+            except trunk_api.NotFoundError:
+                return n
+            n += 1
+
+    counts = []
+    for day in range(3):  # NOW is 12:00 UTC: to 17:00, to the next 09:00, ...
+        box.advance(seconds=(NOW.replace(hour=17) + timedelta(days=day) - box.clock_now).total_seconds())
+        counts.append(arrived())
+        box.advance(seconds=(NOW.replace(hour=9) + timedelta(days=day + 1) - box.clock_now).total_seconds())
+        assert arrived() == counts[-1], "no arrival between 17:00 and 09:00"
+    assert counts[0] > 10  # 5 hours at 6 an hour: 30 on average
+    assert counts[2] - counts[1] > 20  # 8 hours: 48 on average
+
+
+@pytest.mark.parametrize(
+    ("arrivals", "field", "rule"),
+    [
+        (Arrivals.poisson(-0.001), "arrivals.per_hour", "must be from 0 to 3600 per hour"),
+        (Arrivals.poisson(3600.001), "arrivals.per_hour", "must be from 0 to 3600 per hour"),
+        (Arrivals.hourly([1.0] * 23), "arrivals.per_hour", "must hold 24 rates (each day alike) or 168 (Monday 00:00 UTC first)"),
+        (Arrivals.hourly([1.0] * 169), "arrivals.per_hour", "must hold 24 rates (each day alike) or 168 (Monday 00:00 UTC first)"),
+        (Arrivals.poisson(1, targets={"//app": 1.01}), "arrivals.targets[0].probability", "must be from 0 to 1"),
+        (Arrivals.poisson(1, targets={"": 0.5}), "arrivals.targets[0].target", "must not be empty"),
+        (Arrivals.poisson(1, first_number=0), "arrivals.first_number", "must be a pull request number, at least 1"),
+    ],
+)
+def test_every_arrivals_rule_is_refused_past_its_bound(box, repo, arrivals, field, rule):
+    with pytest.raises(trunk_api.ValidationError) as raised:
+        box.set_queue_controls(repo, arrivals=arrivals)
+    assert [(e.field, e.rule) for e in raised.value.errors] == [(field, rule)]
+    assert box.queue_controls(repo) == QueueControls()
+
+
+def test_arrivals_at_their_bounds_are_accepted_and_show_themselves(box, repo):
+    for arrivals in (Arrivals.poisson(0), Arrivals.poisson(3600), Arrivals.hourly([0.0] * 24),
+                     Arrivals.hourly([2.5] * 168), Arrivals.poisson(1, targets={"a": 0.0, "b": 1.0}, first_number=1)):
+        box.set_queue_controls(repo, arrivals=arrivals)
+        assert box.queue_controls(repo).arrivals == arrivals
+    assert repr(Arrivals.poisson(6, targets={"//app": 0.3})) == "Arrivals.poisson(6, targets={'//app': 0.3})"
+    assert Arrivals.hourly([1.0] * 24).per_hour == (1.0,) * 24
+    assert Arrivals.poisson(2).kind == "poisson" and Arrivals.poisson(2).at is None
+    assert Arrivals.scheduled([NOW]).at == (NOW,)
+
+
+def test_arrivals_of_the_wrong_type_name_their_field(box, repo):
+    with pytest.raises(trunk_api.ValidationError, match="per_hour: 'six'"):
+        Arrivals.poisson("six")  # type: ignore[arg-type]
+    with pytest.raises(trunk_api.ValidationError, match="targets: list: must be a dict of target name to probability"):
+        Arrivals.poisson(1, targets=["//app"])  # type: ignore[arg-type]
+    with pytest.raises(trunk_api.ValidationError, match=r"at\[0\]"):
+        Arrivals.scheduled([datetime(2026, 1, 1)])  # naive: refused
+    with pytest.raises(TypeError, match="arrivals must be an Arrivals"):
+        box.set_queue_controls(repo, arrivals=6)  # type: ignore[arg-type]

@@ -54,6 +54,10 @@ void MergeQueue::set_failure_model(const FailureModel& model) {
 }
 
 void MergeQueue::set_controls(const QueueControls& controls) {
+  if (controls.arrivals != controls_.arrivals) {
+    arrivals_.reset();
+    if (controls.arrivals) arrivals_.emplace(*controls.arrivals, mix64(model_.seed ^ queue_hash_ ^ kArrivalDice), now_);
+  }
   controls_ = controls;
   rules_ = RunRules::of(controls_, sandbox_duration_, model_);
 }
@@ -542,7 +546,11 @@ void MergeQueue::admit(const QueuePolicy& policy) {
 }
 
 std::optional<trunk::Timestamp> MergeQueue::next_event(const trunk::QueueSettings& settings) const {
-  return next_event(QueuePolicy::of(settings));
+  auto next = next_event(QueuePolicy::of(settings));
+  if (const auto arrival = arrivals_ ? arrivals_->next() : std::nullopt; arrival && (!next || *arrival < *next)) {
+    next = arrival;
+  }
+  return next;
 }
 
 std::optional<trunk::Timestamp> MergeQueue::next_event(const QueuePolicy& policy) const {
@@ -611,8 +619,17 @@ void MergeQueue::advance_to(trunk::Timestamp now, const trunk::QueueSettings& se
   const QueuePolicy policy = QueuePolicy::of(settings);
   adopt_mode(policy);
   tick(policy);
-  while (const auto next = next_event(policy)) {
-    if (*next > now) break;
+  for (;;) {
+    const auto next = next_event(policy);
+    const auto arrival = arrivals_ ? arrivals_->next() : std::nullopt;
+    if (arrival && *arrival <= now && (!next || *arrival <= *next)) {
+      // What is due at the arrival's instant happens first, then the submission, as an API call at that moment.
+      if (*arrival > now_) now_ = *arrival;
+      tick(policy);
+      arrive(settings);
+      continue;
+    }
+    if (!next || *next > now) break;
     now_ = *next;
     tick(policy);
   }

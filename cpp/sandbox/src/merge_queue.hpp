@@ -68,6 +68,7 @@
 #include <variant>
 #include <vector>
 
+#include "arrival_plan.hpp"
 #include "failure_model.hpp"
 #include "queue_policy.hpp"
 #include "random.hpp"
@@ -84,6 +85,8 @@ inline constexpr std::chrono::minutes kMergeabilityDelay{1};
 inline constexpr double kMedianRunMinutes = LognormalRunDuration{}.median_minutes;
 inline constexpr double kRunDurationSigma = LognormalRunDuration{}.sigma;
 inline constexpr std::size_t kMaxEarlyTargets = 10000;
+/// Mixed into the queue's dice for its arrivals (QueueControls::arrivals), apart from its runs' and ids'.
+inline constexpr std::uint64_t kArrivalDice = 0x6172726976616c73ULL;
 /// How far back the transition record (and the metrics' rolling windows) reach.
 inline constexpr std::chrono::hours kTransitionWindow{1};
 
@@ -447,6 +450,10 @@ class MergeQueue {
   FailureModel model_;
   RunDuration sandbox_duration_;
   QueueControls controls_;
+  std::optional<ArrivalPlan> arrivals_;  ///< of controls_.arrivals, drawn from the moment they were set
+  /// Submits the arrival due now (its impacted targets uploaded first, as the publisher's Action does); one the
+  /// queue refuses (draining, switching) is lost, as a developer's submission would be.
+  void arrive(const trunk::QueueSettings& settings);
   RunRules rules_;  ///< of model_, sandbox_duration_ and controls_: resolved when one of them changes
   std::map<std::int64_t, PullRequestScript> scripts_;
   /// Whether pull request `number` is broken: its script's word, else the dice at the rate in force.

@@ -110,6 +110,23 @@ std::optional<Refusal> MergeQueue::submit(const trunk::SubmitPullRequestRequest&
   return std::nullopt;
 }
 
+void MergeQueue::arrive(const trunk::QueueSettings& settings) {
+  ArrivalPlan::Arrival arrival = arrivals_->take();
+  const std::int64_t number = arrivals_->claim_number([this](std::int64_t n) { return latest(n).has_value(); });
+  EarlyTargets early;
+  if (arrival.all_targets) {
+    early.targets = trunk::AllTargets::all;
+  } else {
+    early.targets = std::move(arrival.targets);
+  }
+  early.sha = hex40(mix64(queue_hash_ ^ kArrivalDice ^ mix64(static_cast<std::uint64_t>(number))));
+  early_targets_[number] = std::move(early);
+  trunk::SubmitPullRequestRequest request;
+  request.pr.number = number;
+  request.target_branch = branch_;
+  if (submit(request, settings)) early_targets_.erase(number);
+}
+
 std::optional<Refusal> MergeQueue::cancel(std::int64_t number, const trunk::QueueSettings& settings) {
   const QueuePolicy policy = QueuePolicy::of(settings);
   const auto i = active(number);

@@ -8,6 +8,7 @@
 #include "trunk/error.hpp"
 #include "trunk/json_value.hpp"
 #include "trunk/sandbox/sandbox.hpp"
+#include "trunk/time.hpp"
 
 namespace trunk::sandbox {
 
@@ -105,6 +106,80 @@ RunDuration duration_of(const trunk::Json& value) {
   throw Invalid{"run_duration.kind", kind.is_null() ? "<missing>" : kind.dump(), "must be one of fixed, lognormal, empirical"};
 }
 
+std::vector<double> numbers_of(const trunk::Json& list, const std::string& field, std::string_view what) {
+  if (!list.is_array()) throw Invalid{field, list.is_null() ? "<missing>" : list.dump(), "must be a list of " + std::string(what)};
+  std::vector<double> out;
+  for (std::size_t i = 0; i < list.size(); ++i) out.push_back(number_of(list.at(i), field + "[" + std::to_string(i) + "]"));
+  return out;
+}
+
+const trunk::Json& member_or_null(const trunk::Json& object, const std::string& key) {
+  static const trunk::Json null;
+  return object.contains(key) ? object.at(key) : null;
+}
+
+ArrivalProcess arrival_process_of(const trunk::Json& value) {
+  const trunk::Json& kind = member_or_null(value, "kind");
+  if (kind == "poisson") {
+    if (!value.contains("per_hour")) throw Invalid{"arrivals.per_hour", "<missing>", "is required for kind poisson"};
+    return PoissonArrivals{number_of(value.at("per_hour"), "arrivals.per_hour")};
+  }
+  if (kind == "hourly") return HourlyArrivals{numbers_of(member_or_null(value, "per_hour"), "arrivals.per_hour", "rates")};
+  if (kind == "scheduled") {
+    const trunk::Json& list = member_or_null(value, "at");
+    if (!list.is_array()) throw Invalid{"arrivals.at", list.is_null() ? "<missing>" : list.dump(), "must be a list of RFC 3339 times"};
+    ScheduledArrivals scheduled;
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const std::string field = "arrivals.at[" + std::to_string(i) + "]";
+      const auto at = list.at(i).is_string() ? trunk::try_parse_rfc3339(list.at(i).get<std::string>()) : std::nullopt;
+      if (!at) throw Invalid{field, list.at(i).dump(), "must be an RFC 3339 time with an offset"};
+      scheduled.at.push_back(*at);
+    }
+    return scheduled;
+  }
+  throw Invalid{"arrivals.kind", kind.is_null() ? "<missing>" : kind.dump(), "must be one of poisson, hourly, scheduled"};
+}
+
+Arrivals arrivals_of(const trunk::Json& value) {
+  if (!value.is_object()) throw Invalid{"arrivals", value.dump(), "must be an object with kind"};
+  refuse_unknown_keys(value, "arrivals.", {"kind", "per_hour", "at", "targets", "first_number"});
+  Arrivals arrivals{arrival_process_of(value), {}, 1};
+  const trunk::Json& targets = member_or_null(value, "targets");
+  if (!targets.is_null() && !targets.is_array()) throw Invalid{"arrivals.targets", targets.dump(), "must be a list of {target, probability}"};
+  for (std::size_t i = 0; i < targets.size() && targets.is_array(); ++i) {
+    const std::string where = "arrivals.targets[" + std::to_string(i) + "]";
+    const trunk::Json& item = targets.at(i);
+    if (!item.is_object() || !item.contains("target") || !item.at("target").is_string() || !item.contains("probability")) {
+      throw Invalid{where, item.dump(), "must be {\"target\": name, \"probability\": 0 to 1}"};
+    }
+    refuse_unknown_keys(item, where + ".", {"target", "probability"});
+    arrivals.targets.push_back({item.at("target").get<std::string>(), number_of(item.at("probability"), where + ".probability")});
+  }
+  if (const trunk::Json& first = member_or_null(value, "first_number"); !first.is_null()) {
+    if (!first.is_number_integer()) throw Invalid{"arrivals.first_number", first.dump(), "must be a pull request number"};
+    arrivals.first_number = first.get<std::int64_t>();
+  }
+  return arrivals;
+}
+
+trunk::Json arrivals_json(const Arrivals& arrivals) {
+  trunk::Json out;
+  if (const auto* poisson = std::get_if<PoissonArrivals>(&arrivals.process)) {
+    out = {{"kind", "poisson"}, {"per_hour", poisson->per_hour}};
+  } else if (const auto* hourly = std::get_if<HourlyArrivals>(&arrivals.process)) {
+    out = {{"kind", "hourly"}, {"per_hour", hourly->per_hour}};
+  } else {
+    trunk::Json times = trunk::Json::array();
+    for (const trunk::Timestamp t : std::get<ScheduledArrivals>(arrivals.process).at) times.push_back(trunk::format_rfc3339(t));
+    out = {{"kind", "scheduled"}, {"at", std::move(times)}};
+  }
+  trunk::Json targets = trunk::Json::array();
+  for (const TargetChance& chance : arrivals.targets) targets.push_back({{"target", chance.target}, {"probability", chance.probability}});
+  out["targets"] = std::move(targets);
+  out["first_number"] = arrivals.first_number;
+  return out;
+}
+
 trunk::Json object_body(std::string_view body) {
   trunk::Json request;
   try {
@@ -118,13 +193,14 @@ trunk::Json object_body(std::string_view body) {
 
 QueueControls controls_of(std::string_view body) {
   const trunk::Json request = object_body(body);
-  refuse_unknown_keys(request, "", {"run_duration", "flaky_run_rate", "broken_pull_request_rate"});
+  refuse_unknown_keys(request, "", {"run_duration", "flaky_run_rate", "broken_pull_request_rate", "arrivals"});
   QueueControls controls;
   if (request.contains("run_duration") && !request.at("run_duration").is_null()) {
     controls.run_duration = duration_of(request.at("run_duration"));
   }
   controls.flaky_run_rate = optional_number(request, "flaky_run_rate");
   controls.broken_pull_request_rate = optional_number(request, "broken_pull_request_rate");
+  if (request.contains("arrivals") && !request.at("arrivals").is_null()) controls.arrivals = arrivals_of(request.at("arrivals"));
   return controls;
 }
 
@@ -169,7 +245,8 @@ trunk::Json state_json(const trunk::Repo& repo, const std::string& branch, const
           {"controls",
            {{"run_duration", controls.run_duration ? duration_json(*controls.run_duration) : trunk::Json(nullptr)},
             {"flaky_run_rate", optional_json(controls.flaky_run_rate)},
-            {"broken_pull_request_rate", optional_json(controls.broken_pull_request_rate)}}},
+            {"broken_pull_request_rate", optional_json(controls.broken_pull_request_rate)},
+            {"arrivals", controls.arrivals ? arrivals_json(*controls.arrivals) : trunk::Json(nullptr)}}},
           {"scripts", std::move(list)}};
 }
 

@@ -5,6 +5,7 @@
 #include <numbers>
 #include <sstream>
 
+#include "arrival_plan.hpp"
 #include "random.hpp"
 
 namespace trunk::sandbox {
@@ -59,6 +60,9 @@ std::vector<trunk::Violation> queue_controls_violations(const QueueControls& con
   if (controls.run_duration) out = run_duration_violations(*controls.run_duration, "run_duration");
   check_rate(controls.flaky_run_rate, "flaky_run_rate", out);
   check_rate(controls.broken_pull_request_rate, "broken_pull_request_rate", out);
+  if (controls.arrivals) {
+    for (auto& violation : arrivals_violations(*controls.arrivals, "arrivals")) out.push_back(std::move(violation));
+  }
   return out;
 }
 

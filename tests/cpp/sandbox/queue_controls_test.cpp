@@ -374,5 +374,43 @@ TEST_F(Routes, ErrorsNameTheirMethodTokenFieldValueAndRule) {
   EXPECT_EQ(unknown->body.find(staged.box().token()), std::string::npos);
 }
 
+TEST_F(Routes, ArrivalsArePutShownAndSubmitPullRequestsOnTheClock) {
+  const auto put = [&](const std::string& body) {
+    return client.Put("/sandbox/queues/controls" + query(), token, body, "application/json");
+  };
+  auto set = put(R"({"arrivals": {"kind": "scheduled", "at": ["2030-01-01T00:00:00Z", "2020-01-01T00:00:00Z"],
+                                   "targets": [{"target": "//app", "probability": 1}], "first_number": 500}})");
+  ASSERT_EQ(set->status, 200) << set->body;
+  EXPECT_EQ(Json::parse(set->body)["controls"]["arrivals"],
+            (Json{{"kind", "scheduled"},
+                  {"at", {"2030-01-01T00:00:00Z", "2020-01-01T00:00:00Z"}},
+                  {"targets", Json::array({{{"target", "//app"}, {"probability", 1.0}}})},
+                  {"first_number", 500}}));
+  auto hourly = put(R"({"arrivals": {"kind": "poisson", "per_hour": 30}})");
+  ASSERT_EQ(hourly->status, 200) << hourly->body;
+  EXPECT_EQ(Json::parse(hourly->body)["controls"]["arrivals"],
+            (Json{{"kind", "poisson"}, {"per_hour", 30.0}, {"targets", Json::array()}, {"first_number", 1}}));
+  staged.minutes(120);
+  EXPECT_EQ(staged.pr(1).value("prNumber", 0), 1) << "an arrival, submitted by the queue: " << staged.pr(1).dump();
+  EXPECT_EQ(staged.pr(30).value("prNumber", 0), 30) << "about 60 in two hours at 30 an hour";
+
+  const auto expect_400 = [](const httplib::Result& reply, const std::string& says) {
+    ASSERT_TRUE(reply);
+    EXPECT_EQ(reply->status, 400) << reply->body;
+    EXPECT_NE(reply->body.find(says), std::string::npos) << reply->body;
+  };
+  expect_400(put(R"({"arrivals": {"kind": "burst"}})"), R"(arrivals.kind: "burst": must be one of poisson, hourly, scheduled)");
+  expect_400(put(R"({"arrivals": {"kind": "poisson"}})"), "arrivals.per_hour: <missing>: is required for kind poisson");
+  expect_400(put(R"({"arrivals": {"kind": "poisson", "per_hour": 3601}})"), "arrivals.per_hour: 3601: must be from 0 to 3600 per hour");
+  expect_400(put(R"({"arrivals": {"kind": "hourly", "per_hour": [1, 2]}})"), "arrivals.per_hour: 2 rates: must hold 24 rates");
+  expect_400(put(R"({"arrivals": {"kind": "scheduled", "at": ["tomorrow"]}})"), R"(arrivals.at[0]: "tomorrow": must be an RFC 3339 time)");
+  expect_400(put(R"({"arrivals": {"kind": "poisson", "per_hour": 1, "targets": [{"target": "a", "probability": 2}]}})"),
+             "arrivals.targets[0].probability: 2: must be from 0 to 1");
+  expect_400(put(R"({"arrivals": {"kind": "poisson", "per_hour": 1, "targets": [{"name": "a"}]}})"), "arrivals.targets[0]:");
+  expect_400(put(R"({"arrivals": {"kind": "poisson", "per_hour": 1, "first_number": 0}})"),
+             "arrivals.first_number: 0: must be a pull request number, at least 1");
+  expect_400(put(R"({"arrivals": {"kind": "poisson", "per_hour": 1, "every": 2}})"), "arrivals.every: 2: unknown field");
+}
+
 }  // namespace
 }  // namespace sandbox_test
