@@ -15,6 +15,7 @@
 namespace {
 
 using trunk::twin::DurationFamily;
+using trunk::twin::estimate_mean;
 using trunk::twin::estimate_poisson_rate;
 using trunk::twin::estimate_proportion;
 using trunk::twin::estimate_quantile;
@@ -93,6 +94,37 @@ TEST(TwinPoissonRate, ExposureRules) {
   EXPECT_EQ(violated_field([] { (void)estimate_poisson_rate(3, -1e-12); }), "exposure");
   EXPECT_EQ(violated_field([] { (void)estimate_poisson_rate(3, kInfinity); }), "exposure");
   EXPECT_EQ(violated_field([] { (void)estimate_poisson_rate(3, std::nan("")); }), "exposure");
+}
+
+TEST(TwinMean, StudentsIntervalOfKnownValuesAndItsThinCases) {
+  // 1, 2, 3: mean 2, sd 1, t(2 dof, 97.5 %) = 4.3027, half width 4.3027 / sqrt(3).
+  const auto three = estimate_mean({1, 2, 3}).value();
+  EXPECT_DOUBLE_EQ(three.value, 2.0);
+  EXPECT_NEAR(three.low, 2 - 4.30265 / std::sqrt(3.0), 1e-4);
+  EXPECT_NEAR(three.high, 2 + 4.30265 / std::sqrt(3.0), 1e-4);
+  EXPECT_EQ(three.observations, 3u);
+  EXPECT_FALSE(estimate_mean({}).has_value());
+  const auto one = estimate_mean({4}).value();
+  EXPECT_EQ(one.value, 4.0);
+  EXPECT_EQ(one.low, -kInfinity) << "one value bounds nothing";
+  EXPECT_EQ(one.high, kInfinity);
+  const auto same = estimate_mean({5, 5, 5}).value();
+  EXPECT_EQ(same.low, 5.0);
+  EXPECT_EQ(same.high, 5.0);
+}
+
+TEST(TwinMean, CoversTheTruthAboutNinetyFivePercentOfTheTime) {
+  std::mt19937_64 dice(11);
+  std::exponential_distribution<double> draw(1.0);  // skewed, as batch sizes are: the t interval still holds
+  int covered = 0;
+  for (int trial = 0; trial < 1000; ++trial) {
+    std::vector<double> sample(40);
+    for (double& x : sample) x = draw(dice);
+    const auto mean = estimate_mean(sample).value();
+    covered += mean.low <= 1.0 && 1.0 <= mean.high;
+  }
+  EXPECT_GE(covered, 920);
+  EXPECT_LE(covered, 980);
 }
 
 TEST(TwinDurations, RecoversALognormalsMedianAndSpread) {

@@ -1,6 +1,5 @@
 #include "trunk/twin/calibration.hpp"
 
-#include <boost/math/distributions/students_t.hpp>
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -13,21 +12,6 @@
 namespace trunk::twin {
 
 namespace {
-
-std::optional<Estimate> mean_with_interval(const std::vector<double>& values) {
-  const std::size_t n = values.size();
-  if (n == 0) return std::nullopt;
-  double sum = 0;
-  for (double v : values) sum += v;
-  const double mean = sum / static_cast<double>(n);
-  if (n < 2) return Estimate{.value = mean, .low = 0, .high = std::numeric_limits<double>::infinity(), .observations = n};
-  double squares = 0;
-  for (double v : values) squares += (v - mean) * (v - mean);
-  const double dof = static_cast<double>(n - 1);
-  const double t = boost::math::quantile(boost::math::students_t_distribution<double>(dof), 1 - (1 - kConfidence) / 2);
-  const double half = t * std::sqrt(squares / dof / static_cast<double>(n));
-  return Estimate{.value = mean, .low = mean - half, .high = mean + half, .observations = n};
-}
 
 // Each pull request's conclusion, from its latest testing result that has one.
 std::map<std::int64_t, QueueEntryConclusion> conclusions(const std::vector<TestingResult>& results) {
@@ -60,7 +44,8 @@ Calibration calibrate(const QueueHistory& history) {
     if (!run.bisection) batch_sizes.push_back(static_cast<double>(run.pull_requests.size()));
   }
   c.durations = fit_durations(finished, stopped);
-  c.batch_size = mean_with_interval(batch_sizes);
+  c.batch_size = estimate_mean(batch_sizes);
+  if (c.batch_size) c.batch_size->low = std::max(c.batch_size->low, 1.0);  // a batch holds one pull request at least
 
   std::vector<Timestamp> submitted;
   std::size_t urgent = 0;

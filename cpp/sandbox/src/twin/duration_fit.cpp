@@ -4,13 +4,13 @@
 #include <boost/math/distributions/binomial.hpp>
 #include <boost/math/distributions/chi_squared.hpp>
 #include <boost/math/distributions/normal.hpp>
-#include <boost/math/distributions/students_t.hpp>
 #include <cmath>
 #include <limits>
 #include <numeric>
 #include <string>
 
 #include "trunk/error.hpp"
+#include "trunk/twin/intervals.hpp"
 
 namespace trunk::twin {
 
@@ -37,9 +37,12 @@ LognormalFit fit_lognormal(const std::vector<double>& sorted) {
   const std::size_t n = sorted.size();
   std::vector<double> logs(n);
   std::transform(sorted.begin(), sorted.end(), logs.begin(), [](double x) { return std::log(x); });
-  const double mean = std::accumulate(logs.begin(), logs.end(), 0.0) / static_cast<double>(n);
+  // The median is exp of the log-durations' mean, its interval exp of the mean's t interval (one run: [0, inf)).
+  const Estimate log_mean = *estimate_mean(logs);
+  const double mean = log_mean.value;
   LognormalFit fit;
-  fit.median_minutes = Estimate{.value = std::exp(mean), .low = 0, .high = kInfinity, .observations = n};
+  fit.median_minutes = Estimate{.value = std::exp(mean), .low = std::exp(log_mean.low), .high = std::exp(log_mean.high),
+                                .observations = n};
   if (n < 2) return fit;  // one run bounds neither the median nor the spread
 
   double squares = 0;
@@ -47,10 +50,6 @@ LognormalFit fit_lognormal(const std::vector<double>& sorted) {
   const double dof = static_cast<double>(n - 1);
   const double variance = squares / dof;
   const double sd = std::sqrt(variance);
-  const double t = boost::math::quantile(boost::math::students_t_distribution<double>(dof), 1 - kTail);
-  const double half = t * sd / std::sqrt(static_cast<double>(n));
-  fit.median_minutes.low = std::exp(mean - half);
-  fit.median_minutes.high = std::exp(mean + half);
   const boost::math::chi_squared_distribution<double> chi(dof);
   fit.sigma = Estimate{.value = sd,
                        .low = std::sqrt(squares / boost::math::quantile(chi, 1 - kTail)),

@@ -2,6 +2,7 @@
 
 #include <boost/math/distributions/chi_squared.hpp>
 #include <boost/math/distributions/normal.hpp>
+#include <boost/math/distributions/students_t.hpp>
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -51,6 +52,22 @@ std::optional<Estimate> estimate_poisson_rate(std::size_t events, double exposur
       boost::math::quantile(boost::math::chi_squared_distribution<double>(2 * k + 2), 1 - kTail) / 2;
   return Estimate{.value = k / exposure, .low = low_count / exposure, .high = high_count / exposure,
                   .observations = events};
+}
+
+std::optional<Estimate> estimate_mean(const std::vector<double>& values) {
+  const std::size_t n = values.size();
+  if (n == 0) return std::nullopt;
+  double sum = 0;
+  for (const double v : values) sum += v;
+  const double mean = sum / static_cast<double>(n);
+  constexpr double kUnbounded = std::numeric_limits<double>::infinity();
+  if (n < 2) return Estimate{.value = mean, .low = -kUnbounded, .high = kUnbounded, .observations = n};
+  double squares = 0;
+  for (const double v : values) squares += (v - mean) * (v - mean);
+  const double dof = static_cast<double>(n - 1);
+  const double t = boost::math::quantile(boost::math::students_t_distribution<double>(dof), 1 - kTail);
+  const double half = t * std::sqrt(squares / dof / static_cast<double>(n));
+  return Estimate{.value = mean, .low = mean - half, .high = mean + half, .observations = n};
 }
 
 }  // namespace trunk::twin

@@ -4,11 +4,13 @@
 //    interval, which stays inside [0, 1] and is honest at 0 or n successes, where the textbook normal interval
 //    collapses to a point ("no failure in 12 runs" is not "a flake rate of exactly 0");
 //  - a Poisson rate (arrivals per hour over an exposure): the exact (Garwood) interval from chi-squared
-//    quantiles, which is defined for 0 events too.
+//    quantiles, which is defined for 0 events too;
+//  - a mean (batch sizes; a lognormal fit's log-durations): Student's t interval, unbounded from one value.
 // Pure functions: no state, no I/O.
 
 #include <cstddef>
 #include <optional>
+#include <vector>
 
 #include "trunk/twin/estimate.hpp"
 
@@ -20,6 +22,9 @@ std::optional<Estimate> estimate_proportion(std::size_t successes, std::size_t t
 /// events over an exposure (in any unit: the rate is per that unit); empty when the exposure is 0.
 /// Throws trunk::ValidationError for a negative or non-finite exposure.
 std::optional<Estimate> estimate_poisson_rate(std::size_t events, double exposure);
+
+/// The mean of `values` with its t interval; empty when there is none; from one value, (-inf, inf).
+std::optional<Estimate> estimate_mean(const std::vector<double>& values);
 
 /// The two-sided standard normal quantile of kConfidence (1.95996...).
 double confidence_z() noexcept;
