@@ -19,11 +19,13 @@
 
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "trunk/repo.hpp"
+#include "trunk/service_status.hpp"
 #include "trunk/sandbox/fault_options.hpp"
 #include "trunk/sandbox/permissions.hpp"
 #include "trunk/sandbox/recorded_request.hpp"
@@ -100,6 +102,10 @@ class Sandbox {
   /// when the test already had that health (nothing is sent).
   /// Throws trunk::ValidationError naming test_id or status. Available after start(). Thread-safe.
   bool set_test_status(const std::string& test_id, std::string_view status);
+
+  /// What GET /v1/status answers from now on: `status` as given (an impacted overallStatus, say), or with
+  /// nullopt every service up again (the default). Available after start(). Thread-safe.
+  void set_service_status(std::optional<trunk::ServiceStatus> status);
 
   /// Writes the history as JSON (the data_file format). Available after start().
   void save_data(const std::string& path) const;
