@@ -372,14 +372,15 @@ using OtherOperations =
                trunk::op::SubmitPullRequest, trunk::op::CancelPullRequest, trunk::op::RestartTestsOnPullRequest,
                trunk::op::GetSubmittedPullRequest, trunk::op::ListPullRequests, trunk::op::SetImpactedTargets,
                trunk::op::GetMergeQueueTestingDetails, trunk::op::GetMergeQueueMetrics,
-               trunk::op::LinkTicketToTestCase, trunk::op::GetSubmittedPullRequests>;
+               trunk::op::LinkTicketToTestCase, trunk::op::GetSubmittedPullRequests,
+               trunk::op::ListMergeQueueTestingResults, trunk::op::GetStatus>;
 constexpr int kOperations = 4 + static_cast<int>(std::tuple_size_v<OtherOperations>);
 /// v1's operations, every one of which this target fuzzes. v2's (the Authorization-keyed V2Service) are fuzzed by
 /// fuzz_sandbox_v2, which indexes every v2 row.
 constexpr int kV1Operations = [] {
   int count = 0;
   trunk::for_each_operation([&](auto operation) {
-    if (decltype(operation)::credential == trunk::Credential::token) ++count;
+    if (decltype(operation)::credential != trunk::Credential::api_key) ++count;
   });
   return count;
 }();

@@ -152,6 +152,8 @@ def sandbox_requests():
     write(t, "metrics", other(15, b"repo=acme/storefront&repoHost=github.com"))  # a GET: the query string
     write(t, "link_ticket", other(16, {"repo": storefront, "test_case_id": known_id, "external_ticket_id": "KAN-1"}))
     write(t, "get_submitted_several", other(17, {**main, "prs": [pr, {"number": 8}]}))
+    write(t, "testing_results", other(18, {**main, "since": "2024-01-01T00:00:00Z", "offset": 1, "take": 5}))
+    write(t, "status", other(19, b""))  # a GET with no query
 
 
 # ---- fuzz_sandbox_v2 ------------------------------------------------------------------------------------------

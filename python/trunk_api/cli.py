@@ -212,6 +212,15 @@ def build_parser() -> argparse.ArgumentParser:
     operation_command(queue_commands, "testing-details", "get_merge_queue_testing_details",
                       "details of one test run", "Show what one merge queue test run tests and how it stands.",
                       _run_object)
+    operation_command(queue_commands, "testing-results", "list_merge_queue_testing_results",
+                      "completed testing of a time range",
+                      "List the testing a merge queue completed between --since and --until (both inclusive; "
+                      "--until defaults to now), newest first, one line per pull request per attempt: --offset and "
+                      "--take (1..100) choose the window, and the total is printed after it. Each TEST RUN is what "
+                      "`queue testing-details --test-run-id` takes.", _run_testing_results)
+    operation_command(commands, "status", "status", "whether Trunk's services are up",
+                      "Show whether Trunk's services are up, and which are impacted. Sends no credential (the "
+                      "service asks for none here), though the client is still made with one.", _run_status)
     operation_command(pr_commands, "submit", "submit_pull_request", "submit a pull request to a merge queue",
                       "Submit a pull request. Not repeated by retries unless the first attempt provably never "
                       "reached the service; after a failure, check with `trunk-api pr status`.", _run_write)
@@ -412,6 +421,35 @@ def _run_object(ctx: _Context) -> int:
         render.write_key_values(ctx.stdout, render.queue_rows(answer))
     else:
         render.write_json_object(ctx.stdout, answer.to_dict(), pretty=fmt != "ndjson")
+    return EXIT_OK
+
+
+def _run_testing_results(ctx: _Context) -> int:
+    """listMergeQueueTestingResults: a table of the window's entries and the total, else the answer's JSON."""
+    answer = _call(ctx)
+    fmt = ctx.output_format(listing=False)
+    if fmt != "table":
+        render.write_json_object(ctx.stdout, answer.to_dict(), pretty=fmt != "ndjson")
+        return EXIT_OK
+    rows = [[f"#{r.pr_number}", render.iso(r.ended_at) if r.ended_at else "-",
+             str(getattr(r.outcome, "value", r.outcome) or "-"), r.test_run_id or "-"] for r in answer.results]
+    render.write_table(ctx.stdout, ["PR", "ENDED AT", "OUTCOME", "TEST RUN"], rows)
+    print(f"total: {answer.total}", file=ctx.stdout)
+    return EXIT_OK
+
+
+def _run_status(ctx: _Context) -> int:
+    """GET /v1/status: the overall status and each service's on a terminal, else the answer's JSON."""
+    answer = _call(ctx)
+    fmt = ctx.output_format(listing=False)
+    if fmt != "table":
+        render.write_json_object(ctx.stdout, answer.to_dict(), pretty=fmt != "ndjson")
+        return EXIT_OK
+    overall = answer.overall_status
+    rows = [("overall", f"{overall.type} ({overall.color}): {overall.overall_status_description}"
+             if overall else "-")]
+    rows += [(item.name or "-", f"{item.color}: {item.status_description}") for item in answer.statuses]
+    render.write_key_values(ctx.stdout, rows)
     return EXIT_OK
 
 

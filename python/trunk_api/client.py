@@ -21,10 +21,12 @@ from trunk_api import v2 as _v2
 from trunk_api._core.models import (
     Acknowledgement,
     MergeQueueMetrics,
+    MergeQueueTestingResults,
     PullRequestPage,
     QuarantinedTestPage,
     QueueSettings,
     Repo,
+    ServiceStatus,
     SubmittedPullRequest,
     SubmittedPullRequests,
     TestCase,
@@ -399,11 +401,36 @@ class Client:
         """The details of one merge queue test run: what it tests, its checks and how it stands."""
         return self._core.get_merge_queue_testing_details(repo, target_branch, test_run_id)
 
+    def list_merge_queue_testing_results(
+        self,
+        repo: RepoLike,
+        target_branch: str,
+        since: TimeLike,
+        *,
+        until: TimeLike | None = None,
+        offset: int | None = None,
+        take: int = 50,
+    ) -> MergeQueueTestingResults:
+        """The testing the merge queue of ``target_branch`` completed between ``since`` and ``until`` (both
+        inclusive; ``until`` defaults to now), newest first: one entry per pull request per attempt, each with the
+        ``test_run_id`` that :meth:`get_merge_queue_testing_details` takes. ``offset`` (0 or more) skips entries,
+        ``take`` (1..100) bounds them; ``total`` counts every match. The service keeps 45 days."""
+        return self._core.list_merge_queue_testing_results(repo, target_branch, since, until=until, offset=offset,
+                                                           take=take)
+
     def get_merge_queue_metrics(self, repo: RepoLike | None = None) -> MergeQueueMetrics:
         """The merge queue metrics of ``repo`` (``None``: of every repository, and no query is sent): the
         Prometheus text (``.text``), its parsed ``.samples``, and typed access to the series:
         ``.gauge(name, **labels)``, ``.histogram(name, **labels)`` with ``.quantile(q)``."""
         return self._core.get_merge_queue_metrics(repo=repo)
+
+    # ---- the service itself ------------------------------------------------------------------------------------
+
+    def status(self) -> ServiceStatus:
+        """Whether Trunk's services are up (``overall_status.type``: ``"up"`` or ``"impacted"``, with
+        ``impacted_statuses``), and each service's own ``statuses``. Sends no credential: the service's
+        description asks for none here."""
+        return self._core.status()
 
     # ---- flaky tests: tickets -----------------------------------------------------------------------------
     def link_ticket_to_test_case(self, repo: RepoLike, test_case_id: str, external_ticket_id: str) -> Acknowledgement:

@@ -54,7 +54,7 @@ async def test_every_operation_of_client_is_a_coroutine() -> None:
                  "get_queue", "update_queue", "create_queue", "delete_queue", "submit_pull_request",
                  "cancel_pull_request", "restart_tests_on_pull_request", "get_submitted_pull_request",
                  "get_submitted_pull_requests", "list_pull_requests", "set_impacted_targets",
-                 "get_merge_queue_testing_details",
+                 "get_merge_queue_testing_details", "list_merge_queue_testing_results", "status",
                  "get_merge_queue_metrics", "link_ticket_to_test_case"):
         method = getattr(trunk_api.AsyncClient, name)
         assert inspect.iscoroutinefunction(method), name

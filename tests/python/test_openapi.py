@@ -6,6 +6,7 @@ refuse are refused by the sandbox too."""
 from __future__ import annotations
 
 import contextlib
+import datetime as dt
 import io
 import json
 import urllib.error
@@ -141,6 +142,20 @@ def test_merge_queue_exchanges_validate(box, repo, registry, document):
     assert [pr["prNumber"] for pr in several["pullRequests"]] == [77] and several["notFound"] == [{"number": 78}]
     listed, page = check_exchange(box, registry, document, lambda c: c.list_pull_requests(repo, "openapi-mq", take=1))
     assert [pr.pr_number for pr in page.pull_requests] == [77] and "nextCursor" not in listed
+    results, _ = check_exchange(box, registry, document, lambda c: c.list_merge_queue_testing_results(
+        repo, "openapi-mq", dt.datetime(2020, 1, 1, tzinfo=dt.timezone.utc), offset=0, take=5))
+    assert set(results) == {"results", "total"}
+
+
+def test_the_status_answer_validates_and_the_operation_takes_no_credential(box, registry, document):
+    operation = document["paths"]["/v1/status"]["get"]
+    assert operation["security"] == [] and "requestBody" not in operation
+    with urllib.request.urlopen(box.url + "/v1/status", timeout=10) as answer:  # no token at all
+        assert answer.status == 200
+        body = json.loads(answer.read())
+    answer_schema = component_name(operation["responses"]["200"]["content"]["application/json"]["schema"])
+    schema_validator(registry, answer_schema).validate(body)
+    assert body == box.client().status().to_dict()
 
 
 def test_failing_tests_pages_validate(box, repo, registry, document):

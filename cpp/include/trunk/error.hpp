@@ -41,6 +41,10 @@ enum class Credential {
   any,      ///< the Client was made with neither
   token,    ///< the organization token of v1
   api_key,  ///< a v2 API key
+  /// none at all: an operation its publisher describes with `security: []` (GET /v1/status). Declared by the
+  /// request type (`static constexpr Credential credential = Credential::none;`, operations.hpp), so the client
+  /// sends no credential header for it and never refuses it for a missing credential.
+  none,
 };
 
 /// No credential for what was asked: the Client's constructor throws it (needed() == any) when neither a token nor

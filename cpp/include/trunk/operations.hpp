@@ -63,9 +63,15 @@ namespace trunk {
   X(GetMergeQueueTestingDetails, get_merge_queue_testing_details, "POST", "/v1/getMergeQueueTestingDetails",         \
     GetMergeQueueTestingDetailsRequest, TestRunDetails, Repeat::safe, "The details of one merge queue test run.",    \
     200, "", "")                                                                                                     \
+  X(ListMergeQueueTestingResults, list_merge_queue_testing_results, "POST", "/v1/listMergeQueueTestingResults",     \
+    ListMergeQueueTestingResultsRequest, MergeQueueTestingResults, Repeat::safe,                                     \
+    "The testing a merge queue completed in a time range, newest first (offset and take, with the total).", 200,    \
+    "", "")                                                                                                          \
   X(GetMergeQueueMetrics, get_merge_queue_metrics, "GET", "/v1/getMergeQueueMetrics",                                \
     GetMergeQueueMetricsRequest, MergeQueueMetrics, Repeat::safe,                                                    \
     "The merge queue metrics of a repository (Prometheus text and its samples).", 200, "", "")                       \
+  X(GetStatus, status, "GET", "/v1/status", StatusRequest, ServiceStatus, Repeat::safe,                                \
+    "Whether Trunk's services are up, and which are impacted (no credential is sent).", 200, "", "")                 \
   X(LinkTicketToTestCase, link_ticket_to_test_case, "POST", "/v1/flaky-tests/link-ticket-to-test-case",              \
     LinkTicketToTestCaseRequest, Acknowledgement, Repeat::safe, "Links an issue-tracker ticket to a test case.",     \
     200, "", "")                                                                                                    
@@ -179,6 +185,19 @@ namespace trunk {
   X(GetRepository, get_repository, "GET", "/v2/repositories/{id}", RepositoryRefV2, Repository, Repeat::safe,        \
     "A repository, by its v2 id.", 200, "repositories", "get")
 
+/// The credential an operation sends: the one its request type declares (`static constexpr Credential
+/// credential`: GET /v1/status declares none, as its publisher's description says `security: []`), else its
+/// path's version's: v2 an API key, v1 the organization token. A declaration rather than a list of exceptions, so
+/// the client, the sandbox and the OpenAPI document all read it from the same place.
+template <typename Request>
+constexpr Credential credential_of(std::string_view path) {
+  if constexpr (requires { Request::credential; }) {
+    return Request::credential;
+  } else {
+    return path.starts_with("/v2/") ? Credential::api_key : Credential::token;
+  }
+}
+
 namespace op {
 #define TRUNK_DECLARE_OPERATION_(Type, op_name, op_method, op_path, RequestType, ResponseType, op_repeat, op_doc, \
                                  op_status, op_resource, op_verb)                                                    \
@@ -193,9 +212,8 @@ namespace op {
     static constexpr int status = op_status;                                                                         \
     static constexpr std::string_view resource = op_resource;                                                        \
     static constexpr std::string_view verb = op_verb;                                                                \
-    /** The credential it sends, from its path's version: v2 an API key, v1 the organization token. */               \
-    static constexpr Credential credential =                                                                         \
-        path.starts_with("/v2/") ? Credential::api_key : Credential::token;                                          \
+    /** The credential it sends: what its request declares (credential_of), else its path's version's. */           \
+    static constexpr Credential credential = credential_of<RequestType>(path);                                       \
   };
 TRUNK_OPERATIONS(TRUNK_DECLARE_OPERATION_)
 #undef TRUNK_DECLARE_OPERATION_

@@ -7,6 +7,8 @@
 #include "trunk/describe.hpp"
 #include "trunk/json_value.hpp"
 #include "trunk/merge_queue_answers.hpp"
+#include "trunk/merge_queue_testing_results.hpp"
+#include "trunk/service_status.hpp"
 #include "trunk/page.hpp"
 #include "trunk/pull_request.hpp"
 #include "trunk/quarantined_test.hpp"
@@ -56,7 +58,8 @@ TRUNK_DESCRIBE(QuarantinedTestPage, "One page of quarantined tests.", TRUNK_QUAR
   X(RepositoryRef) X(TicketRef) X(TestStatus) X(FailureSummary) X(TestCase) X(PageInfo) X(TestPage) X(TestDetails) \
   X(QuarantinedTest) X(QuarantinedTestPage) X(PullRequest) X(QueueSettings) X(Readiness) X(SubmittedPullRequest)      \
   TRUNK_SUBMITTED_PULL_REQUESTS_ANSWER_MODELS(X)                                                             \
-  X(Acknowledgement) X(PullRequestPage) X(TestRunDetails) X(MetricSample) X(HistogramBucket)  \
+  X(Acknowledgement) X(PullRequestPage) X(TestRunDetails) TRUNK_MERGE_QUEUE_TESTING_RESULTS_ANSWER_MODELS(X)  \
+  X(MetricSample) X(HistogramBucket) TRUNK_SERVICE_STATUS_ANSWER_MODELS(X)                                                                        \
   X(Histogram) X(MergeQueueMetrics) TRUNK_MERGE_QUEUE_V2_ANSWER_MODELS(X)                     \
   TRUNK_PULL_REQUEST_V2_ANSWER_MODELS(X) TRUNK_REPOSITORY_V2_ANSWER_MODELS(X)                     \
   TRUNK_VERIFICATION_RUN_V2_ANSWER_MODELS(X) TRUNK_QUEUE_ENTRY_HISTORY_V2_ANSWER_MODELS(X)               \

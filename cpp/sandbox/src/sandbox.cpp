@@ -425,6 +425,11 @@ std::vector<WebhookDelivery> Sandbox::webhook_deliveries() const {
   return impl_->webhooks->deliveries();
 }
 
+void Sandbox::set_service_status(std::optional<trunk::ServiceStatus> status) {
+  if (!impl_->service) throw trunk::Error("sandbox: not started");
+  impl_->service->set_service_status(std::move(status));
+}
+
 bool Sandbox::set_test_status(const std::string& test_id, std::string_view status) {
   if (!impl_->service) throw trunk::Error("sandbox: not started");
   std::string upper(status);

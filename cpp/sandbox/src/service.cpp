@@ -64,6 +64,8 @@ std::optional<Request> read_request(std::string_view body, std::string_view quer
     Request request;
     if constexpr (std::is_same_v<Request, trunk::GetMergeQueueMetricsRequest>) {
       request = trunk::metrics_request_from_query(query);
+    } else if constexpr (trunk::schema::field_count<Request>() == 0) {
+      // GET /v1/status: nothing to read (no body, no query described); whatever came with it is not looked at.
     } else if (body.find_first_not_of(" \t\r\n") == std::string_view::npos) {
       // Said plainly: a POST without Content-Length (or with 0) has no body at all (RFC 9112 6.3).
       *error = text_reply(400, "malformed request: the body is empty; request body must be JSON");
@@ -472,6 +474,73 @@ auto Service::answer(const trunk::GetMergeQueueTestingDetailsRequest& request, c
 }
 
 template <>
+auto Service::answer(const trunk::ListMergeQueueTestingResultsRequest& request, const RepoIndex&) {
+  // The queue's finished runs, one entry per pull request each tested, newest first: the runs
+  // getMergeQueueTestingDetails describes, by the same id. In-progress runs are left out (the page: "Testing still
+  // in progress is not included"). until defaults to the queue's now; the service keeps 45 days, so what ended
+  // earlier than that before until is not there to return (an empty answer, not an error). since after until
+  // matches nothing.
+  return queues_->with_queue(
+      request.repo, request.target_branch, [&](MergeQueue& queue, const trunk::QueueSettings&) {
+        const trunk::Timestamp until = request.until.value_or(queue.now());
+        const trunk::Timestamp since = std::max(request.since, until - trunk::kTestingResultsWindow);
+        std::vector<MergeQueue::RunView> runs = queue.runs();
+        std::erase_if(runs, [&](const MergeQueue::RunView& run) {
+          return run.status == trunk::TestingStatus::in_progress || run.updated_at < since || run.updated_at > until;
+        });
+        std::stable_sort(runs.begin(), runs.end(),
+                         [](const auto& a, const auto& b) { return a.updated_at > b.updated_at; });
+        std::vector<trunk::MergeQueueTestingResult> all;
+        for (const MergeQueue::RunView& run : runs) {
+          for (const auto& pr : run.tested) {
+            trunk::MergeQueueTestingResult& r = all.emplace_back();
+            r.test_run_id = run.id;
+            r.pr_number = pr.number;
+            r.ended_at = run.updated_at;
+            r.testing_duration_ms =
+                std::chrono::duration_cast<std::chrono::milliseconds>(run.updated_at - run.created_at).count();
+            r.outcome = run.status == trunk::TestingStatus::succeeded ? trunk::TestingOutcome::passed
+                        : run.status == trunk::TestingStatus::failed  ? trunk::TestingOutcome::failed
+                                                                      : trunk::TestingOutcome::interrupted;
+            r.is_bisection = run.bisection;
+          }
+        }
+        trunk::MergeQueueTestingResults out;
+        out.total = static_cast<std::int64_t>(all.size());
+        // offset and take were checked (0 or more; 1..100) before the answer was asked for.
+        const std::size_t begin = std::min(all.size(), static_cast<std::size_t>(request.offset.value_or(0)));
+        const std::size_t end = std::min(all.size(), begin + static_cast<std::size_t>(request.take));
+        out.results.assign(std::make_move_iterator(all.begin() + static_cast<std::ptrdiff_t>(begin)),
+                           std::make_move_iterator(all.begin() + static_cast<std::ptrdiff_t>(end)));
+        return out;
+      });
+}
+
+template <>
+auto Service::answer(const trunk::StatusRequest&) {
+  std::lock_guard lock(service_status_mutex_);
+  if (service_status_) return *service_status_;
+  // Every service up, in the description's words for that case (its overallStatusDescription is a constant).
+  trunk::ServiceStatus up;
+  up.overall_status.emplace();
+  up.overall_status->type = "up";
+  up.overall_status->color = "green";
+  up.overall_status->overall_status_description = "All systems operational";
+  for (const char* name : {"API", "Merge Queue", "Flaky Tests"}) {
+    trunk::ComponentStatus& one = up.statuses.emplace_back();
+    one.name = name;
+    one.color = "green";
+    one.status_description = "Operational";
+  }
+  return up;
+}
+
+void Service::set_service_status(std::optional<trunk::ServiceStatus> status) {
+  std::lock_guard lock(service_status_mutex_);
+  service_status_ = std::move(status);
+}
+
+template <>
 auto Service::answer(const trunk::GetMergeQueueMetricsRequest& request) {
   // Without repo the metrics are those of every repository (Trunk's metrics guide: "omit both the repo and
   // repoHost parameters"); serve<Op> has checked a named one.
@@ -615,18 +684,22 @@ Reply Service::handle(std::string_view method, std::string_view path, const std:
   using Serve = Reply (Service::*)(std::string_view, std::string_view);
   Serve operation = nullptr;
   std::string_view operation_method;
+  bool needs_token = true;
   trunk::for_each_operation([&](auto candidate) {
     using Op = decltype(candidate);
-    if constexpr (Op::credential == trunk::Credential::token) {  // v1's; v2_ serves the others
+    if constexpr (Op::credential != trunk::Credential::api_key) {  // v1's; v2_ serves the others
       if (path == Op::path) {
         operation = &Service::serve<Op>;
         operation_method = Op::method;
+        needs_token = Op::credential != trunk::Credential::none;  // GET /v1/status: `security: []`
       }
     }
   });
   if (operation == nullptr) return text_reply(404, "not found: no operation at " + std::string(path));
   if (method != operation_method) return method_not_allowed(method, operation_method);
-  if (auto refused = refuse_token(token, token_)) return std::move(*refused);
+  if (needs_token) {
+    if (auto refused = refuse_token(token, token_)) return std::move(*refused);
+  }
   // The operations take JSON (docs/reference/service.md#base-address); a body declared as something else (a form,
   // multipart) is refused rather than guessed at. No Content-Type at all is read as JSON, as a hand-written
   // request usually means it.

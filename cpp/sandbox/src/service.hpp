@@ -28,6 +28,7 @@
 #include "page_token.hpp"
 #include "queue_store.hpp"
 #include "trunk/sandbox/permissions.hpp"
+#include "trunk/service_status.hpp"
 
 namespace trunk::sandbox {
 class V2Service;
@@ -92,6 +93,10 @@ class Service {
   };
   std::optional<StatusChange> set_test_status(const std::string& test_id, Health health, trunk::Timestamp at);
 
+  /// What GET /v1/status answers from now on (Sandbox::set_service_status); nullopt: every service up, the
+  /// default, so tests can show an impacted answer without a fault of their own.
+  void set_service_status(std::optional<trunk::ServiceStatus> status);
+
  private:
   struct RepoIndex {
     const RepoHistory* data = nullptr;
@@ -135,6 +140,8 @@ class Service {
   std::string_view served_test_json(const RepoIndex& repo, std::uint32_t t, bool with_failure_fields,
                                     std::string& scratch);
 
+  mutable std::mutex service_status_mutex_;
+  std::optional<trunk::ServiceStatus> service_status_;  // GET /v1/status's answer when set; else every service up
   History history_;
   std::string token_;
   std::string org_url_slug_;

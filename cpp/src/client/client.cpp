@@ -57,7 +57,37 @@ double default_random() {
 /// The request headers of each credential the client has, each credential's line kept in secret memory
 /// (curl_handles.hpp): v1's organization token as `x-api-token`, v2's API key as `Authorization: Bearer`, the
 /// trunk token as `x-trunk-token`.
+/// The request headers of an operation that sends no credential (Credential::none): the same variants as the
+/// credentials' lists without their last line. Ordinary memory: they hold nothing secret.
+class PlainHeaderLists {
+ public:
+  explicit PlainHeaderLists(const std::vector<std::vector<std::string>>& variants) {
+    for (const auto& lines : variants) {
+      curl_slist* head = nullptr;
+      for (const std::string& line : lines) {
+        curl_slist* grown = curl_slist_append(head, line.c_str());
+        if (grown == nullptr) {
+          curl_slist_free_all(head);
+          throw TransportError("out of memory building the request headers");
+        }
+        head = grown;
+      }
+      heads_.push_back(head);
+    }
+  }
+  ~PlainHeaderLists() {
+    for (curl_slist* head : heads_) curl_slist_free_all(head);
+  }
+  PlainHeaderLists(const PlainHeaderLists&) = delete;
+  PlainHeaderLists& operator=(const PlainHeaderLists&) = delete;
+  detail::EngineSettings::HeaderLists lists() const { return {heads_[kJsonHeaders], heads_[kTextHeaders]}; }
+
+ private:
+  std::vector<curl_slist*> heads_;
+};
+
 struct CredentialHeaders {
+  std::unique_ptr<PlainHeaderLists> none;
   std::unique_ptr<detail::SecretHeaderList> token;
   std::unique_ptr<detail::SecretHeaderList> api_key;
   std::unique_ptr<detail::SecretHeaderList> trunk_token;
@@ -89,6 +119,7 @@ CredentialHeaders make_request_headers(const std::optional<Secret>& configured_t
       {"Content-Type: application/json", "Accept: application/json", "Expect:"},
       {"Content-Type: application/json", "Accept: text/plain, */*;q=0.5", "Expect:"}};
   CredentialHeaders headers;
+  headers.none = std::make_unique<PlainHeaderLists>(variants);
   if (!views.token.empty()) {
     headers.token = std::make_unique<detail::SecretHeaderList>(variants, "x-api-token", views.token);
   }
@@ -135,6 +166,7 @@ struct Client::Impl {
 
   /// Throws MissingTokenError when the client lacks `credential`, which `operation` needs: before anything is sent.
   void require(Credential credential, std::string_view operation) const {
+    if (credential == Credential::none) return;  // GET /v1/status: nothing to send, so nothing to lack
     if (!(credential == Credential::api_key ? headers.v2() : headers.token)) {
       throw detail::missing_credential(credential, operation);
     }
@@ -179,6 +211,7 @@ struct Client::Impl {
     settings.configure = [this](CURL* easy) { configure(easy); };
     settings.token_headers = CredentialHeaders::lists(headers.token);
     settings.api_key_headers = CredentialHeaders::lists(headers.v2());
+    settings.public_headers = headers.none->lists();
     settings.secrets = secrets();
     settings.retry = &options.retry;
     settings.attempt_timeout = options.timeout;

@@ -340,7 +340,9 @@ void TransferLoop::start_due() {
       transfer.custom_method = method_name(request.method).data();  // the names are NUL-terminated literals
     }
     const EngineSettings::HeaderLists& lists =
-        request.credential == Credential::api_key ? settings_.api_key_headers : settings_.token_headers;
+        request.credential == Credential::api_key ? settings_.api_key_headers
+        : request.credential == Credential::none  ? settings_.public_headers
+                                                  : settings_.token_headers;
     transfer.headers = request.answer == BodyKind::text ? lists.text : lists.json;
     transfer.timeout = budget.timeout;
     transfer.max_response_bytes = settings_.max_response_bytes;

@@ -95,6 +95,7 @@ struct EngineSettings {
   };
   HeaderLists token_headers;    ///< x-api-token (v1)
   HeaderLists api_key_headers;  ///< v2: Authorization: Bearer, else x-trunk-token
+  HeaderLists public_headers;   ///< Credential::none (GET /v1/status): no credential line at all
   SecretViews secrets;  ///< for redaction and the echo check (views into the secret memory)
   const RetryOptions* retry = nullptr;
   std::chrono::milliseconds attempt_timeout{0};

@@ -338,14 +338,16 @@ Doc operation_object(const Doc& errors) {
   Doc out{{"operationId", std::string(Op::name)},
           {"summary", std::string(Op::doc)},
           {"x-trunk-repeatable", Op::repeat == Repeat::safe},
-          {"security", Doc::array({{{std::string(kSecurityScheme), Doc::array()}}})}};
+          {"security", Op::credential == Credential::none
+                           ? Doc::array()  // the publisher's `security: []` (GET /v1/status)
+                           : Doc::array({{{std::string(kSecurityScheme), Doc::array()}}})}};
   if constexpr (Op::method == std::string_view("POST")) {
     out["requestBody"] = {{"required", true},
                           {"content",
                            {{"application/json",
                              {{"schema", ref(kSchemasPrefix, schema::Model<typename Op::Request>::name)}}}}}};
   }
-  if constexpr (Op::method == std::string_view("GET")) {
+  if constexpr (Op::method == std::string_view("GET") && requires(const typename Op::Request& r) { r.repo; }) {
     // The one GET (getMergeQueueMetrics) carries its repository as the metrics guide queries it; whether it
     // must comes from the request's declaration.
     using RepoMember = decltype(Op::Request::repo);

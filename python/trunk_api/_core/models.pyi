@@ -1022,6 +1022,58 @@ class TestRunDetails:
     def __copy__(self) -> TestRunDetails: ...
     def __deepcopy__(self, memo: dict[int, Any]) -> TestRunDetails: ...
 
+class MergeQueueTestingResult:
+    """One completed stretch of merge queue testing of one pull request."""
+    __match_args__: ClassVar[tuple[str, ...]] = ('test_run_id', 'pr_number', 'ended_at', 'testing_duration_ms', 'outcome', 'is_bisection')
+    __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
+    @property
+    def test_run_id(self) -> str | None:
+        """the test run (getMergeQueueTestingDetails' testRunId)"""
+    @property
+    def pr_number(self) -> int | None:
+        """the pull request tested"""
+    @property
+    def ended_at(self) -> datetime | None:
+        """when its testing ended"""
+    @property
+    def testing_duration_ms(self) -> int | None:
+        """how long it tested (milliseconds)"""
+    @property
+    def outcome(self) -> TestingOutcome | str | None:
+        """how the testing ended"""
+    @property
+    def is_bisection(self) -> bool | None:
+        """whether it was a bisection run"""
+    @property
+    def extra(self) -> dict[str, Any]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> MergeQueueTestingResult: ...
+    def __eq__(self, other: object) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __copy__(self) -> MergeQueueTestingResult: ...
+    def __deepcopy__(self, memo: dict[int, Any]) -> MergeQueueTestingResult: ...
+
+class MergeQueueTestingResults:
+    """Completed merge queue testing of a time range, and how much in all."""
+    __match_args__: ClassVar[tuple[str, ...]] = ('results', 'total')
+    __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
+    @property
+    def results(self) -> list[MergeQueueTestingResult]:
+        """the completed testing asked for, newest first"""
+    @property
+    def total(self) -> int | None:
+        """how many results match the request, offset and take aside"""
+    @property
+    def extra(self) -> dict[str, Any]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> MergeQueueTestingResults: ...
+    def __eq__(self, other: object) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __copy__(self) -> MergeQueueTestingResults: ...
+    def __deepcopy__(self, memo: dict[int, Any]) -> MergeQueueTestingResults: ...
+
 class MetricSample:
     """One sample of a Prometheus metric: name, labels, value."""
     __match_args__: ClassVar[tuple[str, ...]] = ('name', 'labels', 'value', 'timestamp')
@@ -1067,6 +1119,75 @@ class HistogramBucket:
     __hash__: ClassVar[None]  # type: ignore[assignment]
     def __copy__(self) -> HistogramBucket: ...
     def __deepcopy__(self, memo: dict[int, Any]) -> HistogramBucket: ...
+
+class ComponentStatus:
+    """How one of Trunk's services stands."""
+    __match_args__: ClassVar[tuple[str, ...]] = ('name', 'color', 'status_description')
+    __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
+    @property
+    def name(self) -> str | None:
+        """the service"""
+    @property
+    def color(self) -> str | None:
+        """green, yellow or red"""
+    @property
+    def status_description(self) -> str | None:
+        """how it stands, in words"""
+    @property
+    def extra(self) -> dict[str, Any]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> ComponentStatus: ...
+    def __eq__(self, other: object) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __copy__(self) -> ComponentStatus: ...
+    def __deepcopy__(self, memo: dict[int, Any]) -> ComponentStatus: ...
+
+class OverallStatus:
+    """Whether Trunk as a whole is up or impacted."""
+    __match_args__: ClassVar[tuple[str, ...]] = ('type', 'color', 'overall_status_description', 'impacted_statuses')
+    __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
+    @property
+    def type(self) -> str | None:
+        """up, or impacted"""
+    @property
+    def color(self) -> str | None:
+        """green when up; yellow or red when impacted"""
+    @property
+    def overall_status_description(self) -> str | None:
+        """the whole, in words"""
+    @property
+    def impacted_statuses(self) -> list[ComponentStatus] | None:
+        """when impacted: the services that are"""
+    @property
+    def extra(self) -> dict[str, Any]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> OverallStatus: ...
+    def __eq__(self, other: object) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __copy__(self) -> OverallStatus: ...
+    def __deepcopy__(self, memo: dict[int, Any]) -> OverallStatus: ...
+
+class ServiceStatus:
+    """Whether Trunk's services are up, and which are impacted."""
+    __match_args__: ClassVar[tuple[str, ...]] = ('overall_status', 'statuses')
+    __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
+    @property
+    def overall_status(self) -> OverallStatus | None:
+        """the whole"""
+    @property
+    def statuses(self) -> list[ComponentStatus]:
+        """each service"""
+    @property
+    def extra(self) -> dict[str, Any]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> ServiceStatus: ...
+    def __eq__(self, other: object) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __copy__(self) -> ServiceStatus: ...
+    def __deepcopy__(self, memo: dict[int, Any]) -> ServiceStatus: ...
 
 class Histogram:
     """A histogram series: cumulative buckets, sum and count; quantile(q) estimates."""

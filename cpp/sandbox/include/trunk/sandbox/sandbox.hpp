@@ -22,12 +22,14 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "trunk/error.hpp"
 #include "trunk/repo.hpp"
+#include "trunk/service_status.hpp"
 #include "trunk/sandbox/fault_options.hpp"
 #include "trunk/sandbox/permissions.hpp"
 #include "trunk/sandbox/pull_request_script.hpp"
@@ -127,6 +129,10 @@ class Sandbox {
   /// The queue's scripts not used up yet, by pull request number.
   std::map<std::int64_t, PullRequestScript> pull_request_scripts(const trunk::Repo& repo,
                                                                  const std::string& branch) const;
+
+  /// What GET /v1/status answers from now on: `status` as given (an impacted overallStatus, say), or with
+  /// nullopt every service up again (the default). Available after start(). Thread-safe.
+  void set_service_status(std::optional<trunk::ServiceStatus> status);
 
   /// Writes the history as JSON (the data_file format). Available after start().
   void save_data(const std::string& path) const;
