@@ -54,9 +54,6 @@ double default_random() {
   return std::uniform_real_distribution<double>(0.0, 1.0)(generator);
 }
 
-/// The request headers of each credential the client has, each credential's line kept in secret memory
-/// (curl_handles.hpp): v1's organization token as `x-api-token`, v2's API key as `Authorization: Bearer`, the
-/// trunk token as `x-trunk-token`.
 /// The request headers of an operation that sends no credential (Credential::none): the same variants as the
 /// credentials' lists without their last line. Ordinary memory: they hold nothing secret.
 class PlainHeaderLists {
@@ -86,6 +83,9 @@ class PlainHeaderLists {
   std::vector<curl_slist*> heads_;
 };
 
+/// The request headers of each credential the client has, each credential's line kept in secret memory
+/// (curl_handles.hpp): v1's organization token as `x-api-token`, v2's API key as `Authorization: Bearer`, the
+/// trunk token as `x-trunk-token`; and those of no credential.
 struct CredentialHeaders {
   std::unique_ptr<PlainHeaderLists> none;
   std::unique_ptr<detail::SecretHeaderList> token;
