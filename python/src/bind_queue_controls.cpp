@@ -10,6 +10,7 @@
 
 #include "bindings.hpp"
 #include "convert_args.hpp"
+#include "convert_run_duration.hpp"
 #include "convert_time.hpp"
 #include "trunk/sandbox/pull_request_script.hpp"
 #include "trunk/sandbox/queue_controls.hpp"
@@ -89,6 +90,15 @@ std::string run_duration_repr(const trunk::sandbox::RunDuration& duration) {
   std::string list;
   for (const double m : std::get<EmpiricalRunDuration>(duration).minutes) list += (list.empty() ? "" : ", ") + number_repr(m);
   return "EmpiricalRunDuration(minutes=[" + list + "])";
+}
+
+std::optional<trunk::sandbox::RunDuration> run_duration_from_python(py::handle value, const char* field) {
+  if (py::isinstance<FixedRunDuration>(value)) return value.cast<FixedRunDuration>();
+  if (py::isinstance<LognormalRunDuration>(value)) return value.cast<LognormalRunDuration>();
+  if (py::isinstance<EmpiricalRunDuration>(value)) return value.cast<EmpiricalRunDuration>();
+  if (value.is_none()) return std::nullopt;
+  throw py::type_error(std::string(field) +
+                       " must be a FixedRunDuration, LognormalRunDuration, EmpiricalRunDuration or None");
 }
 
 void bind_queue_controls(py::module_& m) {

@@ -10,6 +10,7 @@
 
 #include "bindings.hpp"
 #include "convert_args.hpp"
+#include "convert_run_duration.hpp"
 #include "convert_time.hpp"
 #include "option_keywords.hpp"
 #include "trunk/sandbox/sandbox.hpp"
@@ -230,15 +231,7 @@ void bind_sandbox(py::module_& m) {
         const Repo parsed = args.repo(repo);
         const std::string target = args.text(branch, "branch");
         trunk::sandbox::QueueControls controls;
-        if (py::isinstance<trunk::sandbox::FixedRunDuration>(run_duration)) {
-          controls.run_duration = run_duration.cast<trunk::sandbox::FixedRunDuration>();
-        } else if (py::isinstance<trunk::sandbox::LognormalRunDuration>(run_duration)) {
-          controls.run_duration = run_duration.cast<trunk::sandbox::LognormalRunDuration>();
-        } else if (py::isinstance<trunk::sandbox::EmpiricalRunDuration>(run_duration)) {
-          controls.run_duration = run_duration.cast<trunk::sandbox::EmpiricalRunDuration>();
-        } else if (!run_duration.is_none()) {
-          throw py::type_error("run_duration must be a FixedRunDuration, LognormalRunDuration, EmpiricalRunDuration or None");
-        }
+        controls.run_duration = run_duration_from_python(run_duration, "run_duration");
         if (!flaky_run_rate.is_none()) controls.flaky_run_rate = args.number(flaky_run_rate, "flaky_run_rate");
         if (!broken_pull_request_rate.is_none()) {
           controls.broken_pull_request_rate = args.number(broken_pull_request_rate, "broken_pull_request_rate");

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "bindings.hpp"
+#include "convert_run_duration.hpp"
 #include "convert_time.hpp"
 #include "interrupt.hpp"
 #include "py_client.hpp"
@@ -18,6 +19,7 @@
 #include "trunk/twin/duration_fit.hpp"
 #include "trunk/twin/intervals.hpp"
 #include "trunk/twin/queue_history.hpp"
+#include "trunk/twin/what_if.hpp"
 
 namespace py = pybind11;
 
@@ -152,6 +154,50 @@ void bind_calibration(py::module_& m) {
       "Reads a merge queue's history through v2 and calibrates its twin from it.");
 }
 
+void bind_what_if(py::module_& m) {
+  using twin::ConfigurationOutcome;
+  using twin::TeamModel;
+  py::class_<TeamModel>(m, "TeamModel", "What the twin knows of a team: its arrivals, CI durations and failure rates.")
+      .def(py::init([](const trunk::sandbox::Arrivals& arrivals, py::handle run_duration, double broken_rate,
+                       double flaky_rate) {
+             auto duration = run_duration_from_python(run_duration, "run_duration");
+             if (!duration) throw py::type_error("run_duration must be a FixedRunDuration, LognormalRunDuration or EmpiricalRunDuration");
+             return TeamModel{arrivals, *duration, broken_rate, flaky_rate};
+           }),
+           py::arg("arrivals"), py::arg("run_duration"), py::kw_only(), py::arg("broken_rate") = 0.0,
+           py::arg("flaky_rate") = 0.0)
+      .def_readonly("arrivals", &TeamModel::arrivals)
+      .def_readonly("run_duration", &TeamModel::run_duration)
+      .def_readonly("broken_rate", &TeamModel::broken_rate)
+      .def_readonly("flaky_rate", &TeamModel::flaky_rate);
+  py::class_<ConfigurationOutcome>(m, "ConfigurationOutcome",
+                                   "One configuration's answers, each the mean over seeds with its 95 % interval.")
+      .def_readonly("settings", &ConfigurationOutcome::settings)
+      .def_readonly("minutes_in_queue_p50", &ConfigurationOutcome::minutes_in_queue_p50)
+      .def_readonly("minutes_in_queue_p90", &ConfigurationOutcome::minutes_in_queue_p90)
+      .def_readonly("merged_per_day", &ConfigurationOutcome::merged_per_day)
+      .def_readonly("runs_per_merged", &ConfigurationOutcome::runs_per_merged)
+      .def_readonly("failed_share", &ConfigurationOutcome::failed_share)
+      .def_readonly("seeds", &ConfigurationOutcome::seeds);
+  m.def(
+      "compare",
+      [](const TeamModel& team, const std::vector<QueueSettings>& configurations, std::size_t seeds,
+         std::int64_t window_days, std::int64_t warm_up_hours, std::int64_t drain_hours, std::uint64_t first_seed) {
+        twin::WhatIfOptions options;
+        options.seeds = seeds;
+        options.window = std::chrono::hours(24 * window_days);
+        options.warm_up = std::chrono::hours(warm_up_hours);
+        options.drain = std::chrono::hours(drain_hours);
+        options.first_seed = first_seed;
+        options.interrupted = python_interrupt_check;
+        return call_without_gil([&] { return twin::compare(team, configurations, options); });
+      },
+      py::arg("team"), py::arg("configurations"), py::kw_only(), py::arg("seeds") = twin::WhatIfOptions{}.seeds,
+      py::arg("window_days") = 30, py::arg("warm_up_hours") = 24, py::arg("drain_hours") = 48,
+      py::arg("first_seed") = 1,
+      "Runs each configuration on the sandbox's queue model fed by the team's model, over the same seeds.");
+}
+
 }  // namespace
 
 void bind_twin(py::module_& m) {
@@ -159,6 +205,7 @@ void bind_twin(py::module_& m) {
   bind_durations(m);
   bind_arrivals(m);
   bind_calibration(m);
+  bind_what_if(m);
 }
 
 }  // namespace trunk::python

@@ -1,12 +1,15 @@
-"""The twin's statistics and calibration from Python (trunk_api.twin, docs/twin.md): the C++ results as read-only
+"""The twin's statistics, calibration and what-if from Python (trunk_api.twin, docs/twin.md): the C++ results as read-only
 views, bad input named, and a calibration read from a sandbox's queue through v2 on its virtual clock."""
 
 from __future__ import annotations
 
+import _thread
+import threading
 from datetime import datetime, timedelta, timezone
 
 import pytest
 
+import trunk_api
 from trunk_api import ValidationError, twin
 
 from conftest import main_queue_of
@@ -100,3 +103,50 @@ def test_calibrate_checks_its_window_before_sending(busy_box) -> None:
         twin.calibrate(client, "any", since=now, until=now)
     assert field_of(error) == "since"
     assert len(busy_box.requests) == before
+
+
+# ---- what-if: configurations on the queue model, over seeds --------------------------------------------------
+def _team(per_hour: float = 5, minutes: float = 15, broken: float = 0.02, flaky: float = 0.02) -> twin.TeamModel:
+    from trunk_api.sandbox import Arrivals, FixedRunDuration
+    return twin.TeamModel(Arrivals.poisson(per_hour), FixedRunDuration(minutes), broken_rate=broken, flaky_rate=flaky)
+
+
+def test_compare_answers_latency_and_cost_per_configuration() -> None:
+    one_by_one, batched = twin.compare(
+        _team(), [{}, {"batch": True, "batchingMinSize": 4, "batchingMaxWaitTimeMinutes": 10}],
+        seeds=4, window_days=7)
+    assert batched.settings.batch is True and batched.settings.batching_min_size == 4
+    assert one_by_one.seeds == batched.seeds == 4
+    # Batching a queue that one-by-one cannot keep up with: fewer CI runs per merge and less waiting.
+    assert batched.runs_per_merged.high < one_by_one.runs_per_merged.low
+    assert batched.minutes_in_queue_p50.high < one_by_one.minutes_in_queue_p50.low
+    for outcome in (one_by_one, batched):
+        for estimate in (outcome.minutes_in_queue_p50, outcome.minutes_in_queue_p90, outcome.merged_per_day,
+                         outcome.runs_per_merged, outcome.failed_share):
+            assert estimate.low <= estimate.value <= estimate.high
+            assert estimate.observations == 4
+    again = twin.compare(_team(), [{}], seeds=4, window_days=7)[0]
+    assert again.minutes_in_queue_p50.value == one_by_one.minutes_in_queue_p50.value  # the same seeds
+
+
+def test_compare_refuses_a_model_or_options_out_of_range_naming_the_field() -> None:
+    with pytest.raises(trunk_api.ValidationError) as raised:
+        twin.compare(_team(broken=1.5), [{}], seeds=1, window_days=1)
+    assert [e.field for e in raised.value.errors] == ["team.broken_rate"]
+    with pytest.raises(trunk_api.ValidationError, match="seeds: 0: must be at least 1"):
+        twin.compare(_team(), [{}], seeds=0)
+    with pytest.raises(trunk_api.ValidationError, match="window: 0 hours: must be at least 1 hour"):
+        twin.compare(_team(), [{}], window_days=0)
+    with pytest.raises(TypeError, match="run_duration must be"):
+        twin.TeamModel(_team().arrivals, None)  # type: ignore[arg-type]
+
+
+@pytest.mark.usefixtures("sigint_as_in_a_terminal")
+def test_ctrl_c_ends_a_long_compare() -> None:
+    timer = threading.Timer(0.3, _thread.interrupt_main)
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            twin.compare(_team(per_hour=20), [{}, {"mode": "parallel"}], seeds=10_000, window_days=60)
+    finally:
+        timer.cancel()

@@ -136,6 +136,14 @@ TEST(TwinWhatIf, EveryRuleIsCheckedAtItsBoundaries) {
   EXPECT_EQ(violations_of(team(1, 10), negative), V{"drain: must not be negative"});
 }
 
+TEST(TwinWhatIf, AnInterruptionEndsItBetweenSeeds) {
+  WhatIfOptions options = quick(5);
+  int asked = 0;
+  options.interrupted = [&] { return ++asked == 3; };
+  EXPECT_THROW((void)compare(team(3, 10), {single()}, options), trunk::CancelledError);
+  EXPECT_EQ(asked, 3) << "asked before each seed, and nothing ran after the answer was yes";
+}
+
 TEST(TwinWhatIf, NoArrivalIsNoMergeAndSaysSoWithoutInventingANumber) {
   const auto outcome = compare(team(0, 10), {single()}, quick(2)).at(0);
   EXPECT_EQ(outcome.merged_per_day.value, 0);

@@ -127,7 +127,10 @@ std::vector<ConfigurationOutcome> compare(const TeamModel& team, const std::vect
   std::vector<ConfigurationOutcome> out;
   for (const trunk::QueueSettings& settings : configurations) {
     std::vector<SeedOutcome> outcomes;
-    for (std::size_t k = 0; k < options.seeds; ++k) outcomes.push_back(run_one(team, settings, options.first_seed + k, options));
+    for (std::size_t k = 0; k < options.seeds; ++k) {
+      if (options.interrupted && options.interrupted()) throw trunk::CancelledError("twin compare: interrupted");
+      outcomes.push_back(run_one(team, settings, options.first_seed + k, options));
+    }
     ConfigurationOutcome outcome;
     outcome.settings = settings;
     outcome.minutes_in_queue_p50 = over_seeds(outcomes, &SeedOutcome::p50);

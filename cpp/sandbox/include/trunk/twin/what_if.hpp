@@ -13,6 +13,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -41,6 +42,8 @@ struct WhatIfOptions {
   std::uint64_t first_seed = 1;
   /// Monday 00:00 UTC: an hourly profile lines up with the week it describes.
   trunk::Timestamp start = trunk::Timestamp{} + std::chrono::days(4);
+  /// Asked before each seed's run: true ends compare() with trunk::CancelledError (Ctrl-C from Python).
+  std::function<bool()> interrupted;
 };
 
 /// One configuration's answers, each the mean over seeds with its interval.
