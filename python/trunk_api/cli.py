@@ -424,12 +424,21 @@ def _run_object(ctx: _Context) -> int:
     return EXIT_OK
 
 
-def _run_testing_results(ctx: _Context) -> int:
-    """listMergeQueueTestingResults: a table of the window's entries and the total, else the answer's JSON."""
+def _answer_for_a_table(ctx: _Context) -> Any:
+    """Calls the operation; outside a terminal's table writes its answer as JSON and gives None (the single-answer
+    commands' shared first step), else gives the answer to lay out."""
     answer = _call(ctx)
     fmt = ctx.output_format(listing=False)
     if fmt != "table":
         render.write_json_object(ctx.stdout, answer.to_dict(), pretty=fmt != "ndjson")
+        return None
+    return answer
+
+
+def _run_testing_results(ctx: _Context) -> int:
+    """listMergeQueueTestingResults: a table of the window's entries and the total, else the answer's JSON."""
+    answer = _answer_for_a_table(ctx)
+    if answer is None:
         return EXIT_OK
     rows = [[f"#{r.pr_number}", render.iso(r.ended_at) if r.ended_at else "-",
              str(getattr(r.outcome, "value", r.outcome) or "-"), r.test_run_id or "-"] for r in answer.results]
@@ -440,10 +449,8 @@ def _run_testing_results(ctx: _Context) -> int:
 
 def _run_status(ctx: _Context) -> int:
     """GET /v1/status: the overall status and each service's on a terminal, else the answer's JSON."""
-    answer = _call(ctx)
-    fmt = ctx.output_format(listing=False)
-    if fmt != "table":
-        render.write_json_object(ctx.stdout, answer.to_dict(), pretty=fmt != "ndjson")
+    answer = _answer_for_a_table(ctx)
+    if answer is None:
         return EXIT_OK
     overall = answer.overall_status
     rows = [("overall", f"{overall.type} ({overall.color}): {overall.overall_status_description}"
@@ -455,10 +462,8 @@ def _run_status(ctx: _Context) -> int:
 
 def _run_submitted_many(ctx: _Context) -> int:
     """getSubmittedPullRequests: on a terminal one line per pull request found, then the numbers not found."""
-    answer = _call(ctx)
-    fmt = ctx.output_format(listing=False)
-    if fmt != "table":
-        render.write_json_object(ctx.stdout, answer.to_dict(), pretty=fmt != "ndjson")
+    answer = _answer_for_a_table(ctx)
+    if answer is None:
         return EXIT_OK
     rows = [(f"#{pr.pr_number}", str(getattr(pr.state, "value", pr.state) or "-")) for pr in answer.pull_requests]
     missing = ", ".join(f"#{item.number}" for item in answer.not_found)
