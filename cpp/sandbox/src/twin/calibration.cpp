@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <map>
 #include <string>
 
 #include "trunk/twin/intervals.hpp"
@@ -12,19 +11,6 @@
 namespace trunk::twin {
 
 namespace {
-
-// Each pull request's conclusion, from its latest testing result that has one.
-std::map<std::int64_t, QueueEntryConclusion> conclusions(const std::vector<TestingResult>& results) {
-  std::map<std::int64_t, std::pair<Timestamp, QueueEntryConclusion>> latest;
-  for (const TestingResult& r : results) {
-    if (!r.pull_request_number || !r.ended_at || !r.entry_conclusion || !r.entry_conclusion->known()) continue;
-    auto [at, inserted] = latest.try_emplace(*r.pull_request_number, *r.ended_at, *r.entry_conclusion->known());
-    if (!inserted && at->second.first <= *r.ended_at) at->second = {*r.ended_at, *r.entry_conclusion->known()};
-  }
-  std::map<std::int64_t, QueueEntryConclusion> out;
-  for (const auto& [number, value] : latest) out.emplace(number, value.second);
-  return out;
-}
 
 std::string count_text(std::size_t n, const char* what) { return std::to_string(n) + " " + what; }
 
@@ -64,29 +50,12 @@ Calibration calibrate(const QueueHistory& history) {
   c.arrivals = fit_arrivals(submitted, arrivals_from, history.until);
   c.urgent_submissions = estimate_proportion(urgent, with_entry);
 
-  const auto concluded = conclusions(history.testing_results);
-  std::size_t failed = 0;
-  std::size_t merged_or_failed = 0;
-  for (const auto& [number, conclusion] : concluded) {
-    if (conclusion == QueueEntryConclusion::cancelled) continue;
-    ++merged_or_failed;
-    failed += conclusion == QueueEntryConclusion::failed ? 1 : 0;
-  }
-  c.failed_entries = estimate_proportion(failed, merged_or_failed);
-
-  std::size_t clean = 0;
-  std::size_t clean_failed = 0;
-  for (const ObservedRun& run : observed.runs) {
-    if (run.bisection || !run.finished()) continue;
-    const bool all_merged = std::all_of(run.pull_requests.begin(), run.pull_requests.end(), [&](std::int64_t n) {
-      const auto it = concluded.find(n);
-      return it != concluded.end() && it->second == QueueEntryConclusion::merged;
-    });
-    if (!all_merged) continue;
-    ++clean;
-    clean_failed += run.outcome == TestingOutcome::failed ? 1 : 0;
-  }
-  c.failed_clean_runs = estimate_proportion(clean_failed, clean);
+  // Failures measured as the twin's simulation measures them, so the fit of the rates compares like with like.
+  const QueueMeasures measured = measure(record_of(history), history.since, history.until);
+  c.failed_entries = estimate_proportion(measured.failed, measured.concluded);
+  c.failed_clean_runs = estimate_proportion(measured.clean_failed, measured.clean_runs);
+  const std::size_t merged_or_failed = measured.concluded;
+  const std::size_t failed = measured.failed;
 
   // What makes the answers weak, in the order a reader meets them.
   const double days = c.arrivals.observed_hours / 24;

@@ -2,6 +2,7 @@
 
 #include "trunk/error.hpp"
 #include "trunk/operations.hpp"
+#include "trunk/twin/observed_run.hpp"
 
 namespace trunk::twin {
 
@@ -34,6 +35,31 @@ QueueHistory collect_queue_history(Client& client, const std::string& queue_id, 
     history.pull_requests.push_back(pr);
   }
   return history;
+}
+
+QueueRecord record_of(const QueueHistory& history) {
+  QueueRecord record;
+  for (const PullRequestV2& pr : history.pull_requests) {
+    if (!pr.number || !pr.queue_entry || !pr.queue_entry->created_at) continue;
+    const QueueEntry& entry = *pr.queue_entry;
+    EntryRecord& r = record.entries.emplace_back();
+    r.number = *pr.number;
+    r.submitted_at = *entry.created_at;
+    const std::optional<QueueEntryState> state = entry.state ? entry.state->known() : std::nullopt;
+    r.end = state == QueueEntryState::merged      ? EntryEnd::merged
+            : state == QueueEntryState::failed    ? EntryEnd::failed
+            : state == QueueEntryState::cancelled ? EntryEnd::cancelled
+                                                  : EntryEnd::open;  // testing, pending, or a state this library does not know
+    if (r.end != EntryEnd::open) r.concluded_at = entry.state_changed_at;
+  }
+  for (const ObservedRun& run : observed_runs(history.testing_results).runs) {
+    record.runs.push_back({.ended_at = run.ended_at,
+                           .bisection = run.bisection,
+                           .finished = run.finished(),
+                           .failed = run.outcome == TestingOutcome::failed,
+                           .pull_requests = run.pull_requests});
+  }
+  return record;
 }
 
 }  // namespace trunk::twin

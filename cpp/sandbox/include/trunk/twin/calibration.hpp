@@ -5,11 +5,9 @@
 // What is read directly from the history here:
 //  - CI durations: every run, finished ones whole and stopped ones as lower bounds (duration_fit.hpp);
 //  - arrivals: the submissions' times over the window (arrival_fit.hpp);
-//  - failed entries: the share of concluded entries that concluded failed;
-//  - failed runs among clean ones: the share of finished, non-bisection runs whose pull requests all merged in
-//    the end, that failed. Such a failure was not a pull request's fault: flakiness, or a broken pull request
-//    ahead of the run in a predictive queue (which v2's testing results do not name); so it bounds the flaky
-//    rate from above;
+//  - failed entries and failed clean runs, as queue_measures.hpp defines them (the simulation measures the same).
+//    A clean run's failure was not a pull request's fault: flakiness, or a broken pull request ahead of the run in
+//    a predictive queue (which v2's testing results do not name); so it bounds the flaky rate from above;
 //  - batch sizes and the share of urgent (skip-the-line) submissions.
 // Failed entries and failed clean runs are what the history shows, not yet the model's broken and flaky rates:
 // a queue's own rules (retries, bisection, predictive testing) sit between the two.
@@ -28,8 +26,8 @@ namespace trunk::twin {
 struct Calibration {
   DurationFit durations;
   ArrivalProfile arrivals;
-  std::optional<Estimate> failed_entries;          ///< concluded failed / concluded (merged or failed)
-  std::optional<Estimate> failed_clean_runs;       ///< failed / finished non-bisection runs whose PRs all merged
+  std::optional<Estimate> failed_entries;          ///< of the submissions concluded (merged or failed), failed
+  std::optional<Estimate> failed_clean_runs;       ///< of the finished non-bisection runs whose PRs all merged, failed
   std::optional<Estimate> batch_size;              ///< mean pull requests per non-bisection run, t interval
   std::optional<Estimate> urgent_submissions;      ///< skip-the-line share of the submissions
   std::size_t runs = 0;                            ///< runs rebuilt from the testing results

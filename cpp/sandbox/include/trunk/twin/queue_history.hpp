@@ -12,6 +12,7 @@
 #include "trunk/pull_request_v2.hpp"
 #include "trunk/testing_result.hpp"
 #include "trunk/time.hpp"
+#include "trunk/twin/queue_measures.hpp"
 
 namespace trunk::twin {
 
@@ -28,5 +29,9 @@ struct QueueHistory {
 /// `since` when the window is empty or longer than 45 days (kTestingResultsWindow), before anything is sent; the
 /// client's errors (ApiError, ...) as they come.
 QueueHistory collect_queue_history(Client& client, const std::string& queue_id, Timestamp since, Timestamp until);
+
+/// The history in the terms the twin's simulation also gives (queue_measures.hpp): each submission's latest
+/// entry (when it was submitted, how and when it ended) and each run rebuilt from the testing results.
+QueueRecord record_of(const QueueHistory& history);
 
 }  // namespace trunk::twin
