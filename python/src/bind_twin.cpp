@@ -118,7 +118,8 @@ void bind_arrivals(py::module_& m) {
       .def_readonly("observed_hours", &ArrivalProfile::observed_hours)
       .def_readonly("arrivals", &ArrivalProfile::arrivals)
       .def_readonly("ignored", &ArrivalProfile::ignored)
-      .def_readonly("flat_p_value", &ArrivalProfile::flat_p_value);
+      .def_readonly("flat_p_value", &ArrivalProfile::flat_p_value)
+      .def_readonly("days_alike_p_value", &ArrivalProfile::days_alike_p_value);
   m.def(
       "fit_arrivals",
       [](py::handle times, py::handle since, py::handle until) {

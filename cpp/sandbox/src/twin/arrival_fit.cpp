@@ -84,6 +84,28 @@ ArrivalProfile fit_arrivals(std::span<const Timestamp> arrivals, Timestamp from,
     const boost::math::chi_squared_distribution<double> chi(covered - 1);
     profile.flat_p_value = boost::math::cdf(boost::math::complement(chi, statistic));
   }
+  // Each day of the week against the hour-of-day profile (whole days pooled: an hour of the week is seen too few
+  // times for its own cell to test).
+  std::array<std::size_t, 7> week_counts{};
+  std::array<double, 7> week_expected{};
+  for (std::size_t h = 0; h < kHoursPerWeek; ++h) {
+    week_counts[h / 24] += counts[h];
+    if (day_exposure[h % 24] > 0) {
+      week_expected[h / 24] += static_cast<double>(day_counts[h % 24]) / day_exposure[h % 24] * exposure[h];
+    }
+  }
+  double week_statistic = 0;
+  int days_covered = 0;
+  for (std::size_t d = 0; d < 7; ++d) {
+    if (week_expected[d] <= 0) continue;
+    ++days_covered;
+    const double diff = static_cast<double>(week_counts[d]) - week_expected[d];
+    week_statistic += diff * diff / week_expected[d];
+  }
+  if (days_covered >= 2 && profile.arrivals > 0) {
+    const boost::math::chi_squared_distribution<double> chi(days_covered - 1);
+    profile.days_alike_p_value = boost::math::cdf(boost::math::complement(chi, week_statistic));
+  }
   return profile;
 }
 

@@ -54,6 +54,10 @@ std::optional<Estimate> estimate_poisson_rate(std::size_t events, double exposur
                   .observations = events};
 }
 
+double confidence_t(double degrees_of_freedom) {
+  return boost::math::quantile(boost::math::students_t_distribution<double>(degrees_of_freedom), 1 - kTail);
+}
+
 std::optional<Estimate> estimate_mean(const std::vector<double>& values) {
   const std::size_t n = values.size();
   if (n == 0) return std::nullopt;
@@ -65,8 +69,7 @@ std::optional<Estimate> estimate_mean(const std::vector<double>& values) {
   double squares = 0;
   for (const double v : values) squares += (v - mean) * (v - mean);
   const double dof = static_cast<double>(n - 1);
-  const double t = boost::math::quantile(boost::math::students_t_distribution<double>(dof), 1 - kTail);
-  const double half = t * std::sqrt(squares / dof / static_cast<double>(n));
+  const double half = confidence_t(dof) * std::sqrt(squares / dof / static_cast<double>(n));
   return Estimate{.value = mean, .low = mean - half, .high = mean + half, .observations = n};
 }
 

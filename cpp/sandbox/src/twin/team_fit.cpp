@@ -16,7 +16,7 @@ namespace sb = trunk::sandbox;
 
 constexpr double kHoursPerDay = 24;
 constexpr double kWeekProfileFromDays = 28;   // each hour of the week seen four times
-constexpr double kFlatEnough = 0.05;          // the chi-squared test's p-value above which hours look alike
+constexpr double kFlatEnough = 0.05;          // the chi-squared tests' p-value above which hours (days) look alike
 constexpr std::size_t kDurationQuantiles = 1000;
 constexpr double kStep = 0.05;                // finite-difference step of the rates
 constexpr double kHighestRate = 0.99;
@@ -69,32 +69,42 @@ void durations_into(const DurationFit& fit, TeamModel& team) {
   team.run_duration = lognormal;
 }
 
-/// The shares a team gives under `settings`, pooled over the fit's seeds.
+using Vector = std::array<double, 2>;
+using Matrix = std::array<Vector, 2>;  // rows: the shares; columns: broken, flaky
+
+/// The shares a team gives under `settings`: their means over the fit's seeds and their covariance from one
+/// window to the next.
 struct Shares {
-  double failed_entries = 0, failed_clean_runs = 0;
+  Vector mean{};
+  Matrix covariance{};
 };
 
-Shares simulate_shares(const TeamModel& team, const trunk::QueueSettings& settings, const TeamFitOptions& options) {
+Shares simulate_shares(const TeamModel& team, const trunk::QueueSettings& settings, const TeamFitOptions& options,
+                       std::chrono::hours window) {
   WhatIfOptions w;
-  w.window = options.window;
+  w.window = window;
   w.first_seed = options.first_seed;
   std::vector<QueueMeasures> measured(options.seeds);
   detail::run_jobs(
       options.seeds, options.threads,
       [&](std::size_t k) { measured[k] = detail::simulate(team, settings, options.first_seed + k, w); },
       options.interrupted);
-  QueueMeasures pooled;
-  for (const QueueMeasures& m : measured) {
-    pooled.concluded += m.concluded;
-    pooled.failed += m.failed;
-    pooled.clean_runs += m.clean_runs;
-    pooled.clean_failed += m.clean_failed;
+  Shares out;
+  std::vector<Vector> samples;
+  for (const QueueMeasures& m : measured) samples.push_back({m.failed_share(), m.clean_failed_share()});
+  const auto n = static_cast<double>(samples.size());
+  for (const Vector& v : samples) {
+    for (std::size_t i = 0; i < 2; ++i) out.mean[i] += v[i] / n;
   }
-  return {pooled.failed_share(), pooled.clean_failed_share()};
+  if (samples.size() > 1) {
+    for (const Vector& v : samples) {
+      for (std::size_t i = 0; i < 2; ++i) {
+        for (std::size_t j = 0; j < 2; ++j) out.covariance[i][j] += (v[i] - out.mean[i]) * (v[j] - out.mean[j]) / (n - 1);
+      }
+    }
+  }
+  return out;
 }
-
-using Vector = std::array<double, 2>;
-using Matrix = std::array<Vector, 2>;  // rows: the shares; columns: broken, flaky
 
 std::optional<Matrix> inverse(const Matrix& m) {
   const double det = m[0][0] * m[1][1] - m[0][1] * m[1][0];
@@ -117,7 +127,8 @@ sb::Arrivals arrivals_of(const ArrivalProfile& profile) {
                                       [](const auto& e) { return e.has_value(); });
   const bool whole_day = std::all_of(profile.by_hour_of_day.begin(), profile.by_hour_of_day.end(),
                                      [](const auto& e) { return e.has_value(); });
-  if (!flat && whole_week && profile.observed_hours >= kWeekProfileFromDays * kHoursPerDay) {
+  const bool days_differ = profile.days_alike_p_value < kFlatEnough;
+  if (!flat && days_differ && whole_week && profile.observed_hours >= kWeekProfileFromDays * kHoursPerDay) {
     sb::HourlyArrivals hourly;
     for (const auto& e : profile.by_hour_of_week) hourly.per_hour.push_back(e->value);
     arrivals.process = hourly;
@@ -132,6 +143,10 @@ sb::Arrivals arrivals_of(const ArrivalProfile& profile) {
 }
 
 FittedTeam fit_team(const Calibration& calibration, const trunk::QueueSettings& current, const TeamFitOptions& options) {
+  if (options.seeds < 2) {
+    throw trunk::ValidationError({{"seeds", std::to_string(options.seeds), "must be at least 2 (the spread of the "
+                                                                          "failure shares is read from them)"}});
+  }
   FittedTeam fitted;
   TeamModel& team = fitted.team;
   team.arrivals = arrivals_of(calibration.arrivals);
@@ -151,12 +166,15 @@ FittedTeam fit_team(const Calibration& calibration, const trunk::QueueSettings& 
   const bool flaky_known = calibration.failed_clean_runs.has_value();
   if (!flaky_known) fitted.warnings.push_back("no clean run finished: the flaky rate is unknown and taken as 0");
 
+  const auto window = options.window.value_or(
+      std::max(std::chrono::hours(1), std::chrono::hours(std::llround(calibration.arrivals.observed_hours))));
+  Shares last;
   const auto shares_at = [&](const Vector& rates) {
     TeamModel t = team;
     t.broken_rate = rates[0];
     t.flaky_rate = rates[1];
-    const Shares s = simulate_shares(t, current, options);
-    return Vector{s.failed_entries, s.failed_clean_runs};
+    last = simulate_shares(t, current, options, window);
+    return last.mean;
   };
   const auto clamp_rates = [&](Vector v) {
     v[0] = std::clamp(v[0], 0.0, kHighestRate);
@@ -183,8 +201,9 @@ FittedTeam fit_team(const Calibration& calibration, const trunk::QueueSettings& 
   if (!flaky_known) jacobian[1][0] = 0;
   const Matrix fallback{Vector{1, 0}, Vector{0, 1}};
   const Matrix inv = inverse(jacobian).value_or(fallback);
-  const Vector sd{sd_of(*calibration.failed_entries),
-                  flaky_known ? sd_of(*calibration.failed_clean_runs) : 0.0};
+  const Vector binomial_sd{sd_of(*calibration.failed_entries),
+                           flaky_known ? sd_of(*calibration.failed_clean_runs) : 0.0};
+  const Vector& sd = binomial_sd;  // the stopping rule's scale
   for (std::size_t iteration = 0; iteration < options.iterations; ++iteration) {
     const Vector miss{observed[0] - at[0], observed[1] - at[1]};
     if (std::abs(miss[0]) <= sd[0] / 4 && std::abs(miss[1]) <= sd[1] / 4) break;  // well inside the noise
@@ -197,12 +216,32 @@ FittedTeam fit_team(const Calibration& calibration, const trunk::QueueSettings& 
   fitted.simulated_failed_entries = at[0];
   fitted.simulated_failed_clean_runs = at[1];
 
-  // The delta method: the observed shares' spread carried through the inverse Jacobian.
+  // The delta method: the shares' spread from one window to the next (the simulated windows' covariance, each
+  // variance at least the binomial one), plus the fit's own simulation noise, carried through the inverse Jacobian.
+  Matrix spread = last.covariance;
+  for (std::size_t i = 0; i < 2; ++i) {
+    const double floor = binomial_sd[i] * binomial_sd[i];
+    if (spread[i][i] < floor) {
+      const double scale = spread[i][i] > 0 ? std::sqrt(floor / spread[i][i]) : 0;
+      for (std::size_t j = 0; j < 2; ++j) {
+        spread[i][j] *= scale;
+        spread[j][i] *= scale;
+      }
+      spread[i][i] = floor;
+    }
+  }
+  if (!flaky_known) spread[0][1] = spread[1][0] = spread[1][1] = 0;
+  const double with_fit_noise = 1 + 1 / static_cast<double>(options.seeds);
   Vector rate_sd{};
   for (std::size_t i = 0; i < 2; ++i) {
-    rate_sd[i] = std::sqrt(inv[i][0] * inv[i][0] * sd[0] * sd[0] + inv[i][1] * inv[i][1] * sd[1] * sd[1]);
+    double variance = 0;
+    for (std::size_t a = 0; a < 2; ++a) {
+      for (std::size_t b = 0; b < 2; ++b) variance += inv[i][a] * spread[a][b] * inv[i][b];
+    }
+    rate_sd[i] = std::sqrt(std::max(0.0, variance * with_fit_noise));
   }
-  const double z = confidence_z();
+  // The spread was estimated from the fit's seeds: Student's t, not the normal quantile.
+  const double z = confidence_t(static_cast<double>(std::max<std::size_t>(options.seeds, 2) - 1));
   const auto estimate = [&](double value, double spread, std::size_t observations) {
     return Estimate{.value = value,
                     .low = std::max(0.0, value - z * spread),

@@ -8,6 +8,7 @@
 #include "../run_rules.hpp"
 #include "simulation.hpp"
 #include "trunk/error.hpp"
+#include "trunk/twin/intervals.hpp"
 
 namespace trunk::twin {
 
@@ -15,16 +16,11 @@ namespace {
 
 constexpr double kNeverMerged = std::numeric_limits<double>::infinity();
 
-/// The q-quantile of sorted finite values, interpolated between neighbours (Hyndman and Fan's type 7).
-double interpolated(const std::vector<double>& sorted, double q) {
-  const double position = q * static_cast<double>(sorted.size() - 1);
-  const auto below = static_cast<std::size_t>(std::floor(position));
-  const std::size_t above = std::min(below + 1, sorted.size() - 1);
-  return sorted[below] + (position - static_cast<double>(below)) * (sorted[above] - sorted[below]);
-}
-
-/// The mean over seeds, and where 95 % of the seeds fell; a seed where nothing merged (an infinity) makes the
-/// answer unbounded above.
+/// The mean over seeds, and the interval where 95 % of windows fall: Student's prediction interval for one more
+/// window, t(n - 1) * sd * sqrt(1 + 1/n) about the mean, on the log scale when every seed is positive (waits
+/// and costs are skewed to the right and never negative), else on the natural one, cut at 0. With 20 seeds the
+/// seeds' own 2.5 % and 97.5 % quantiles would be their second smallest and largest, which a new window passes
+/// about one time in ten. A seed where nothing merged (an infinity) makes the answer unbounded above.
 Estimate over_seeds(const std::vector<QueueMeasures>& seeds, double (*measure_of)(const QueueMeasures&)) {
   std::vector<double> values;
   bool unbounded = false;
@@ -38,13 +34,28 @@ Estimate over_seeds(const std::vector<QueueMeasures>& seeds, double (*measure_of
   }
   Estimate e{.value = kNeverMerged, .low = kNeverMerged, .high = kNeverMerged, .observations = seeds.size()};
   if (!values.empty()) {
-    std::sort(values.begin(), values.end());
+    const auto n = static_cast<double>(values.size());
     double sum = 0;
     for (const double x : values) sum += x;
-    const double tail = (1 - kConfidence) / 2;
-    e.value = sum / static_cast<double>(values.size());
-    e.low = interpolated(values, tail);
-    e.high = interpolated(values, 1 - tail);
+    e.value = sum / n;
+    const bool positive = std::all_of(values.begin(), values.end(), [](double x) { return x > 0; });
+    std::vector<double> scaled = values;
+    if (positive) {
+      for (double& x : scaled) x = std::log(x);
+    }
+    double mean = 0;
+    for (const double x : scaled) mean += x / n;
+    double squares = 0;
+    for (const double x : scaled) squares += (x - mean) * (x - mean);
+    const double half = values.size() < 2 ? kNeverMerged
+                                          : confidence_t(n - 1) * std::sqrt(squares / (n - 1)) * std::sqrt(1 + 1 / n);
+    if (positive) {
+      e.low = std::exp(mean - half);
+      e.high = std::exp(mean + half);
+    } else {
+      e.low = std::max(0.0, mean - half);
+      e.high = mean + half;
+    }
   }
   if (unbounded) e.high = e.value = kNeverMerged;
   return e;

@@ -29,6 +29,7 @@ struct ArrivalProfile {
   std::size_t arrivals = 0;       ///< arrivals inside the window
   std::size_t ignored = 0;        ///< arrivals outside it
   double flat_p_value = 1;        ///< chi-squared test of "the same rate at every hour of the day"
+  double days_alike_p_value = 1;  ///< chi-squared test of "every day of the week as the hour-of-day profile says"
 };
 
 /// Fits the arrivals that fall in [from, until). Throws trunk::ValidationError naming `until` when the window is

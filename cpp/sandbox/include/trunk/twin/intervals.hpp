@@ -29,4 +29,7 @@ std::optional<Estimate> estimate_mean(const std::vector<double>& values);
 /// The two-sided standard normal quantile of kConfidence (1.95996...).
 double confidence_z() noexcept;
 
+/// The two-sided Student's t quantile of kConfidence: for a spread estimated from few samples.
+double confidence_t(double degrees_of_freedom);
+
 }  // namespace trunk::twin

@@ -66,8 +66,8 @@ struct WhatIfOptions {
   std::size_t threads = 0;
 };
 
-/// One configuration's answers, each the mean over seeds with the interval where 95 % of the seeds' windows fell
-/// (2.5 % and 97.5 % quantiles, interpolated).
+/// One configuration's answers, each the mean over seeds with the interval where 95 % of windows fall (Student's
+/// prediction interval from the seeds, on the log scale for positive measures).
 struct ConfigurationOutcome {
   trunk::QueueSettings settings;
   Estimate minutes_in_queue_p50;   ///< submission to merge, median of the window's merged pull requests
