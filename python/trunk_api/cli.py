@@ -42,15 +42,13 @@ import trunk_api
 from trunk_api import _cli_operations as declared
 from trunk_api import _cli_export, _cli_sandbox, _cli_webhooks
 from trunk_api import _cli_output as render
-from trunk_api._cli_common import UsageError, option_flag
+from trunk_api._cli_common import PROG, UsageError, option_flag, warn_of_secret_flags
 from trunk_api._core import declarations, pager
 from trunk_api import errors
 from trunk_api import v2 as _v2
 from trunk_api._cli_output import CSV_COLUMNS
 
 __all__ = ["CSV_COLUMNS", "main"]
-
-PROG = "trunk-api"
 
 EXIT_OK = 0
 EXIT_USAGE = 2
@@ -298,10 +296,7 @@ class _Context:
 
     def client(self) -> trunk_api.Client:
         args = self.args
-        for row in declarations.option_rows("client"):
-            if row["secret"] and getattr(args, row["name"]) is not None:
-                print(f"{PROG}: warning: --{row['name'].replace('_', '-')} is visible to other users (ps, shell "
-                      f"history); prefer the {row['variables'][0]} environment variable", file=self.stderr)
+        warn_of_secret_flags(args, declarations.option_rows("client"), self.stderr)
         try:
             return trunk_api.Client(**{row["name"]: getattr(args, row["name"]) for row in declarations.option_rows("client")})
         except errors.ValidationError:
