@@ -40,7 +40,7 @@ from typing import IO, Any, NoReturn
 
 import trunk_api
 from trunk_api import _cli_operations as declared
-from trunk_api import _cli_export, _cli_sandbox, _cli_webhooks
+from trunk_api import _cli_export, _cli_sandbox, _cli_sandbox_controls, _cli_webhooks
 from trunk_api import _cli_output as render
 from trunk_api._cli_common import PROG, UsageError, option_flag, warn_of_secret_flags
 from trunk_api._core import declarations, pager
@@ -261,6 +261,7 @@ def build_parser() -> argparse.ArgumentParser:
                           operation["doc"].rstrip(".").lower(), operation["doc"], handler, listing=listing)
 
     _cli_sandbox.add_command(commands)
+    _cli_sandbox_controls.add_command(commands, add_repo_options=_add_repo_options)
     _cli_webhooks.add_command(commands)
     _cli_export.add_command(commands, add_repo_options=_add_repo_options,
                             add_connection_options=_add_connection_options, parse_duration=parse_duration,
