@@ -194,8 +194,14 @@ def _routes(ctx: Any) -> SandboxRoutes:
         alternatives = f" (or {', '.join(others)})" if others else ""
         raise UsageError(f"no token: set {first}{alternatives} to the token the sandbox printed, or pass --token "
                          "(visible in ps and shell history)")
-    # The core's reading of the address (and of the timeout's rule): a wrong one is a ValidationError (exit 2).
-    base_url = Client(token, base_url, timeout=args.timeout).base_url
+    # The core's reading of the address and the timeout, as for every client: a wrong one is a configuration
+    # problem (exit 2), as the client commands make it.
+    try:
+        base_url = Client(token, base_url, timeout=args.timeout).base_url
+    except errors.ValidationError:
+        raise
+    except errors.TrunkError as error:
+        raise UsageError(str(error)) from None
     return SandboxRoutes(base_url, token, args.timeout)
 
 
@@ -256,8 +262,8 @@ def changed_controls(current: dict[str, Any], args: argparse.Namespace) -> dict[
 def _run_duration(current: dict[str, Any] | None, args: argparse.Namespace) -> dict[str, Any] | None:
     lognormal = {key: value for key, value in (("median_minutes", args.run_median_minutes),
                                                ("sigma", args.run_sigma)) if value is not None}
-    empirical = args.run_durations if args.run_durations is not None else _durations_file(args.run_durations_file)
-    given = {"fixed": args.run_minutes is not None, "lognormal": bool(lognormal), "empirical": empirical is not None,
+    given = {"fixed": args.run_minutes is not None, "lognormal": bool(lognormal),
+             "empirical": args.run_durations is not None, "file": args.run_durations_file is not None,
              "cleared": args.clear_run_duration}
     if sum(given.values()) > 1:
         raise UsageError("one run duration at a time: --run-minutes, --run-median-minutes/--run-sigma, "
@@ -269,13 +275,13 @@ def _run_duration(current: dict[str, Any] | None, args: argparse.Namespace) -> d
         kept = current if current is not None and current.get("kind") == "lognormal" else {}
         return {"kind": "lognormal", **{k: v for k, v in kept.items() if k != "kind"}, **lognormal}
     if given["empirical"]:
-        return {"kind": "empirical", "minutes": empirical}
+        return {"kind": "empirical", "minutes": args.run_durations}
+    if given["file"]:
+        return {"kind": "empirical", "minutes": _durations_file(args.run_durations_file)}
     return None if given["cleared"] else current
 
 
-def _durations_file(path: str | None) -> list[float] | None:
-    if path is None:
-        return None
+def _durations_file(path: str) -> list[float]:
     try:
         if path == "-":
             text = sys.stdin.read()
