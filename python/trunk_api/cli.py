@@ -8,6 +8,7 @@
     trunk-api pr list   --repo github.com/acme/widgets --branch main --state merged --format csv
     trunk-api queue metrics --repo github.com/acme/widgets    # Prometheus text (no --repo: every repository)
     trunk-api sandbox                    # a local sandbox of the service, until Ctrl-C
+    trunk-api sandbox-controls set --repo github.com/acme/widgets --run-minutes 40   # a running sandbox's queue
     trunk-api openapi > trunk-v1.json    # the OpenAPI 3.1 document of the API (no token, no network)
     trunk-api webhooks listen --port 8080   # verify webhook deliveries and print their events
 
