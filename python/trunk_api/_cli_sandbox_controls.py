@@ -15,7 +15,9 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import re
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from trunk_api import Client, errors
@@ -186,8 +188,8 @@ def _routes(ctx: Any) -> SandboxRoutes:
     warn_of_secret_flags(args, list(_ROWS.values()), ctx.stderr)
     base_url = args.base_url or _from_environment(_ROWS["base_url"])
     if not base_url:
-        raise UsageError("which sandbox? set TRUNK_BASE_URL to the address `trunk-api sandbox` printed (its export "
-                         "line), or pass --base-url")
+        raise UsageError(f"which sandbox? set {_ROWS['base_url']['variables'][0]} to the address `trunk-api sandbox` "
+                         "printed (its export line), or pass --base-url")
     token = args.token or _from_environment(_ROWS["token"])
     if not token:
         first, *others = _ROWS["token"]["variables"]
@@ -231,16 +233,18 @@ def _run_script(ctx: Any) -> int:
     return _write_state(ctx, _with_flag_hint(lambda: routes.script(args.repo, args.branch, args.number, script)))
 
 
-def _with_flag_hint(send: Any) -> dict[str, Any]:
-    """The route's refusal names the wire field; a shell user gave a flag: the error says which."""
+def _with_flag_hint(send: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+    """The route's refusal names the wire fields; a shell user gave flags: the error says which."""
     try:
         return send()
     except errors.BadRequestError as refusal:
-        field = next((name for name in _FLAGS_OF_CONTROL if f": {name}" in str(refusal)), None)
-        if field is None:
+        # Each violation starts its own part of the message: "...: field: value: rule; field: value: rule".
+        flags = [flags for field, flags in _FLAGS_OF_CONTROL.items()
+                 if re.search(rf"[:;] {re.escape(field)}\b", str(refusal))]
+        if not flags:
             raise
-        raise errors.BadRequestError(f"{refusal} (set by {_FLAGS_OF_CONTROL[field]})", refusal.status_code, refusal.body,
-                              refusal.operation) from None
+        raise errors.BadRequestError(f"{refusal} (set by {'; '.join(flags)})", refusal.status_code, refusal.body,
+                                     refusal.operation) from None
 
 
 # ---- what `set` sends: the current controls with the flags given changed ---------------------------------
@@ -256,7 +260,7 @@ def changed_controls(current: dict[str, Any], args: argparse.Namespace) -> dict[
     if args.clear_broken_rate or args.broken_rate is not None:
         controls["broken_pull_request_rate"] = args.broken_rate
     controls["arrivals"] = _arrivals(base.get("arrivals"), args)
-    return None if controls == current and not args.clear_all else controls
+    return None if controls == current else controls
 
 
 def _run_duration(current: dict[str, Any] | None, args: argparse.Namespace) -> dict[str, Any] | None:
@@ -335,11 +339,11 @@ def _write_state(ctx: Any, state: dict[str, Any]) -> int:
         render.write_json_object(ctx.stdout, state, pretty=True)
         return 0
     controls = state["controls"]
-    sandboxs = "(the sandbox's)"
+    unset = "(the sandbox's)"
     rows = [("queue", f"{state['repo']} {state['branch']}"),
-            ("run duration", _describe_duration(controls.get("run_duration")) or sandboxs),
-            ("flaky run rate", _describe_number(controls.get("flaky_run_rate")) or sandboxs),
-            ("broken pull request rate", _describe_number(controls.get("broken_pull_request_rate")) or sandboxs),
+            ("run duration", _describe_duration(controls.get("run_duration")) or unset),
+            ("flaky run rate", _describe_number(controls.get("flaky_run_rate")) or unset),
+            ("broken pull request rate", _describe_number(controls.get("broken_pull_request_rate")) or unset),
             ("arrivals", _describe_arrivals(controls.get("arrivals")) or "(none)")]
     render.write_key_values(ctx.stdout, rows)
     scripts = state.get("scripts") or []

@@ -238,6 +238,8 @@ REFUSED = {
     "not a time": (["--arrivals-at", "2026-11-21T09:00:00Z,tomorrow"], "arrivals.at[1]", "--arrivals-at"),
     "a chance above 1": (["--arrivals-per-hour", "1", "--target", "//app=1.5"],
                          "arrivals.targets[0].probability: 1.5", "--target"),
+    "first number 0": (["--arrivals-per-hour", "1", "--first-number", "0"], "arrivals.first_number: 0",
+                       "--first-number"),
 }
 
 
@@ -249,6 +251,14 @@ def test_a_value_the_sandbox_refuses_exits_2_naming_field_and_flag_and_changes_n
     line = one_line_error(run)
     assert "400" in line and field in line and flag in line, line
     assert controls(cli, repo) == before
+
+
+def test_every_value_refused_is_named_with_its_flag(cli, repo):
+    run = cli("sandbox-controls", "set", "--repo", repo, "--flaky-rate", "2", "--broken-rate", "3")
+    assert run.code == 2
+    line = one_line_error(run)
+    assert "flaky_run_rate: 2" in line and "broken_pull_request_rate: 3" in line
+    assert "(set by --flaky-rate; --broken-rate)" in line
 
 
 @pytest.mark.parametrize("flags, says", [
