@@ -79,11 +79,12 @@ class SandboxRoutes:
                 text = answer.read().decode("utf-8", errors="replace")
         except urllib.error.HTTPError as refused:
             raise _refusal(refused, what) from None
-        except TimeoutError:
-            raise errors.RequestTimeout(f"could not {what}: no answer from the sandbox at {self._base_url} within "
-                                        f"{self._timeout:g} s") from None
         except (urllib.error.URLError, OSError) as failure:
+            # A timeout comes bare while reading, and as a URLError's reason while connecting.
             reason = getattr(failure, "reason", failure)
+            if isinstance(reason, TimeoutError):
+                raise errors.RequestTimeout(f"could not {what}: no answer from the sandbox at {self._base_url} "
+                                            f"within {self._timeout:g} s") from None
             raise errors.TransportError(f"could not {what}: no sandbox answers at {self._base_url} ({reason}); is "
                                         "it running, and is this the address it printed?") from None
         try:
