@@ -366,9 +366,13 @@ def _describe_duration(duration: dict[str, Any] | None) -> str | None:
         return f"fixed, {duration['minutes']:g} minutes"
     if duration["kind"] == "lognormal":
         return f"lognormal, median {duration['median_minutes']:g} minutes, sigma {duration['sigma']:g}"
-    minutes = duration["minutes"]
-    shown = ", ".join(f"{m:g}" for m in minutes[:10]) + (f", ... ({len(minutes)} in all)" if len(minutes) > 10 else "")
-    return f"empirical, one of {shown} minutes"
+    return f"empirical, one of {_listed([f'{m:g}' for m in duration['minutes']])} minutes"
+
+
+def _listed(items: list[str], shown: int = 10) -> str:
+    """The first items of a list, and how many it holds when that is more (a table line stays a line)."""
+    more = f", ... ({len(items)} in all)" if len(items) > shown else ""
+    return ", ".join(items[:shown]) + more
 
 
 def _describe_arrivals(arrivals: dict[str, Any] | None) -> str | None:
@@ -377,8 +381,8 @@ def _describe_arrivals(arrivals: dict[str, Any] | None) -> str | None:
     if arrivals["kind"] == "poisson":
         text = f"poisson, {arrivals['per_hour']:g} an hour"
     elif arrivals["kind"] == "hourly":
-        text = f"hourly, {len(arrivals['per_hour'])} rates: " + ", ".join(f"{r:g}" for r in arrivals["per_hour"])
+        text = f"hourly, {_listed([f'{r:g}' for r in arrivals['per_hour']])} an hour"
     else:
-        text = f"scheduled, {len(arrivals['at'])} times"
+        text = f"scheduled at {_listed(arrivals['at'], shown=3)}"
     targets = ", ".join(f"{t['target']} {t['probability']:g}" for t in arrivals.get("targets") or []) or "ALL"
     return f"{text}; targets {targets}; first number {arrivals.get('first_number')}"

@@ -100,6 +100,18 @@ def test_show_of_a_queue_with_nothing_set_says_whose_values_apply(cli, sandbox, 
     assert "arrivals:                 (none)" in run.out and "scripts (0):" in run.out
 
 
+def test_the_table_shows_each_kind_and_cuts_long_lists(cli, repo):
+    assert cli("sandbox-controls", "set", "--repo", repo, "--run-durations", ",".join(map(str, range(1, 30))),
+               "--arrivals-hourly", ",".join(["2"] * 168)).code == 0
+    table = cli("sandbox-controls", "show", "--repo", repo, "--format", "table").out
+    assert "empirical, one of 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, ... (29 in all) minutes" in table
+    assert "hourly, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, ... (168 in all) an hour; targets ALL; first number 1" in table
+    assert cli("sandbox-controls", "set", "--repo", repo, "--run-median-minutes", "20",
+               "--arrivals-at", "2030-01-01T00:00:00Z").code == 0
+    table = cli("sandbox-controls", "show", "--repo", repo, "--format", "table").out
+    assert "lognormal, median 20 minutes, sigma 0.35" in table and "scheduled at 2030-01-01T00:00:00Z;" in table
+
+
 def test_branch_names_the_queue(cli, sandbox, repo):
     ensure_queue(sandbox, sandbox.repos[0], "release/1.x")  # a '/' in the branch, sent in the query
     assert cli("sandbox-controls", "set", "--repo", repo, "--branch", "release/1.x", "--flaky-rate", "0.4").code == 0
