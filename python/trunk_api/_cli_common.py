@@ -1,4 +1,5 @@
-"""What the command line's modules share: the usage error and the flag of an option row.
+"""What the command line's modules share: the program's name, the usage error, the flag of an option row and the
+warning about a secret given as a flag.
 
 ``cli`` and the commands it registers (``_cli_sandbox``, ``_cli_webhooks``, ...) import these from here, so that
 no command module imports ``cli`` back: ``cli`` is the top of the command line, never a dependency.
@@ -7,9 +8,11 @@ no command module imports ``cli`` back: ``cli`` is the top of the command line, 
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import IO, Any
 
 from trunk_api.client import SECRET_OPTIONS
+
+PROG = "trunk-api"
 
 
 class UsageError(Exception):
@@ -48,3 +51,11 @@ def option_flag(group: Any, row: dict[str, Any], dest: str | None = None) -> Non
     kind, metavar = kinds.get(base, (str, "RFC3339" if base.startswith("datetime") else
                                      row["name"].rsplit("_", 1)[-1].upper()))
     group.add_argument(row["flag"], type=kind, metavar=metavar, **where)
+
+
+def warn_of_secret_flags(args: argparse.Namespace, rows: list[dict[str, Any]], stderr: IO[str]) -> None:
+    """One warning line per secret option given as a flag (``--token``...): other users see command lines."""
+    for row in rows:
+        if row["secret"] and getattr(args, row["name"], None) is not None:
+            print(f"{PROG}: warning: --{row['name'].replace('_', '-')} is visible to other users (ps, shell "
+                  f"history); prefer the {row['variables'][0]} environment variable", file=stderr)

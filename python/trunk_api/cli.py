@@ -8,6 +8,7 @@
     trunk-api pr list   --repo github.com/acme/widgets --branch main --state merged --format csv
     trunk-api queue metrics --repo github.com/acme/widgets    # Prometheus text (no --repo: every repository)
     trunk-api sandbox                    # a local sandbox of the service, until Ctrl-C
+    trunk-api sandbox-controls set --repo github.com/acme/widgets --run-minutes 40   # a running sandbox's queue
     trunk-api openapi > trunk-v1.json    # the OpenAPI 3.1 document of the API (no token, no network)
     trunk-api webhooks listen --port 8080   # verify webhook deliveries and print their events
 
@@ -40,17 +41,15 @@ from typing import IO, Any, NoReturn
 
 import trunk_api
 from trunk_api import _cli_operations as declared
-from trunk_api import _cli_export, _cli_sandbox, _cli_webhooks
+from trunk_api import _cli_export, _cli_sandbox, _cli_sandbox_controls, _cli_webhooks
 from trunk_api import _cli_output as render
-from trunk_api._cli_common import UsageError, option_flag
+from trunk_api._cli_common import PROG, UsageError, option_flag, warn_of_secret_flags
 from trunk_api._core import declarations, pager
 from trunk_api import errors
 from trunk_api import v2 as _v2
 from trunk_api._cli_output import CSV_COLUMNS
 
 __all__ = ["CSV_COLUMNS", "main"]
-
-PROG = "trunk-api"
 
 EXIT_OK = 0
 EXIT_USAGE = 2
@@ -263,6 +262,7 @@ def build_parser() -> argparse.ArgumentParser:
                           operation["doc"].rstrip(".").lower(), operation["doc"], handler, listing=listing)
 
     _cli_sandbox.add_command(commands)
+    _cli_sandbox_controls.add_command(commands, add_repo_options=_add_repo_options)
     _cli_webhooks.add_command(commands)
     _cli_export.add_command(commands, add_repo_options=_add_repo_options,
                             add_connection_options=_add_connection_options, parse_duration=parse_duration,
@@ -298,10 +298,7 @@ class _Context:
 
     def client(self) -> trunk_api.Client:
         args = self.args
-        for row in declarations.option_rows("client"):
-            if row["secret"] and getattr(args, row["name"]) is not None:
-                print(f"{PROG}: warning: --{row['name'].replace('_', '-')} is visible to other users (ps, shell "
-                      f"history); prefer the {row['variables'][0]} environment variable", file=self.stderr)
+        warn_of_secret_flags(args, declarations.option_rows("client"), self.stderr)
         try:
             return trunk_api.Client(**{row["name"]: getattr(args, row["name"]) for row in declarations.option_rows("client")})
         except errors.ValidationError:
