@@ -230,6 +230,65 @@ def bare_v2_transfer(url: str, api_key: str, path: str, limit: int = 100) -> int
     return _bare_walk(url, b"nextCursor", request)
 
 
+#: The page size of the listings twin.calibrate() reads: it leaves `limit` out, so v2 answers its default (25).
+V2_DEFAULT_PAGE_SIZE = 25
+
+
+@dataclasses.dataclass(frozen=True)
+class QueueHistoryPages:
+    """What requests_queue_history() read: the items kept and the pages requested, per listing."""
+
+    testing_results: int
+    testing_result_pages: int
+    pull_requests: int
+    pull_request_pages: int
+
+
+def requests_queue_history(url: str, api_key: str, queue_id: str, since: datetime, until: datetime,
+                           page_size: int = V2_DEFAULT_PAGE_SIZE) -> QueueHistoryPages:
+    """The transfer twin.calibrate() makes, as a user would write it with requests: the queue, then every page of
+    its testing results over [since, until], then its pull requests (newest submission first) until one was
+    submitted before `since`, each page decoded with json; the items are kept as dicts and nothing is computed."""
+    session = requests.Session()
+    session.headers.update({"Authorization": f"Bearer {api_key}", "Accept": "application/json"})
+    base = f"{url}/v2/merge-queues/{queue_id}"
+
+    def pages(path: str, params: dict[str, Any]):  # type: ignore[no-untyped-def]
+        cursor = None
+        while True:
+            answer = session.get(base + path, params={**params, "limit": page_size,
+                                                      **({"cursor": cursor} if cursor else {})})
+            answer.raise_for_status()
+            page = answer.json()
+            yield page["data"]
+            cursor = page.get("nextCursor")
+            if not cursor:
+                return
+
+    session.get(base).raise_for_status()
+    window = {"since": since.isoformat().replace("+00:00", "Z"), "until": until.isoformat().replace("+00:00", "Z")}
+    results: list[dict[str, Any]] = []
+    result_pages = 0
+    for data in pages("/testing-results", window):
+        results.extend(data)
+        result_pages += 1
+    pulls: list[dict[str, Any]] = []
+    pull_pages = 0
+    for data in pages("/pull-requests", {}):
+        pull_pages += 1
+        submitted_before = False
+        for pull in data:
+            submitted = _time((pull.get("queueEntry") or {}).get("createdAt"))
+            if submitted is not None and submitted < since:
+                submitted_before = True
+                break
+            if submitted is None or submitted < until:
+                pulls.append(pull)
+        if submitted_before:
+            break
+    return QueueHistoryPages(len(results), result_pages, len(pulls), pull_pages)
+
+
 def requests_dataclasses(target: Target, start: str, end: str, limit: int) -> list[TestRecord]:
     return [TestRecord.from_json(test) for test in requests_failing_pages(target, start, end, limit)]
 

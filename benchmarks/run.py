@@ -38,12 +38,22 @@ Scenarios (ratios are "how many times faster/smaller ours is"; targets from issu
      wall seconds and events per second, and the checks: none lost, none unsigned, duplicates only where the
      fault options asked for them (a second run with 10 % duplicates and 30 s of jitter), in order per pull
      request.
+ 12. v2: a queue's 5,000 pull requests listed into Arrow against the bare transfer of the same pages
+     (<= 1.25x), and a single v2 call against its v1 counterpart (<= 1.0x).
+ 13. the queue twin's calibration (issue 38): a sandbox on the virtual clock plays 45 days of a busy queue (about
+     10,000 pull requests at 9.3 an hour; setting it up is not timed), then trunk_api.twin.calibrate() reads that
+     history through v2, against the same pages fetched by requests + json (what a user would write; the same
+     page size, 25). Goals: calibrate < 10 s, and most of it the transfer (calibrate / transfer <= 2).
+ 14. the queue twin's what-if (issue 38): trunk_api.twin.compare() of 6 configurations x 20 seeds x 30 days of the
+     same team. There is no peer for a queue simulation: seconds and simulated pull requests per second,
+     goal < 10 s on 2 cores (queue_twin.py holds both scenarios' queue and configurations).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import gc
 import json
 import os
@@ -60,8 +70,10 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import peers  # noqa: E402
+import queue_twin  # noqa: E402
 import trunk_api  # noqa: E402
 import webhook_delivery  # noqa: E402
+from trunk_api import twin  # noqa: E402
 
 CONCURRENCY = 8
 WIDE = 32  # an extra, informational run of scenario 1
@@ -73,9 +85,10 @@ WEBHOOK_BODY_BYTES = 2048  # scenario 10
 
 FULL = {"v2_prs": 5000, "v2_calls": 2000, "queue_prs": 5000, "details": 1000, "iterate": 20_000, "frame": 100_000, "calls": 2000, "memory": 100_000,
         "latency_tests": 2000, "big_tests": 180_000, "coroutines": 10_000,
-        "webhooks": 50_000, "delivery_prs": 2500}
+        "webhooks": 50_000, "delivery_prs": 2500, "twin_days": 45, "twin_seeds": 20, "twin_window_days": 30}
 QUICK = {"v2_prs": 200, "v2_calls": 50, "queue_prs": 300, "details": 40, "iterate": 500, "frame": 1000, "calls": 50, "memory": 1000,
-         "latency_tests": 300, "big_tests": 2000, "coroutines": 200, "webhooks": 500, "delivery_prs": 100}
+         "latency_tests": 300, "big_tests": 2000, "coroutines": 200, "webhooks": 500, "delivery_prs": 100,
+         "twin_days": 5, "twin_seeds": 3, "twin_window_days": 5}
 
 
 def contenders(info: dict[str, Any]) -> tuple[trunk_api.Client, trunk_api.Repo, peers.Target]:
@@ -583,6 +596,57 @@ class Bench:
         finally:
             sandbox.stop()
 
+    def twin_calibration(self) -> None:
+        """Scenario 13: twin.calibrate() over `twin_days` of a busy queue, against the same transfer written with
+        requests, timed in the same round (one: at 45 days each takes tens of seconds, nearly all of it the
+        sandbox answering pages; see docs/performance.md)."""
+        days = self.sizes["twin_days"]
+        name = f"13 twin calibrate, {days} days"
+        busy = queue_twin.busy_queue(days)
+        try:
+            self.row(name, f"setup: advance {days} days (untimed)", days, busy.advance_seconds, informational=True,
+                     start_seconds=busy.start_seconds)
+            together = timed_together({
+                "calibrate": lambda: twin.calibrate(busy.client, busy.queue_id, since=busy.since, until=busy.until),
+                "transfer": lambda: peers.requests_queue_history(busy.sandbox.url, busy.sandbox.api_key,
+                                                                 busy.queue_id, busy.since, busy.until),
+            }, 1)
+        finally:
+            busy.close()
+        calibrate_seconds, calibration = together["calibrate"]
+        transfer_seconds, pages = together["transfer"]
+        # The same history on both sides: the window's submissions, and a result per pull request of each run.
+        assert calibration.arrivals.arrivals == pages.pull_requests, (calibration.arrivals.arrivals, pages)
+        n = pages.pull_requests
+        self.row(name, "ours twin.calibrate()", n, calibrate_seconds, runs=calibration.runs,
+                 warnings=list(calibration.warnings))
+        self.row(name, "requests + json, the same pages", n, transfer_seconds, **dataclasses.asdict(pages))
+        print(f"  {'':<34} {pages.testing_results} testing results in {pages.testing_result_pages} pages, "
+              f"{pages.pull_requests} pull requests in {pages.pull_request_pages} pages "
+              f"(page size {peers.V2_DEFAULT_PAGE_SIZE}); setup {busy.start_seconds + busy.advance_seconds:.2f} s",
+              flush=True)
+        self.target(name, "calibrate wall seconds", calibrate_seconds, 10.0, higher_is_better=False)
+        self.target(name, "calibrate / requests transfer", calibrate_seconds / transfer_seconds, 2.0,
+                    higher_is_better=False)
+
+    def twin_compare(self) -> None:
+        """Scenario 14: twin.compare() of six configurations over seeds. No peer: seconds, and simulated pull
+        requests per second (the arrivals' mean, queue_twin.simulated_pull_requests)."""
+        seeds, days = self.sizes["twin_seeds"], self.sizes["twin_window_days"]
+        configurations = queue_twin.CONFIGURATIONS
+        name = f"14 twin compare {len(configurations)}x{seeds} seeds {days} d"
+        seconds, outcomes = timed(lambda: twin.compare(queue_twin.team(), list(configurations.values()),
+                                                       seeds=seeds, window_days=days))
+        simulated = queue_twin.simulated_pull_requests(seeds, len(configurations), days)
+        self.row(name, "ours twin.compare() (no peer)", round(simulated), seconds, per_second=simulated / seconds,
+                 seeds=seeds, configurations=len(configurations), window_days=days, cpus=os.cpu_count())
+        print(f"  {'':<34} {simulated / seconds:,.0f} simulated pull requests/s", flush=True)
+        for label, outcome in zip(configurations, outcomes):
+            print(f"  {'':<34} {label:<34} p50 {outcome.minutes_in_queue_p50.value:8.1f} min, "
+                  f"{outcome.merged_per_day.value:6.1f} merged/day, {outcome.runs_per_merged.value:5.2f} runs/merged",
+                  flush=True)
+        self.target(name, "wall seconds", seconds, 10.0, higher_is_better=False)
+
     def webhook_delivery(self) -> None:
         """Scenario 11: a simulated day's events reach a verifying receiver, without faults and with duplicates."""
         prs = self.sizes["delivery_prs"]
@@ -670,7 +734,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="small sizes, to check the harness (times mean nothing)")
     parser.add_argument("--output", type=Path, help="JSON file (default benchmarks/results/<mode>-<time>.json)")
-    parser.add_argument("--scenarios", default="1,2,3,4,5,8,9,10,11,12", help="comma-separated subset, e.g. 1,4")
+    parser.add_argument("--scenarios", default="1,2,3,4,5,8,9,10,11,12,13,14", help="comma-separated subset, e.g. 1,4")
     args = parser.parse_args()
     sizes = QUICK if args.quick else FULL
     chosen = {s.strip() for s in args.scenarios.split(",")}
@@ -709,6 +773,10 @@ def main() -> int:
             bench.webhook_delivery()
         if "12" in chosen:
             bench.v2()
+        if "13" in chosen:
+            bench.twin_calibration()
+        if "14" in chosen:
+            bench.twin_compare()
     finally:
         for sandbox in (slow, big):
             if sandbox:
