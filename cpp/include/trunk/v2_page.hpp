@@ -14,10 +14,12 @@ namespace trunk {
 
 /// The items a v2 page holds when the request sets no `limit` (the service's default; the sandbox's too).
 inline constexpr std::int64_t kV2DefaultLimit = 25;
+/// The most items a v2 page may hold: a reader of a whole listing asks for it (a quarter of the requests).
+inline constexpr std::int64_t kV2MaxLimit = 100;
 
 /// The query fields of every v2 listing. `cursor` is the listing's position: pagers set it.
 #define TRUNK_V2_PAGE_QUERY_FIELDS(X)                                                                         \
-  X(std::optional<std::int64_t>, limit, "limit", {}, (schema::Rules{.min = 1, .max = 100}),                  \
+  X(std::optional<std::int64_t>, limit, "limit", {}, (schema::Rules{.min = 1, .max = kV2MaxLimit}),          \
     "items per page, 1..100 (service default 25)")                                                           \
   X(std::optional<std::string>, cursor, "cursor", {}, (schema::Rules{.non_empty = true, .page_position = true}), \
     "the page to read: a nextCursor of the previous page of the same listing; absent for the first")          \

@@ -46,12 +46,13 @@ std::optional<E> known(const std::optional<trunk::OpenEnum<E>>& value) {
   return value ? value->known() : std::nullopt;
 }
 
-/// The page of `all` a v2 listing request asks for (limit, cursor, includeTotal), or the 400 INVALID_CURSOR of a
-/// cursor made for another filter. `filter` holds every parameter that selects the listing's items; the limit is
-/// not one of them (a cursor is bound to its filter, docs/reference/v2.md#pagination), so a client may ask for fewer
-/// items on its last page than on the others.
-template <typename List, typename Request, typename Item>
-std::variant<List, Reply> page_of(std::vector<Item> all, const Request& request, const std::string& filter) {
+/// The page a v2 listing request asks for (limit, cursor, includeTotal) of `count` selected items, building only
+/// the page's: make(i) builds the i-th (a listing costs its page, not its whole length, per request); or the 400
+/// INVALID_CURSOR of a cursor made for another filter. `filter` holds every parameter that selects the listing's
+/// items; the limit is not one of them (a cursor is bound to its filter, docs/reference/v2.md#pagination), so a
+/// client may ask for fewer items on its last page than on the others.
+template <typename List, typename Request, typename Make>
+std::variant<List, Reply> page_of(std::size_t count, const Request& request, const std::string& filter, Make&& make) {
   const std::size_t limit = static_cast<std::size_t>(request.limit.value_or(kV2DefaultLimit));
   std::size_t offset = 0;
   if (request.cursor) {
@@ -60,12 +61,18 @@ std::variant<List, Reply> page_of(std::vector<Item> all, const Request& request,
     offset = *at;
   }
   List page;
-  for (std::size_t i = offset; i < all.size() && i < offset + limit; ++i) page.data.push_back(std::move(all[i]));
-  const bool more = offset + limit < all.size();
+  for (std::size_t i = offset; i < count && i < offset + limit; ++i) page.data.push_back(make(i));
+  const bool more = offset + limit < count;
   page.has_more = more;
   if (more) page.next_cursor = cursor_for(offset + limit, filter);
-  if (request.include_total.value_or(false)) page.total = static_cast<std::int64_t>(all.size());
+  if (request.include_total.value_or(false)) page.total = static_cast<std::int64_t>(count);
   return page;
+}
+
+/// The page of `all`, built already.
+template <typename List, typename Request, typename Item>
+std::variant<List, Reply> page_of(std::vector<Item> all, const Request& request, const std::string& filter) {
+  return page_of<List>(all.size(), request, filter, [&](std::size_t i) { return std::move(all[i]); });
 }
 
 /// The JSON answer of a page: nextCursor null on the last page, as v2 answers.

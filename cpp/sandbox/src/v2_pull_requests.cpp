@@ -189,11 +189,9 @@ Reply V2Service::answer<trunk::op::ListMergeQueuePullRequests>(const trunk::List
   // Newest submission first; each entry shown as its pull request with that entry (the pull request's own
   // fields from all its entries, in any queue of the repository: one pass over them, not one per pull request).
   const auto by_number = entries_by_number(key->repo);
-  std::vector<trunk::PullRequestV2> all;
+  std::vector<const MergeQueue::EntryView*> selected;
   for (auto it = views.rbegin(); it != views.rend(); ++it) {
-    if (!wanted(*it)) continue;
-    const Entry entry{key->branch, *it};
-    all.push_back(to_pull_request(key->repo, by_number.at(it->number), &entry));
+    if (wanted(*it)) selected.push_back(&*it);
   }
   std::string filter = request.id;
   if (request.state) {
@@ -202,7 +200,10 @@ Reply V2Service::answer<trunk::op::ListMergeQueuePullRequests>(const trunk::List
   filter += "\n" + request.author.value_or("");
   if (request.concluded_after) filter += "\n" + trunk::format_rfc3339(*request.concluded_after);
   if (request.concluded_before) filter += "\n" + trunk::format_rfc3339(*request.concluded_before);
-  return v2::page_reply(v2::page_of<trunk::PullRequestList>(std::move(all), request, filter));
+  return v2::page_reply(v2::page_of<trunk::PullRequestList>(selected.size(), request, filter, [&](std::size_t i) {
+    const Entry entry{key->branch, *selected[i]};
+    return to_pull_request(key->repo, by_number.at(selected[i]->number), &entry);
+  }));
 }
 
 template <>

@@ -45,26 +45,31 @@ Reply V2Service::answer<trunk::op::ListTestingResults>(const trunk::ListTestingR
     return run.status == trunk::TestingStatus::in_progress || run.updated_at < request.since || run.updated_at > until;
   });
   std::stable_sort(runs.begin(), runs.end(), [](const auto& a, const auto& b) { return a.updated_at < b.updated_at; });
-  std::vector<trunk::TestingResult> all;
-  for (const MergeQueue::RunView& run : runs) {
-    for (const auto& pr : run.tested) {
-      trunk::TestingResult& r = all.emplace_back();
-      r.pull_request_number = pr.number;
-      r.ended_at = run.updated_at;
-      r.testing_duration_ms =
-          std::chrono::duration_cast<std::chrono::milliseconds>(run.updated_at - run.created_at).count();
-      r.outcome = run.status == trunk::TestingStatus::succeeded ? trunk::TestingOutcome::passed
-                  : run.status == trunk::TestingStatus::failed  ? trunk::TestingOutcome::failed
-                                                                : trunk::TestingOutcome::interrupted;
-      if (const auto conclusion = conclusion_of(latest_state.at(pr.number))) r.entry_conclusion = *conclusion;
-      r.is_bisection = run.bisection;
-      r.started_bisection = !run.bisection && run.status == trunk::TestingStatus::failed && run.tested.size() > 1;
-      r.verification_run_id = run.id;
-    }
+  // One result per pull request of each run; only the page's are built.
+  std::vector<std::pair<std::size_t, std::size_t>> results;  // (run, tested)
+  for (std::size_t r = 0; r < runs.size(); ++r) {
+    for (std::size_t t = 0; t < runs[r].tested.size(); ++t) results.emplace_back(r, t);
   }
+  const auto result_of = [&](std::size_t i) {
+    const MergeQueue::RunView& run = runs[results[i].first];
+    const auto& pr = run.tested[results[i].second];
+    trunk::TestingResult r;
+    r.pull_request_number = pr.number;
+    r.ended_at = run.updated_at;
+    r.testing_duration_ms =
+        std::chrono::duration_cast<std::chrono::milliseconds>(run.updated_at - run.created_at).count();
+    r.outcome = run.status == trunk::TestingStatus::succeeded ? trunk::TestingOutcome::passed
+                : run.status == trunk::TestingStatus::failed  ? trunk::TestingOutcome::failed
+                                                              : trunk::TestingOutcome::interrupted;
+    if (const auto conclusion = conclusion_of(latest_state.at(pr.number))) r.entry_conclusion = *conclusion;
+    r.is_bisection = run.bisection;
+    r.started_bisection = !run.bisection && run.status == trunk::TestingStatus::failed && run.tested.size() > 1;
+    r.verification_run_id = run.id;
+    return r;
+  };
   const std::string filter = request.id + "\n" + trunk::format_rfc3339(request.since) + "\n" +
                              (request.until ? trunk::format_rfc3339(*request.until) : "");
-  return v2::page_reply(v2::page_of<trunk::TestingResultList>(std::move(all), request, filter));
+  return v2::page_reply(v2::page_of<trunk::TestingResultList>(results.size(), request, filter, result_of));
 }
 
 }  // namespace trunk::sandbox

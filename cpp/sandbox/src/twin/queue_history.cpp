@@ -23,11 +23,13 @@ QueueHistory collect_queue_history(Client& client, const std::string& queue_id, 
   results.id = queue_id;
   results.since = since;
   results.until = until;
+  results.limit = kV2MaxLimit;  // a whole listing: the fewest pages
   for (const TestingResult& r : client.pager<op::ListTestingResults>(results)) history.testing_results.push_back(r);
 
   // Newest submission first: once an entry was submitted before the window, so were all the rest.
   ListQueuePullRequestsRequest pulls;
   pulls.id = queue_id;
+  pulls.limit = kV2MaxLimit;
   for (const PullRequestV2& pr : client.pager<op::ListMergeQueuePullRequests>(pulls)) {
     const auto submitted = pr.queue_entry ? pr.queue_entry->created_at : std::nullopt;
     if (submitted && *submitted < since) break;
