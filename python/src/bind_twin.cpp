@@ -15,10 +15,13 @@
 #include "interrupt.hpp"
 #include "py_client.hpp"
 #include "trunk/twin/arrival_fit.hpp"
+#include "trunk/twin/backtest.hpp"
 #include "trunk/twin/calibration.hpp"
 #include "trunk/twin/duration_fit.hpp"
 #include "trunk/twin/intervals.hpp"
 #include "trunk/twin/queue_history.hpp"
+#include "trunk/twin/queue_measures.hpp"
+#include "trunk/twin/team_fit.hpp"
 #include "trunk/twin/what_if.hpp"
 
 namespace py = pybind11;
@@ -132,6 +135,30 @@ void bind_arrivals(py::module_& m) {
 }
 
 void bind_calibration(py::module_& m) {
+  using twin::QueueHistory;
+  py::class_<QueueHistory>(m, "QueueHistory",
+                           "What a queue's twin is calibrated from, read through v2: its configuration, testing "
+                           "results and submissions over [since, until].")
+      .def_readonly("queue_id", &QueueHistory::queue_id)
+      .def_property_readonly("since", [](const QueueHistory& h) { return timestamp_to_python(h.since); })
+      .def_property_readonly("until", [](const QueueHistory& h) { return timestamp_to_python(h.until); })
+      .def_readonly("queue", &QueueHistory::queue)
+      .def_readonly("testing_results", &QueueHistory::testing_results)
+      .def_readonly("pull_requests", &QueueHistory::pull_requests)
+      .def("__repr__", [](const QueueHistory& h) {
+        return "QueueHistory(queue_id=" + py::repr(py::str(h.queue_id)).cast<std::string>() + ", " +
+               std::to_string(h.testing_results.size()) + " testing results, " +
+               std::to_string(h.pull_requests.size()) + " pull requests)";
+      });
+  m.def(
+      "collect_history",
+      [](PyClient& client, const std::string& queue_id, py::handle since, py::handle until) {
+        const Timestamp from = timestamp_from_python(since, "since");
+        const Timestamp to = timestamp_from_python(until, "until");
+        return call_without_gil([&] { return twin::collect_queue_history(*client.client, queue_id, from, to); });
+      },
+      py::arg("client"), py::arg("queue_id"), py::arg("since"), py::arg("until"),
+      "Reads a merge queue's history through v2 (at most 45 days).");
   py::class_<Calibration>(m, "Calibration", "What a queue's history shows, each quantity with its interval.")
       .def_readonly("durations", &Calibration::durations)
       .def_readonly("arrivals", &Calibration::arrivals)
@@ -153,26 +180,53 @@ void bind_calibration(py::module_& m) {
       },
       py::arg("client"), py::arg("queue_id"), py::arg("since"), py::arg("until"),
       "Reads a merge queue's history through v2 and calibrates its twin from it.");
+  m.def(
+      "calibrate", [](const QueueHistory& history) { return call_without_gil([&] { return twin::calibrate(history); }); },
+      py::arg("history"), "Calibrates a queue's twin from a history already read.");
 }
 
 void bind_what_if(py::module_& m) {
   using twin::ConfigurationOutcome;
   using twin::TeamModel;
+  using twin::TeamUncertainty;
+  py::class_<TeamUncertainty>(m, "TeamUncertainty",
+                              "What a team's history leaves uncertain: each seed of a what-if draws its own plausible "
+                              "team from it (docs/twin.md, \"The model\").")
+      .def(py::init([](double broken_rate_sd, double flaky_rate_sd, double arrival_rate_sd, double log_median_sd,
+                       bool resample_durations) {
+             return TeamUncertainty{broken_rate_sd, flaky_rate_sd, arrival_rate_sd, log_median_sd, resample_durations};
+           }),
+           py::kw_only(), py::arg("broken_rate_sd") = 0.0, py::arg("flaky_rate_sd") = 0.0,
+           py::arg("arrival_rate_sd") = 0.0, py::arg("log_median_sd") = 0.0, py::arg("resample_durations") = false)
+      .def_readonly("broken_rate_sd", &TeamUncertainty::broken_rate_sd)
+      .def_readonly("flaky_rate_sd", &TeamUncertainty::flaky_rate_sd)
+      .def_readonly("arrival_rate_sd", &TeamUncertainty::arrival_rate_sd)
+      .def_readonly("log_median_sd", &TeamUncertainty::log_median_sd)
+      .def_readonly("resample_durations", &TeamUncertainty::resample_durations)
+      .def("__eq__", [](const TeamUncertainty& a, const TeamUncertainty& b) { return a == b; })
+      .def("__repr__", [](const TeamUncertainty& u) {
+        return "TeamUncertainty(broken_rate_sd=" + number_text(u.broken_rate_sd) +
+               ", flaky_rate_sd=" + number_text(u.flaky_rate_sd) + ", arrival_rate_sd=" +
+               number_text(u.arrival_rate_sd) + ", log_median_sd=" + number_text(u.log_median_sd) +
+               ", resample_durations=" + (u.resample_durations ? "True" : "False") + ")";
+      });
   py::class_<TeamModel>(m, "TeamModel", "What the twin knows of a team: its arrivals, CI durations and failure rates.")
       .def(py::init([](const trunk::sandbox::Arrivals& arrivals, py::handle run_duration, double broken_rate,
-                       double flaky_rate) {
+                       double flaky_rate, const TeamUncertainty& uncertainty) {
              auto duration = run_duration_from_python(run_duration, "run_duration");
              if (!duration) throw py::type_error("run_duration must be a FixedRunDuration, LognormalRunDuration or EmpiricalRunDuration");
-             return TeamModel{arrivals, *duration, broken_rate, flaky_rate};
+             return TeamModel{arrivals, *duration, broken_rate, flaky_rate, uncertainty};
            }),
            py::arg("arrivals"), py::arg("run_duration"), py::kw_only(), py::arg("broken_rate") = 0.0,
-           py::arg("flaky_rate") = 0.0)
+           py::arg("flaky_rate") = 0.0, py::arg("uncertainty") = TeamUncertainty{})
       .def_readonly("arrivals", &TeamModel::arrivals)
       .def_readonly("run_duration", &TeamModel::run_duration)
       .def_readonly("broken_rate", &TeamModel::broken_rate)
-      .def_readonly("flaky_rate", &TeamModel::flaky_rate);
+      .def_readonly("flaky_rate", &TeamModel::flaky_rate)
+      .def_readonly("uncertainty", &TeamModel::uncertainty);
   py::class_<ConfigurationOutcome>(m, "ConfigurationOutcome",
-                                   "One configuration's answers, each the mean over seeds with its 95 % interval.")
+                                   "One configuration's answers, each the mean over seeds with the interval where 95 % "
+                                   "of windows fall.")
       .def_readonly("settings", &ConfigurationOutcome::settings)
       .def_readonly("minutes_in_queue_p50", &ConfigurationOutcome::minutes_in_queue_p50)
       .def_readonly("minutes_in_queue_p90", &ConfigurationOutcome::minutes_in_queue_p90)
@@ -199,6 +253,67 @@ void bind_what_if(py::module_& m) {
       "Runs each configuration on the sandbox's queue model fed by the team's model, over the same seeds.");
 }
 
+void bind_fit_and_backtest(py::module_& m) {
+  using twin::Backtest;
+  using twin::FittedTeam;
+  using twin::QueueMeasures;
+  py::class_<FittedTeam>(m, "FittedTeam",
+                         "The twin's model of a team fitted from its calibration; the broken and flaky rates by "
+                         "simulation under the queue's configuration.")
+      .def_readonly("team", &FittedTeam::team)
+      .def_readonly("broken_rate", &FittedTeam::broken_rate)
+      .def_readonly("flaky_rate", &FittedTeam::flaky_rate)
+      .def_readonly("simulated_failed_entries", &FittedTeam::simulated_failed_entries)
+      .def_readonly("simulated_failed_clean_runs", &FittedTeam::simulated_failed_clean_runs)
+      .def_readonly("warnings", &FittedTeam::warnings);
+  m.def(
+      "fit_team",
+      [](const Calibration& calibration, const QueueSettings& current, std::size_t seeds, std::uint64_t first_seed) {
+        twin::TeamFitOptions options;
+        options.seeds = seeds;
+        options.first_seed = first_seed;
+        options.interrupted = python_interrupt_check;
+        return call_without_gil([&] { return twin::fit_team(calibration, current, options); });
+      },
+      py::arg("calibration"), py::arg("current"), py::kw_only(), py::arg("seeds") = twin::TeamFitOptions{}.seeds,
+      py::arg("first_seed") = twin::TeamFitOptions{}.first_seed,
+      "Fits the team's model from a calibration, the rates by simulation under the current configuration.");
+  py::class_<QueueMeasures>(m, "QueueMeasures", "What a queue did over a window, measured as the twin measures it.")
+      .def_readonly("minutes_in_queue_p50", &QueueMeasures::minutes_in_queue_p50)
+      .def_readonly("minutes_in_queue_p90", &QueueMeasures::minutes_in_queue_p90)
+      .def_readonly("merged_per_day", &QueueMeasures::merged_per_day)
+      .def_readonly("runs_per_merged", &QueueMeasures::runs_per_merged)
+      .def_property_readonly("failed_share", &QueueMeasures::failed_share)
+      .def_readonly("submitted", &QueueMeasures::submitted)
+      .def_readonly("merged", &QueueMeasures::merged)
+      .def_readonly("runs", &QueueMeasures::runs);
+  py::class_<Backtest>(m, "Backtest",
+                       "The twin replaying the queue's own configuration over its history, beside what the history "
+                       "shows; each error is (predicted - observed) / observed.")
+      .def_readonly("settings", &Backtest::settings)
+      .def_property_readonly("since", [](const Backtest& b) { return timestamp_to_python(b.from); })
+      .def_property_readonly("until", [](const Backtest& b) { return timestamp_to_python(b.to); })
+      .def_readonly("observed", &Backtest::observed)
+      .def_readonly("predicted", &Backtest::predicted)
+      .def_readonly("p50_error", &Backtest::p50_error)
+      .def_readonly("p90_error", &Backtest::p90_error)
+      .def_readonly("merged_per_day_error", &Backtest::merged_per_day_error)
+      .def_readonly("runs_per_merged_error", &Backtest::runs_per_merged_error);
+  m.def(
+      "backtest",
+      [](const twin::TeamModel& team, const twin::QueueHistory& history, std::size_t seeds, std::uint64_t first_seed) {
+        twin::WhatIfOptions options;
+        options.seeds = seeds;
+        options.first_seed = first_seed;
+        options.interrupted = python_interrupt_check;
+        return call_without_gil([&] { return twin::backtest(team, history, options); });
+      },
+      py::arg("team"), py::arg("history"), py::kw_only(), py::arg("seeds") = twin::WhatIfOptions{}.seeds,
+      py::arg("first_seed") = 1, "Replays the queue's configuration with the team's model over its history.");
+  m.def("settings_of", &twin::settings_of, py::arg("queue"),
+        "A v2 queue's configuration as the settings the twin runs (v1's shape).");
+}
+
 }  // namespace
 
 void bind_twin(py::module_& m) {
@@ -207,6 +322,7 @@ void bind_twin(py::module_& m) {
   bind_arrivals(m);
   bind_calibration(m);
   bind_what_if(m);
+  bind_fit_and_backtest(m);
 }
 
 }  // namespace trunk::python

@@ -1,18 +1,24 @@
-"""A twin of your own merge queue (docs/twin.md): what its history shows, each quantity with its 95 % interval.
+"""A twin of your own merge queue (docs/twin.md): calibrated from its history, checked against it, and run under
+other configurations; every answer with its 95 % interval and the backtest's error beside it.
 
 ```python
 from trunk_api import Client, twin
 client = Client()                                   # with a v2 API key
-calibration = twin.calibrate(client, queue.id)      # the last 45 days
-print(calibration.durations.lognormal.median_minutes, calibration.warnings)
+queue_twin = twin.of_queue(client, queue.id)        # the last 45 days: history, calibration, model, backtest
+print(queue_twin.backtest.p50_error, queue_twin.warnings)
+rows = queue_twin.compare_table([{}, {"batch": True, "batchingMinSize": 4}])
 ```
 
-The statistics are the C++ core's (``trunk/twin/``); this module only chooses the window's defaults.
+The statistics and the simulation are the C++ core's (``trunk/twin/``); this module chooses the window's defaults
+and lays the answers out as rows.
 """
 
 from __future__ import annotations
 
+import json
+import math
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
@@ -21,16 +27,22 @@ from trunk_api._core.models import QueueSettings
 from trunk_api._core.twin import (
     CONFIDENCE,
     ArrivalProfile,
+    Backtest,
     Calibration,
     ConfigurationOutcome,
     DurationFit,
     Estimate,
+    FittedTeam,
     LognormalFit,
+    QueueHistory,
+    QueueMeasures,
     TeamModel,
+    TeamUncertainty,
     estimate_poisson_rate,
     estimate_proportion,
     fit_arrivals,
     fit_durations,
+    settings_of,
 )
 from trunk_api.client import Client
 
@@ -38,17 +50,44 @@ from trunk_api.client import Client
 HISTORY_WINDOW = timedelta(days=45)
 
 
-def calibrate(client: Client, queue_id: str, *, since: datetime | None = None,
-              until: datetime | None = None) -> Calibration:
-    """Reads the merge queue's history through v2 (its configuration, testing results and submissions over
-    [since, until]) and reports what it shows, with intervals and warnings (docs/twin.md, "Calibration").
-
-    until defaults to now, since to 45 days before until (the most the service keeps). Raises ValidationError
-    naming ``since`` for an empty window or one longer than 45 days, before anything is sent.
-    """
+def _window(since: datetime | None, until: datetime | None) -> tuple[datetime, datetime]:
     until = until if until is not None else datetime.now(timezone.utc)
-    since = since if since is not None else until - HISTORY_WINDOW
+    return (since if since is not None else until - HISTORY_WINDOW), until
+
+
+def collect_history(client: Client, queue_id: str, *, since: datetime | None = None,
+                    until: datetime | None = None) -> QueueHistory:
+    """Reads the merge queue's history through v2: its configuration, testing results and submissions over
+    [since, until] (until defaults to now, since to 45 days before it, the most the service keeps). Raises
+    ValidationError naming ``since`` for an empty window or one longer than 45 days, before anything is sent."""
+    since, until = _window(since, until)
+    return _twin.collect_history(client._core, queue_id, since, until)
+
+
+def calibrate(client: Client | QueueHistory, queue_id: str | None = None, *, since: datetime | None = None,
+              until: datetime | None = None) -> Calibration:
+    """What the merge queue's history shows, with intervals and warnings (docs/twin.md, "Calibration"): read
+    through ``client`` as collect_history() does, or from a history already read (``calibrate(history)``)."""
+    if isinstance(client, QueueHistory):
+        return _twin.calibrate(client)
+    if queue_id is None:
+        raise TypeError("calibrate(client, queue_id) needs the queue's id")
+    since, until = _window(since, until)
     return _twin.calibrate(client._core, queue_id, since, until)
+
+
+def fit_team(calibration: Calibration, current: QueueSettings | Mapping[str, Any], *, seeds: int = 8,
+             first_seed: int = 1_000_001) -> FittedTeam:
+    """The twin's model of the team from its calibration (docs/twin.md, "The model"): arrivals and durations as
+    observed, the broken and flaky rates fitted by simulation under ``current`` (the queue's configuration), each
+    with its interval. The GIL is released; Ctrl-C ends it."""
+    return _twin.fit_team(calibration, _settings(current), seeds=seeds, first_seed=first_seed)
+
+
+def backtest(team: TeamModel, history: QueueHistory, *, seeds: int = 20, first_seed: int = 1) -> Backtest:
+    """The twin replaying the queue's own configuration over its history, beside what the history shows
+    (docs/twin.md, "Backtest"). The GIL is released; Ctrl-C ends it."""
+    return _twin.backtest(team, history, seeds=seeds, first_seed=first_seed)
 
 
 def compare(team: TeamModel, configurations: Sequence[QueueSettings | Mapping[str, Any]], *, seeds: int = 20,
@@ -61,25 +100,124 @@ def compare(team: TeamModel, configurations: Sequence[QueueSettings | Mapping[st
     A configuration is a QueueSettings or a dict of its wire names (``{"mode": "parallel", "batch": True,
     "batchingMinSize": 4}``); a setting left out is a new queue's. The GIL is released; Ctrl-C ends it.
     """
-    settings = [c if isinstance(c, QueueSettings) else QueueSettings.from_dict(dict(c)) for c in configurations]
-    return _twin.compare(team, settings, seeds=seeds, window_days=window_days, warm_up_hours=warm_up_hours,
-                         drain_hours=drain_hours, first_seed=first_seed)
+    return _twin.compare(team, [_settings(c) for c in configurations], seeds=seeds, window_days=window_days,
+                         warm_up_hours=warm_up_hours, drain_hours=drain_hours, first_seed=first_seed)
+
+
+def _settings(configuration: QueueSettings | Mapping[str, Any]) -> QueueSettings:
+    if isinstance(configuration, QueueSettings):
+        return configuration
+    return QueueSettings.from_dict(dict(configuration))
+
+
+def _label(configuration: QueueSettings | Mapping[str, Any]) -> str:
+    """A configuration as its reader wrote it: the dict's wire names, or the settings it sets."""
+    if isinstance(configuration, QueueSettings):
+        configuration = {k: v for k, v in configuration.to_dict().items() if v is not None}
+    return json.dumps(dict(configuration), sort_keys=True, default=str) if configuration else "a new queue's settings"
+
+
+def _error(x: float) -> float | None:
+    return None if math.isnan(x) else x
+
+
+@dataclass(frozen=True)
+class Twin:
+    """A merge queue's twin (docs/twin.md): the history it was calibrated from, what that history shows, the
+    fitted model of the team and the backtest of the queue's own configuration, whose errors say how far to
+    trust every other answer."""
+
+    history: QueueHistory
+    calibration: Calibration
+    fitted: FittedTeam
+    backtest: Backtest
+
+    @property
+    def team(self) -> TeamModel:
+        """The fitted model of the team, with its uncertainty."""
+        return self.fitted.team
+
+    @property
+    def settings(self) -> QueueSettings:
+        """The queue's configuration when its history was read: what the backtest replays."""
+        return self.backtest.settings
+
+    @property
+    def warnings(self) -> list[str]:
+        """What makes the answers weak, in words: the calibration's, then the model's."""
+        return list(self.calibration.warnings) + list(self.fitted.warnings)
+
+    def compare(self, configurations: Sequence[QueueSettings | Mapping[str, Any]], *, seeds: int = 20,
+                window_days: int = 30, first_seed: int = 1) -> list[ConfigurationOutcome]:
+        """Runs each configuration on the twin (compare()) with the fitted team."""
+        return compare(self.team, configurations, seeds=seeds, window_days=window_days, first_seed=first_seed)
+
+    def compare_table(self, configurations: Sequence[QueueSettings | Mapping[str, Any]], *, seeds: int = 20,
+                      window_days: int = 30, first_seed: int = 1) -> list[dict[str, Any]]:
+        """compare() as rows, one per configuration: each answer with its interval, and beside it the backtest's
+        error on the same measure (``pandas.DataFrame(rows)`` makes a table of it)."""
+        outcomes = self.compare(configurations, seeds=seeds, window_days=window_days, first_seed=first_seed)
+        return [outcome_row(_label(c), o, self.backtest) for c, o in zip(configurations, outcomes)]
+
+
+def outcome_row(label: str, outcome: ConfigurationOutcome, backtest: Backtest | None = None) -> dict[str, Any]:
+    """One configuration's answers as a flat row: value, low and high of each measure, and the backtest's error
+    on it when a backtest is given (latency and cost side by side)."""
+    row: dict[str, Any] = {"configuration": label}
+    errors = {
+        "minutes_in_queue_p50": backtest.p50_error if backtest else math.nan,
+        "minutes_in_queue_p90": backtest.p90_error if backtest else math.nan,
+        "runs_per_merged": backtest.runs_per_merged_error if backtest else math.nan,
+        "merged_per_day": backtest.merged_per_day_error if backtest else math.nan,
+        "failed_share": math.nan,
+    }
+    for measure, error in errors.items():
+        estimate: Estimate = getattr(outcome, measure)
+        row[measure] = estimate.value
+        row[f"{measure}_low"] = estimate.low
+        row[f"{measure}_high"] = estimate.high
+        if backtest is not None and measure != "failed_share":
+            row[f"{measure}_backtest_error"] = _error(error)
+    return row
+
+
+def of_queue(client: Client, queue_id: str, *, since: datetime | None = None, until: datetime | None = None,
+             seeds: int = 20) -> Twin:
+    """The twin of a merge queue, in one call: its history read through v2 (the last 45 days by default), the
+    calibration, the team's model fitted under the queue's configuration and the backtest of that configuration
+    over the same history. The GIL is released throughout; Ctrl-C ends it."""
+    history = collect_history(client, queue_id, since=since, until=until)
+    calibration = _twin.calibrate(history)
+    fitted = _twin.fit_team(calibration, settings_of(history.queue))
+    return Twin(history, calibration, fitted, backtest(fitted.team, history, seeds=seeds))
 
 
 __all__ = [
     "CONFIDENCE",
     "HISTORY_WINDOW",
     "ArrivalProfile",
+    "Backtest",
     "Calibration",
     "ConfigurationOutcome",
     "DurationFit",
     "Estimate",
+    "FittedTeam",
     "LognormalFit",
+    "QueueHistory",
+    "QueueMeasures",
     "TeamModel",
+    "TeamUncertainty",
+    "Twin",
+    "backtest",
     "calibrate",
+    "collect_history",
     "compare",
     "estimate_poisson_rate",
     "estimate_proportion",
     "fit_arrivals",
     "fit_durations",
+    "fit_team",
+    "of_queue",
+    "outcome_row",
+    "settings_of",
 ]

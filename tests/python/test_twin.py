@@ -150,3 +150,82 @@ def test_ctrl_c_ends_a_long_compare() -> None:
             twin.compare(_team(per_hour=20), [{}, {"mode": "parallel"}], seeds=10_000, window_days=60)
     finally:
         timer.cancel()
+
+
+# ---- the whole twin: history, model, backtest, answers beside the backtest's errors ---------------------------
+@pytest.fixture(scope="module")
+def a_teams_week():
+    """A sandbox playing a team's service for eight days: Poisson arrivals, CI of 10 or 30 minutes, 8 % broken
+    pull requests and 5 % flaky runs, two pull requests tested at once."""
+    import trunk_api
+    from trunk_api.sandbox import Arrivals, EmpiricalRunDuration
+
+    with trunk_api.Sandbox(seed=5, tests=60, clock="virtual") as box:
+        client = box.client()
+        repo = box.repos[0]
+        queue = main_queue_of(client, repo)
+        client.v2.merge_queues.update_config(queue.id, concurrency=2)
+        box.set_queue_controls(repo, run_duration=EmpiricalRunDuration([10] * 7 + [30] * 3), flaky_run_rate=0.05,
+                               broken_pull_request_rate=0.08, arrivals=Arrivals.poisson(2.5, first_number=1000))
+        box.advance(hours=24 * 8)
+        until = box.clock_now
+        yield twin.of_queue(client, queue.id, since=until - timedelta(days=7), until=until, seeds=8)
+
+
+def test_of_queue_calibrates_fits_and_backtests_the_queue(a_teams_week) -> None:
+    queue_twin = a_teams_week
+    assert isinstance(queue_twin.history, twin.QueueHistory)
+    assert len(queue_twin.history.pull_requests) > 300 and "pull requests" in repr(queue_twin.history)
+    assert queue_twin.settings.concurrency == 2          # the queue's configuration, read through v2
+    assert queue_twin.calibration.arrivals.per_hour.contains(2.5)
+    assert queue_twin.fitted.broken_rate is not None and queue_twin.fitted.flaky_rate is not None
+    assert queue_twin.fitted.broken_rate.contains(0.08) and queue_twin.fitted.flaky_rate.contains(0.05)
+    uncertainty = queue_twin.team.uncertainty
+    assert uncertainty.resample_durations and uncertainty.broken_rate_sd > 0 and uncertainty.arrival_rate_sd > 0
+    back = queue_twin.backtest
+    assert back.observed.merged > 250 and back.predicted.seeds == 8
+    assert abs(back.p50_error) < 0.15 and abs(back.runs_per_merged_error) < 0.15
+    assert back.since == queue_twin.history.since and back.until < queue_twin.history.until
+    assert any("impacted targets" in w for w in queue_twin.warnings)
+
+
+def test_compare_table_sets_the_backtest_error_beside_each_answer(a_teams_week) -> None:
+    rows = a_teams_week.compare_table([{}, {"concurrency": 2}, {"concurrency": 4}], seeds=4, window_days=7)
+    assert [r["configuration"] for r in rows] == ["a new queue's settings", '{"concurrency": 2}',
+                                                  '{"concurrency": 4}']
+    for row in rows:
+        assert row["minutes_in_queue_p50_low"] <= row["minutes_in_queue_p50"] <= row["minutes_in_queue_p50_high"]
+        assert row["minutes_in_queue_p50_backtest_error"] == a_teams_week.backtest.p50_error
+        assert row["runs_per_merged_backtest_error"] == a_teams_week.backtest.runs_per_merged_error
+        assert "failed_share_backtest_error" not in row   # the backtest has no error for it
+    one_at_a_time, two, four = (r["minutes_in_queue_p50"] for r in rows)
+    assert one_at_a_time > two > four
+
+
+def test_the_steps_exist_on_their_own_and_refuse_bad_input(a_teams_week) -> None:
+    history = a_teams_week.history
+    calibration = twin.calibrate(history)
+    assert calibration.arrivals.arrivals == a_teams_week.calibration.arrivals.arrivals
+    assert twin.settings_of(history.queue).concurrency == 2
+    with pytest.raises(ValidationError) as error:
+        twin.fit_team(calibration, {"concurrency": 2}, seeds=1)
+    assert field_of(error) == "seeds"
+    with pytest.raises(TypeError):
+        twin.calibrate(a_teams_week.history.queue)  # neither a client with an id nor a history
+
+
+def test_a_team_with_uncertainty_draws_a_plausible_team_per_seed() -> None:
+    from trunk_api.sandbox import Arrivals, FixedRunDuration
+
+    exact = _team(3, 15, 0.05, 0.02)
+    unsure = twin.TeamModel(Arrivals.poisson(3), FixedRunDuration(15), broken_rate=0.05, flaky_rate=0.02,
+                            uncertainty=twin.TeamUncertainty(broken_rate_sd=0.03, arrival_rate_sd=0.2))
+    assert unsure.uncertainty == twin.TeamUncertainty(broken_rate_sd=0.03, arrival_rate_sd=0.2)
+    assert "arrival_rate_sd=0.2" in repr(unsure.uncertainty)
+    (a,), (b,) = (twin.compare(t, [{}], seeds=8, window_days=5) for t in (exact, unsure))
+    width = lambda e: e.high - e.low  # noqa: E731
+    assert width(b.merged_per_day) > width(a.merged_per_day)  # a month's luck and the team's uncertainty
+    with pytest.raises(ValidationError) as error:
+        twin.compare(twin.TeamModel(Arrivals.poisson(3), FixedRunDuration(15),
+                                    uncertainty=twin.TeamUncertainty(flaky_rate_sd=-1)), [{}], seeds=2)
+    assert field_of(error) == "team.uncertainty.flaky_rate_sd"

@@ -56,6 +56,9 @@ Estimate over_seeds(const std::vector<QueueMeasures>& seeds, double (*measure_of
       e.low = std::max(0.0, mean - half);
       e.high = mean + half;
     }
+    // The log scale centres on the geometric mean: keep the (arithmetic) mean inside against rounding.
+    e.low = std::min(e.low, e.value);
+    e.high = std::max(e.high, e.value);
   }
   if (unbounded) e.high = e.value = kNeverMerged;
   return e;
