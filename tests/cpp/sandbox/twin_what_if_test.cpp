@@ -136,13 +136,13 @@ TEST(TwinWhatIf, EveryRuleIsCheckedAtItsBoundaries) {
   EXPECT_EQ(violations_of(team(1, 10), negative), V{"drain: must not be negative"});
 }
 
-TEST(TwinWhatIf, AnInterruptionEndsItBetweenSeeds) {
+TEST(TwinWhatIf, AnInterruptionEndsItAtItsNextQuestion) {
   WhatIfOptions options = quick(5);
-  options.threads = 1;  // one thread asks before each seed, so the count is exact
+  options.threads = 1;  // one thread asks (before each seed and between simulated days), so the count is exact
   int asked = 0;
   options.interrupted = [&] { return ++asked == 3; };
   EXPECT_THROW((void)compare(team(3, 10), {single()}, options), trunk::CancelledError);
-  EXPECT_EQ(asked, 3) << "asked before each seed, and nothing ran after the answer was yes";
+  EXPECT_EQ(asked, 3) << "nothing ran, and nothing asked, after the answer was yes";
 }
 
 TEST(TwinWhatIf, NoArrivalIsNoMergeAndSaysSoWithoutInventingANumber) {

@@ -100,7 +100,7 @@ TeamModel team_for_seed(const TeamModel& team, std::uint64_t seed) {
 }
 
 QueueMeasures simulate(const TeamModel& team, const trunk::QueueSettings& settings, std::uint64_t seed,
-                       const WhatIfOptions& options) {
+                       const WhatIfOptions& options, const StopCheck& stop) {
   const trunk::sandbox::FailureModel model{.flaky_run_failure = team.flaky_rate,
                                            .broken_pull_request = team.broken_rate,
                                            .seed = seed};
@@ -111,32 +111,44 @@ QueueMeasures simulate(const TeamModel& team, const trunk::QueueSettings& settin
   queue.set_controls(controls);
   const Timestamp from = options.start + options.warm_up;
   const Timestamp to = from + options.window;
-  queue.advance_to(to + options.drain, settings);
+  const Timestamp end = to + options.drain;
+  for (Timestamp day = options.start + std::chrono::days(1); day < end; day += std::chrono::days(1)) {
+    queue.advance_to(day, settings);
+    if (stop && stop()) throw trunk::CancelledError("twin: interrupted");
+  }
+  queue.advance_to(end, settings);
   return measure(record_of(queue), from, to);
 }
 
-void run_jobs(std::size_t count, std::size_t threads, const std::function<void(std::size_t)>& job,
+void run_jobs(std::size_t count, std::size_t threads,
+              const std::function<void(std::size_t, const StopCheck& stop)>& job,
               const std::function<bool()>& interrupted) {
   std::atomic<std::size_t> next{0};
-  std::atomic<bool> stop{false};
+  std::atomic<bool> stopping{false};
   bool cancelled = false;  // written by the calling thread only
   std::exception_ptr failure;
   std::mutex failure_mutex;
+  const StopCheck worker_stop = [&] { return stopping.load(); };
+  const StopCheck caller_stop = [&] {
+    if (stopping.load()) return true;
+    if (interrupted && interrupted()) {
+      cancelled = true;
+      stopping = true;
+    }
+    return stopping.load();
+  };
   const auto work = [&](bool caller) {
-    while (!stop.load()) {
-      if (caller && interrupted && interrupted()) {
-        cancelled = true;
-        stop = true;
-        break;
-      }
+    const StopCheck& stop = caller ? caller_stop : worker_stop;
+    while (!stop()) {
       const std::size_t i = next.fetch_add(1);
       if (i >= count) break;
       try {
-        job(i);
+        job(i, stop);
       } catch (...) {
+        if (stopping.load()) break;  // abandoned on a stop, not failed
         const std::lock_guard lock(failure_mutex);
         if (!failure) failure = std::current_exception();
-        stop = true;
+        stopping = true;
       }
     }
   };

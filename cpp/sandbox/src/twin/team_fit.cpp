@@ -87,7 +87,9 @@ Shares simulate_shares(const TeamModel& team, const trunk::QueueSettings& settin
   std::vector<QueueMeasures> measured(options.seeds);
   detail::run_jobs(
       options.seeds, options.threads,
-      [&](std::size_t k) { measured[k] = detail::simulate(team, settings, options.first_seed + k, w); },
+      [&](std::size_t k, const detail::StopCheck& stop) {
+        measured[k] = detail::simulate(team, settings, options.first_seed + k, w, stop);
+      },
       options.interrupted);
   Shares out;
   std::vector<Vector> samples;

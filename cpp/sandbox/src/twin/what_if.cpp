@@ -102,9 +102,9 @@ std::vector<ConfigurationOutcome> compare(const TeamModel& team, const std::vect
   std::vector<std::vector<QueueMeasures>> measured(configurations.size(), std::vector<QueueMeasures>(options.seeds));
   detail::run_jobs(
       configurations.size() * options.seeds, options.threads,
-      [&](std::size_t job) {
+      [&](std::size_t job, const detail::StopCheck& stop) {
         const std::size_t c = job / options.seeds, k = job % options.seeds;
-        measured[c][k] = detail::simulate(teams[k], configurations[c], options.first_seed + k, options);
+        measured[c][k] = detail::simulate(teams[k], configurations[c], options.first_seed + k, options, stop);
       },
       options.interrupted);
   std::vector<ConfigurationOutcome> out;
