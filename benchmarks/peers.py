@@ -230,8 +230,8 @@ def bare_v2_transfer(url: str, api_key: str, path: str, limit: int = 100) -> int
     return _bare_walk(url, b"nextCursor", request)
 
 
-#: The page size of the listings twin.calibrate() reads: it leaves `limit` out, so v2 answers its default (25).
-V2_DEFAULT_PAGE_SIZE = 25
+#: The page size of the listings twin.calibrate() reads: v2's largest (kV2MaxLimit in trunk/v2_page.hpp).
+CALIBRATE_PAGE_SIZE = 100
 
 
 @dataclasses.dataclass(frozen=True)
@@ -245,7 +245,7 @@ class QueueHistoryPages:
 
 
 def requests_queue_history(url: str, api_key: str, queue_id: str, since: datetime, until: datetime,
-                           page_size: int = V2_DEFAULT_PAGE_SIZE) -> QueueHistoryPages:
+                           page_size: int = CALIBRATE_PAGE_SIZE) -> QueueHistoryPages:
     """The transfer twin.calibrate() makes, as a user would write it with requests: the queue, then every page of
     its testing results over [since, until], then its pull requests (newest submission first) until one was
     submitted before `since`, each page decoded with json; the items are kept as dicts and nothing is computed."""

@@ -43,7 +43,7 @@ Scenarios (ratios are "how many times faster/smaller ours is"; targets from issu
  13. the queue twin's calibration (issue 38): a sandbox on the virtual clock plays 45 days of a busy queue (about
      10,000 pull requests at 9.3 an hour; setting it up is not timed), then trunk_api.twin.calibrate() reads that
      history through v2, against the same pages fetched by requests + json (what a user would write; the same
-     page size, 25). Goals: calibrate < 10 s, and most of it the transfer (calibrate / transfer <= 2).
+     page size, 100). Goals: calibrate < 10 s, and most of it the transfer (calibrate / transfer <= 2).
  14. the queue twin's what-if (issue 38): trunk_api.twin.compare() of 6 configurations x 20 seeds x 30 days of the
      same team. There is no peer for a queue simulation: seconds and simulated pull requests per second,
      goal < 10 s on 2 cores (queue_twin.py holds both scenarios' queue and configurations).
@@ -623,7 +623,7 @@ class Bench:
         self.row(name, "requests + json, the same pages", n, transfer_seconds, **dataclasses.asdict(pages))
         print(f"  {'':<34} {pages.testing_results} testing results in {pages.testing_result_pages} pages, "
               f"{pages.pull_requests} pull requests in {pages.pull_request_pages} pages "
-              f"(page size {peers.V2_DEFAULT_PAGE_SIZE}); setup {busy.start_seconds + busy.advance_seconds:.2f} s",
+              f"(page size {peers.CALIBRATE_PAGE_SIZE}); setup {busy.start_seconds + busy.advance_seconds:.2f} s",
               flush=True)
         self.target(name, "calibrate wall seconds", calibrate_seconds, 10.0, higher_is_better=False)
         self.target(name, "calibrate / requests transfer", calibrate_seconds / transfer_seconds, 2.0,
