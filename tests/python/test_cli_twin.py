@@ -165,3 +165,15 @@ def test_days_counts_back_from_until(a_teams_week, twin_cli) -> None:
     window = strict_json(run.out)["window"]
     assert window["until"].startswith(box.clock_now.strftime("%Y-%m-%dT%H:%M"))
     assert window["since"].startswith((box.clock_now - timedelta(days=7)).strftime("%Y-%m-%dT%H:%M"))
+
+
+def test_ctrl_c_ends_the_command_with_exit_code_130(twin_cli, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The library raises KeyboardInterrupt when Ctrl-C arrives while it simulates with the GIL released.
+    from trunk_api import twin
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(twin.Twin, "compare", interrupted)
+    run = twin_cli("compare", "--config", '{"concurrency": 4}')
+    assert run.code == 130 and "interrupted" in run.err and run.out == ""
