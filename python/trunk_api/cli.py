@@ -11,6 +11,7 @@
     trunk-api sandbox-controls set --repo github.com/acme/widgets --run-minutes 40   # a running sandbox's queue
     trunk-api openapi > trunk-v1.json    # the OpenAPI 3.1 document of the API (no token, no network)
     trunk-api webhooks listen --port 8080   # verify webhook deliveries and print their events
+    trunk-api twin compare --queue-id ID --config '{"concurrency": 4}'   # your queue's twin (docs/twin.md)
 
 It is a thin shell over the public ``trunk_api`` API: arguments are handed to :class:`trunk_api.Client` as
 they are, so validation, time parsing, paging and retries happen in the C++ core exactly as for Python
@@ -41,7 +42,7 @@ from typing import IO, Any, NoReturn
 
 import trunk_api
 from trunk_api import _cli_operations as declared
-from trunk_api import _cli_export, _cli_sandbox, _cli_sandbox_controls, _cli_webhooks
+from trunk_api import _cli_export, _cli_sandbox, _cli_sandbox_controls, _cli_twin, _cli_webhooks
 from trunk_api import _cli_output as render
 from trunk_api._cli_common import PROG, UsageError, option_flag, warn_of_secret_flags
 from trunk_api._core import declarations, pager
@@ -267,6 +268,7 @@ def build_parser() -> argparse.ArgumentParser:
     _cli_export.add_command(commands, add_repo_options=_add_repo_options,
                             add_connection_options=_add_connection_options, parse_duration=parse_duration,
                             handler=_run_export)
+    _cli_twin.add_command(commands, add_connection_options=_add_connection_options)
 
     openapi = commands.add_parser(
         "openapi", help="print the OpenAPI 3.1 document of the API (JSON)",
