@@ -518,12 +518,259 @@ plt.show()"""),
     ("code", """sandbox.stop()"""),
 ]
 
+TWIN = [
+    ("md", """# Your queue's twin
+
+Should your merge queue test more pull requests at once, or batch them? The twin answers from your own queue's
+history: it reads that history through the v2 API, calibrates a model of your team from it (when pull requests
+arrive, how long CI takes, how often a pull request is broken or a run flaky), checks the model by replaying your
+current configuration over the same weeks (the **backtest**), and then runs other configurations on the same
+team. Every answer comes with its 95 % interval, latency and CI cost always as a pair, and the backtest's error
+beside them ([docs/twin.md](../docs/twin.md)).
+
+Here a **sandbox** stands in for Trunk's service, on a virtual clock: it plays four weeks of a team whose
+parameters the twin never sees. Because we hid them ourselves, this notebook can also show how close the twin gets
+to the truth, which against your own queue nobody can."""),
+    ("code", """import random
+
+import matplotlib.pyplot as plt  # in Jupyter the inline backend draws with Agg, so this also works headless
+import pandas as pd
+from IPython.display import Markdown
+
+from trunk_api import Sandbox, twin
+from trunk_api.sandbox import Arrivals, EmpiricalRunDuration"""),
+    ("md", """## Four weeks of a team (this cell plays your team)
+
+**Against the service you skip this cell**: use `client = Client()` (with a v2 API key) and your own queue's id,
+which `client.v2.merge_queues.list()` gives. The cell starts a sandbox on a virtual clock and lets a team with
+hidden parameters use its merge queue for 28 days, which takes a second:
+
+- pull requests arrive on a working-hours profile in UTC (5 an hour from 08:00 to 18:00, 1.5 in the evening,
+  0.3 at night);
+- CI is bimodal, as with a cache that hits or misses: 70 % of runs take 9 to 13 minutes, 30 % take 35 to 45;
+- 8 % of pull requests are broken and 5 % of runs fail on a flaky test;
+- the queue tests three pull requests at once (`concurrency=3`), set through v2 as your team would have.
+
+Neither the CI distribution nor the arrival profile is the sandbox's default, so nothing the twin finds comes
+from the sandbox's own generator. `play_team` is a function because the ground truth at the end replays the same
+team on another sandbox."""),
+    ("code", """DAYS = 28
+draw = random.Random(6)
+HIDDEN_CI_MINUTES = ([round(draw.uniform(9, 13), 1) for _ in range(70)]
+                     + [round(draw.uniform(35, 45), 1) for _ in range(30)])
+HIDDEN_PER_HOUR = [0.3] * 8 + [5.0] * 10 + [1.5] * 4 + [0.3] * 2    # by UTC hour of the day, 00:00 first
+HIDDEN_BROKEN, HIDDEN_FLAKY = 0.08, 0.05
+
+def main_queue(client, repo):
+    repository = client.v2.repositories.resolve_page(f"https://{repo}").data[0]
+    queues = client.v2.merge_queues.list(repository_id=repository.id, progress=False)   # one short page: no bar
+    return next(q for q in queues if q.target_branch == "main")
+
+def play_team(seed, **configuration):
+    \"\"\"A sandbox whose main queue, configured through v2, has served the hidden team for DAYS days.\"\"\"
+    box = Sandbox(seed=seed, tests=60, clock="virtual").start()
+    client = box.client()
+    queue = main_queue(client, box.repos[0])
+    client.v2.merge_queues.update_config(queue.id, **configuration)
+    start = box.clock_now
+    box.set_queue_controls(box.repos[0], run_duration=EmpiricalRunDuration(HIDDEN_CI_MINUTES),
+                           flaky_run_rate=HIDDEN_FLAKY, broken_pull_request_rate=HIDDEN_BROKEN,
+                           arrivals=Arrivals.hourly(HIDDEN_PER_HOUR, first_number=1000))
+    box.advance(hours=24 * DAYS)
+    return box, client, queue, start
+
+box, client, queue, start = play_team(6, concurrency=3)
+print(f"queue {queue.id}: {DAYS} days played, from {start:%Y-%m-%d %H:%M} to {box.clock_now:%Y-%m-%d %H:%M} UTC")"""),
+    ("md", """## The twin, in one call
+
+`twin.of_queue` does four things, each also available on its own:
+
+1. **history** (`twin.collect_history`): reads, through v2 only, the queue's configuration now, its testing
+   results over the window and the pull requests submitted in it (at most 45 days, the most the service keeps;
+   45 days is the default window);
+2. **calibration** (`twin.calibrate`): what the history shows, every figure an estimate with its 95 % interval
+   and the number of observations behind it, plus warnings where the history is thin;
+3. **model** (`twin.fit_team`): the team the twin will run: the arrivals, the CI durations, and the broken and
+   flaky rates, which no listing shows directly and are fitted by simulating the queue's current configuration
+   until it reproduces the failures the history shows;
+4. **backtest** (`twin.backtest`): the model replaying today's configuration over the same weeks, beside what
+   really happened. Its errors say how far to trust every other answer.
+
+Here the window is the whole time the team played (a real queue has been running long before, so you would let
+the window default to the last 45 days)."""),
+    ("code", """queue_twin = twin.of_queue(client, queue.id, since=start, until=box.clock_now)
+calibration = queue_twin.calibration
+print(queue_twin.history)
+print("configuration replayed by the backtest: concurrency", queue_twin.settings.concurrency,
+      "| batching:", queue_twin.settings.batch)"""),
+    ("md", """## What the history shows
+
+### Arrivals by hour of the day
+
+Each bar is the arrival rate the history shows for that UTC hour, with its exact Poisson interval as error bars;
+the line is the hidden truth, which only a sandbox can show. A team that submits in working hours waits very
+differently from one submitting at the same average rate around the clock, so the twin keeps the profile (a
+chi-squared test decides whether the hours differ at all)."""),
+    ("code", """by_hour = calibration.arrivals.by_hour_of_day   # 24 estimates, None for an hour never covered
+hours = [h for h, e in enumerate(by_hour) if e is not None]
+values = [by_hour[h].value for h in hours]
+errors = [[by_hour[h].value - by_hour[h].low for h in hours], [by_hour[h].high - by_hour[h].value for h in hours]]
+fig, ax = plt.subplots(figsize=(9, 3.5))
+ax.bar(hours, values, yerr=errors, capsize=2, color="tab:blue", alpha=0.7, label="from the history (95 % interval)")
+# a bar is centred on its hour, so the hidden rate's steps sit at the bars' edges
+ax.step([h - 0.5 for h in range(25)], HIDDEN_PER_HOUR + HIDDEN_PER_HOUR[-1:], where="post", color="black",
+        label="hidden truth")
+differ = calibration.arrivals.flat_p_value < 0.05
+ax.set(xlabel="hour of the day (UTC)", ylabel="pull requests per hour", xticks=range(0, 24, 2),
+       title=f"Arrivals: {calibration.arrivals.per_hour.value:.2f} an hour overall; the hours "
+             + ("differ" if differ else "look alike") + f" (flat p-value {calibration.arrivals.flat_p_value:.2g})")
+ax.legend()
+fig.tight_layout()
+plt.show()"""),
+    ("md", """### CI durations
+
+The history's finished runs (`calibration.durations.minutes`) against the distribution the twin will draw from
+(`queue_twin.team.run_duration`: from 30 finished runs on, an `EmpiricalRunDuration` of 1,000 equally likely
+durations). They differ on purpose: runs stopped before they ended (a failure ahead of them restarted them) say
+only that the run would have taken longer, and long runs are the likelier to be stopped, so the finished runs
+alone make CI look faster than it is. The model is the Kaplan–Meier estimate over both, so its curve lies a
+little to the right; the bimodal shape is kept, not smoothed into a lognormal."""),
+    ("code", """model_durations = queue_twin.team.run_duration
+assert isinstance(model_durations, EmpiricalRunDuration), "under 30 finished runs the twin uses a lognormal"
+fig, ax = plt.subplots(figsize=(9, 3.5))
+ax.ecdf(calibration.durations.minutes, label=f"finished runs in the history ({len(calibration.durations.minutes)})")
+ax.ecdf(model_durations.minutes, label="the twin's model (finished and stopped runs, Kaplan-Meier)")
+ax.ecdf(HIDDEN_CI_MINUTES, linestyle=":", color="black", label="hidden truth")
+ax.set(xlabel="CI run duration (minutes)", ylabel="share of runs at most this long",
+       title=f"CI durations: {calibration.durations.censored} stopped runs kept as lower bounds")
+ax.legend(loc="lower right")
+fig.tight_layout()
+plt.show()"""),
+    ("md", """## Broken and flaky rates
+
+The history shows failed entries (the share of pull requests the queue failed) and failed clean runs (runs that
+failed although their pull requests all merged in the end); the queue's own rules sit between those shares and
+the team's rates, so the twin fits the rates by simulation. Their intervals carry the shares' spread, so they
+are wide when the history separates the two causes poorly. Here we can check them against the hidden truth."""),
+    ("code", """rates = pd.DataFrame({
+    name: {"fitted": fit.value, "low": fit.low, "high": fit.high, "hidden truth": truth,
+           "interval holds the truth": fit.contains(truth)}
+    for name, fit, truth in (("broken pull requests", queue_twin.fitted.broken_rate, HIDDEN_BROKEN),
+                             ("flaky runs", queue_twin.fitted.flaky_rate, HIDDEN_FLAKY))
+}).T
+print(f"observed: failed entries {calibration.failed_entries}, failed clean runs {calibration.failed_clean_runs}")
+rates"""),
+    ("md", """The warnings say in words what makes an answer weak. Expect two here: the queue never tested two pull
+requests in one run, so a batch's failing together is not observed (the batching answer below rests on the
+model's rules alone), and v2's history has no impacted targets, so parallel mode's independent lanes are not
+predicted."""),
+    ("code", """for warning in queue_twin.warnings:
+    print("!", warning)"""),
+    ("md", """## The backtest: does the twin reproduce your own queue?
+
+The twin replays today's configuration over the history's own window and calendar hours (the last two days
+left as a drain for the last pull requests to conclude), over 20 seeds. Each error is (predicted − observed) /
+observed. A twin that misses the queue it was calibrated from will miss the alternatives too."""),
+    ("code", """back = queue_twin.backtest
+MEASURES = {"minutes_in_queue_p50": back.p50_error, "minutes_in_queue_p90": back.p90_error,
+            "merged_per_day": back.merged_per_day_error, "runs_per_merged": back.runs_per_merged_error}
+pd.DataFrame({
+    measure: {"observed": getattr(back.observed, measure), "predicted": getattr(back.predicted, measure).value,
+              "low": getattr(back.predicted, measure).low, "high": getattr(back.predicted, measure).high,
+              "error": error}
+    for measure, error in MEASURES.items()
+}).T.round(3)"""),
+    ("md", """## What if?
+
+Five configurations on the fitted team, each over the same 20 seeds (the same arrivals, the same broken pull
+requests, the same drawn team: a difference between two rows is not luck). A setting left out of a configuration
+is a new queue's (single mode, concurrency 1, no batching), so today's queue is written out as
+`{"concurrency": 3}` rather than `{}`."""),
+    ("code", """CONFIGURATIONS = {
+    "today: 3 at once": {"concurrency": 3},
+    "1 at a time": {"concurrency": 1},
+    "2 at once": {"concurrency": 2},
+    "1 at a time, batches of 4": {"batch": True, "batchingMinSize": 4, "batchingMaxWaitTimeMinutes": 10},
+    "6 at once": {"concurrency": 6},
+}
+rows = queue_twin.compare_table(list(CONFIGURATIONS.values()), seeds=20)
+what_if = pd.DataFrame(rows, index=list(CONFIGURATIONS))
+def measure(name):   # one measure's columns of the rows: its value, its interval, the backtest's error on it
+    return what_if[[name, f"{name}_low", f"{name}_high", f"{name}_backtest_error"]].set_axis(
+        ["value", "low", "high", "backtest error"], axis=1)
+pd.concat({"time in queue, p50 (minutes)": measure("minutes_in_queue_p50"),
+           "CI runs per merged pull request": measure("runs_per_merged"),
+           "merged a day": measure("merged_per_day")}, axis=1).round(2)"""),
+    ("md", """### Latency and cost, always as a pair
+
+A configuration that makes pull requests wait less usually spends more CI on each merge (more runs at once, more
+runs restarted when one ahead of them fails); batching spends less but makes pull requests wait for a batch. So
+each configuration is a point: time in queue across, CI runs per merged pull request up, both with their
+intervals."""),
+    ("code", """fig, ax = plt.subplots(figsize=(9, 5))
+for name, row in what_if.iterrows():
+    p50, runs = row["minutes_in_queue_p50"], row["runs_per_merged"]
+    ax.errorbar(p50, runs, fmt="o", capsize=3,
+                xerr=[[p50 - row["minutes_in_queue_p50_low"]], [row["minutes_in_queue_p50_high"] - p50]],
+                yerr=[[runs - row["runs_per_merged_low"]], [row["runs_per_merged_high"] - runs]])
+    ax.annotate(name, (p50, runs), textcoords="offset points", xytext=(6, 6))
+ax.set_xscale("log")   # one pull request at a time waits hours; the others, tens of minutes
+ax.xaxis.set_major_formatter(plt.ScalarFormatter())
+ax.xaxis.set_minor_formatter(plt.NullFormatter())
+ax.set_xticks([20, 30, 45, 60, 90, 120, 180, 240, 360])
+ax.set(xlabel="time in queue, p50 (minutes, log scale)", ylabel="CI runs per merged pull request",
+       title="Latency and cost per configuration (95 % of months fall inside the bars)")
+fig.tight_layout()
+plt.show()"""),
+    ("md", """**Reading the intervals.** An interval here is where 95 % of months like the history's fall, not the
+precision of the mean (more seeds would shrink that toward nothing while a real month stays as uncertain). It
+carries the luck of a month and what the history leaves uncertain about the team: each seed draws a plausible
+team (rates, arrival level, durations) from the fit. Two configurations whose intervals overlap may still differ
+reliably, because every row ran on the same seeds; but an answer narrower than the backtest's error is not
+trustworthy to that precision. The error printed beside each answer is the backtest's: how far the twin missed
+the one configuration whose truth is known."""),
+    ("code", """today = what_if.loc["today: 3 at once"]
+Markdown(f"The backtest missed today's median time in queue by {back.p50_error:+.0%} and the CI runs per merge by "
+         f"{back.runs_per_merged_error:+.0%}: read every answer with that margin in mind, and do not act on a gain "
+         f"smaller than it. Today: p50 {today['minutes_in_queue_p50']:.0f} minutes "
+         f"[{today['minutes_in_queue_p50_low']:.0f}, {today['minutes_in_queue_p50_high']:.0f}] at "
+         f"{today['runs_per_merged']:.2f} CI runs per merge "
+         f"[{today['runs_per_merged_low']:.2f}, {today['runs_per_merged_high']:.2f}].")"""),
+    ("md", """## Ground truth (only a sandbox can give it)
+
+Against your own queue you would have to try a configuration to know. Here the same hidden team plays another
+four weeks on a fresh sandbox (another seed) whose queue was configured in advance as the batching alternative,
+the one the twin never saw a batch of. The history of that "service" is measured exactly as the twin measures
+its simulations (the `observed` side of a backtest, which is only a measurement of the history; the
+one-seed simulation it also runs is not used)."""),
+    ("code", """truth_box, truth_client, truth_queue, truth_start = play_team(
+    60, concurrency=1, allow_batching=True, batching_min_size=4, batching_max_wait_time_minutes=10)
+try:
+    truth_history = twin.collect_history(truth_client, truth_queue.id, since=truth_start, until=truth_box.clock_now)
+    measured = twin.backtest(queue_twin.team, truth_history, seeds=1).observed
+finally:
+    truth_box.stop()
+predicted = what_if.loc["1 at a time, batches of 4"]
+pd.DataFrame({
+    measure: {"predicted": predicted[measure], "low": predicted[f"{measure}_low"],
+              "high": predicted[f"{measure}_high"], "on the service": getattr(measured, measure),
+              "inside the interval": predicted[f"{measure}_low"] <= getattr(measured, measure)
+                                     <= predicted[f"{measure}_high"]}
+    for measure in ("minutes_in_queue_p50", "minutes_in_queue_p90", "runs_per_merged", "merged_per_day")
+}).T"""),
+    ("md", """One month of the service is one draw: it should fall inside the interval about 19 times in 20, not sit on
+the predicted value. Change the hidden parameters, the days or the configurations and run the notebook again:
+the virtual clock makes a month of queue take a second."""),
+    ("code", """box.stop()"""),
+]
+
 NOTEBOOKS = {
     "01-quick-start.ipynb": QUICK_START,
     "02-flaky-test-triage.ipynb": FLAKY_TRIAGE,
     "03-merge-queue-automation.ipynb": MERGE_QUEUE,
     "04-merge-queue-what-if.ipynb": WHAT_IF,
     "05-history-with-duckdb.ipynb": HISTORY,
+    "06-your-queues-twin.ipynb": TWIN,
 }
 
 

@@ -22,7 +22,7 @@ from nbclient import NotebookClient
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOK_DIR = ROOT / "notebooks"
 NAMES = ["01-quick-start.ipynb", "02-flaky-test-triage.ipynb", "03-merge-queue-automation.ipynb",
-         "04-merge-queue-what-if.ipynb", "05-history-with-duckdb.ipynb"]
+         "04-merge-queue-what-if.ipynb", "05-history-with-duckdb.ipynb", "06-your-queues-twin.ipynb"]
 
 
 def _generator():
@@ -102,6 +102,14 @@ def test_notebook_executes_without_errors(name, python3_kernel, tmp_path):
     if name[:2] in ("02", "04", "05"):
         images = [out for out in _outputs(notebook, "display_data") if "image/png" in out.get("data", {})]
         assert len(images) == 1
+    if name.startswith("06"):
+        # The twin's notebook draws the arrivals, the CI durations and latency against cost, answers for every
+        # configuration it names, and sets the service's own month beside the prediction.
+        images = [out for out in _outputs(notebook, "display_data") if "image/png" in out.get("data", {})]
+        assert len(images) == 3
+        text = "".join(str(out.get("data", {}).get("text/plain", "")) for out in _outputs(notebook, "execute_result"))
+        assert all(config in text for config in ("today: 3 at once", "1 at a time, batches of 4", "6 at once")), text
+        assert "inside the interval" in text and "hidden truth" in text, text
     if name.startswith("04"):
         # The what-if compares the three configurations (Trunk's meanings), and names a winner worked out from
         # the results table.
