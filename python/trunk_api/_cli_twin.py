@@ -19,8 +19,6 @@ from typing import Any
 from trunk_api import _cli_output as render
 from trunk_api import errors, twin
 from trunk_api._cli_common import UsageError
-from trunk_api._cli_operations import declared_fields
-from trunk_api._core.models import QueueSettings
 from trunk_api.sandbox import EmpiricalRunDuration, LognormalRunDuration
 
 #: The longest history the service keeps, and so the most --days may ask for.
@@ -260,16 +258,9 @@ def _configuration(flag: str, shown: str, *, json_text: str | None = None, value
     if not isinstance(value, dict):
         raise UsageError(f"{flag} {shown!r}: expected a JSON object of queue settings, like "
                          "'{\"concurrency\": 4}'")
-    # QueueSettings.from_dict skips names it does not know (the service may add settings): a person's typo is
-    # refused here instead, so that it is not silently a new queue's default.
-    known = {field["wire"] for field in declared_fields("QueueSettings")}
-    unknown = sorted(set(value) - known)
-    if unknown:
-        raise UsageError(f"{flag} {shown!r}: {', '.join(unknown)} is not a queue setting (settings: "
-                         f"{', '.join(sorted(known))})")
     try:
-        return QueueSettings.from_dict(value)
-    except errors.TrunkError as error:
+        return twin.settings_from(value, flag)
+    except errors.TrunkError as error:  # a name that is not a setting, or a value of the wrong type
         raise UsageError(f"{flag} {shown!r}: {error}") from None
 
 

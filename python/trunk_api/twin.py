@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
+from trunk_api._core import declarations as _declarations
 from trunk_api._core import twin as _twin
 from trunk_api._core.models import QueueSettings
 from trunk_api._core.twin import (
@@ -45,6 +46,7 @@ from trunk_api._core.twin import (
     settings_of,
 )
 from trunk_api.client import Client
+from trunk_api.errors import ValidationError, Violation
 
 #: The longest window the service keeps testing results for, and so the default window of calibrate().
 HISTORY_WINDOW = timedelta(days=45)
@@ -104,10 +106,24 @@ def compare(team: TeamModel, configurations: Sequence[QueueSettings | Mapping[st
                          warm_up_hours=warm_up_hours, drain_hours=drain_hours, first_seed=first_seed)
 
 
-def _settings(configuration: QueueSettings | Mapping[str, Any]) -> QueueSettings:
+def settings_from(configuration: QueueSettings | Mapping[str, Any], where: str = "configuration") -> QueueSettings:
+    """A configuration as the twin runs it: a QueueSettings as given, or a dict of its wire names. Unlike the
+    tolerant decoding of the service's answers, a name QueueSettings does not have is refused (ValidationError
+    naming ``where`` and the name): a typo would otherwise silently be a new queue's default."""
     if isinstance(configuration, QueueSettings):
         return configuration
+    known = {f["wire"] for m in _declarations.schema()["models"] if m["name"] == "QueueSettings" for f in m["fields"]}
+    unknown = sorted(set(configuration) - known)
+    if unknown:
+        raise ValidationError(
+            f"{where}: {', '.join(unknown)} is not a queue setting",
+            [Violation(f"{where}.{name}", repr(configuration[name]),
+                       "is not a queue setting (settings: " + ", ".join(sorted(known)) + ")") for name in unknown])
     return QueueSettings.from_dict(dict(configuration))
+
+
+def _settings(configuration: QueueSettings | Mapping[str, Any]) -> QueueSettings:
+    return settings_from(configuration)
 
 
 def _label(configuration: QueueSettings | Mapping[str, Any]) -> str:
@@ -219,5 +235,6 @@ __all__ = [
     "fit_team",
     "of_queue",
     "outcome_row",
+    "settings_from",
     "settings_of",
 ]

@@ -229,3 +229,11 @@ def test_a_team_with_uncertainty_draws_a_plausible_team_per_seed() -> None:
         twin.compare(twin.TeamModel(Arrivals.poisson(3), FixedRunDuration(15),
                                     uncertainty=twin.TeamUncertainty(flaky_rate_sd=-1)), [{}], seeds=2)
     assert field_of(error) == "team.uncertainty.flaky_rate_sd"
+
+
+def test_a_setting_the_queue_does_not_have_is_refused_not_ignored() -> None:
+    with pytest.raises(ValidationError) as error:
+        twin.compare(_team(), [{}, {"batchingMinsize": 4}], seeds=1, window_days=1)
+    assert field_of(error) == "configuration.batchingMinsize"
+    assert "is not a queue setting" in str(error.value)
+    assert twin.settings_from({"batchingMinSize": 4}).batching_min_size == 4
