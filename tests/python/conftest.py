@@ -3,6 +3,8 @@ clients pointed at it. Tests that need faults start their own small sandbox."""
 
 from __future__ import annotations
 
+import contextlib
+
 import signal
 from collections.abc import Iterator
 from pathlib import Path
@@ -93,3 +95,21 @@ def acme(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[trunk_api.
         monkeypatch.delenv("TRUNK_API_KEY", raising=False)
         monkeypatch.chdir(tmp_path)
         yield sandbox
+
+
+@contextlib.contextmanager
+def a_teams_week_sandbox() -> Iterator[tuple[trunk_api.Sandbox, str]]:
+    """A sandbox that played a team's service for eight simulated days (the twin's tests): Poisson arrivals of 2.5
+    an hour, CI of 10 or 30 minutes, 8 % broken pull requests, 5 % flaky runs, two pull requests tested at once.
+    Yields the sandbox and its main queue's v2 id."""
+    from trunk_api.sandbox import Arrivals, EmpiricalRunDuration
+
+    with trunk_api.Sandbox(seed=5, tests=60, clock="virtual") as box:
+        client = box.client()
+        repo = box.repos[0]
+        queue = main_queue_of(client, repo)
+        client.v2.merge_queues.update_config(queue.id, concurrency=2)
+        box.set_queue_controls(repo, run_duration=EmpiricalRunDuration([10] * 7 + [30] * 3), flaky_run_rate=0.05,
+                               broken_pull_request_rate=0.08, arrivals=Arrivals.poisson(2.5, first_number=1000))
+        box.advance(hours=24 * 8)
+        yield box, queue.id

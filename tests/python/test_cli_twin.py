@@ -10,27 +10,16 @@ from datetime import timedelta
 
 import pytest
 
-import trunk_api
 from trunk_api.cli import main
-from trunk_api.sandbox import Arrivals, EmpiricalRunDuration
 
 from cli_support import Run, Terminal
-from conftest import main_queue_of
+from conftest import a_teams_week_sandbox
 
 
 @pytest.fixture(scope="module")
 def a_teams_week():
-    """The sandbox after eight simulated days: Poisson arrivals, CI of 10 or 30 minutes, 8 % broken pull
-    requests, 5 % flaky runs, two pull requests tested at once."""
-    with trunk_api.Sandbox(seed=5, tests=60, clock="virtual") as box:
-        client = box.client()
-        repo = box.repos[0]
-        queue = main_queue_of(client, repo)
-        client.v2.merge_queues.update_config(queue.id, concurrency=2)
-        box.set_queue_controls(repo, run_duration=EmpiricalRunDuration([10] * 7 + [30] * 3), flaky_run_rate=0.05,
-                               broken_pull_request_rate=0.08, arrivals=Arrivals.poisson(2.5, first_number=1000))
-        box.advance(hours=24 * 8)
-        yield box, queue.id
+    with a_teams_week_sandbox() as played:
+        yield played
 
 
 @pytest.fixture()

@@ -12,7 +12,7 @@ import pytest
 import trunk_api
 from trunk_api import ValidationError, twin
 
-from conftest import main_queue_of
+from conftest import a_teams_week_sandbox, main_queue_of
 
 MONDAY = datetime(2026, 11, 30, tzinfo=timezone.utc)
 
@@ -155,21 +155,10 @@ def test_ctrl_c_ends_a_long_compare() -> None:
 # ---- the whole twin: history, model, backtest, answers beside the backtest's errors ---------------------------
 @pytest.fixture(scope="module")
 def a_teams_week():
-    """A sandbox playing a team's service for eight days: Poisson arrivals, CI of 10 or 30 minutes, 8 % broken
-    pull requests and 5 % flaky runs, two pull requests tested at once."""
-    import trunk_api
-    from trunk_api.sandbox import Arrivals, EmpiricalRunDuration
-
-    with trunk_api.Sandbox(seed=5, tests=60, clock="virtual") as box:
-        client = box.client()
-        repo = box.repos[0]
-        queue = main_queue_of(client, repo)
-        client.v2.merge_queues.update_config(queue.id, concurrency=2)
-        box.set_queue_controls(repo, run_duration=EmpiricalRunDuration([10] * 7 + [30] * 3), flaky_run_rate=0.05,
-                               broken_pull_request_rate=0.08, arrivals=Arrivals.poisson(2.5, first_number=1000))
-        box.advance(hours=24 * 8)
+    """The twin of a week of conftest's team (a_teams_week_sandbox)."""
+    with a_teams_week_sandbox() as (box, queue_id):
         until = box.clock_now
-        yield twin.of_queue(client, queue.id, since=until - timedelta(days=7), until=until, seeds=8)
+        yield twin.of_queue(box.client(), queue_id, since=until - timedelta(days=7), until=until, seeds=8)
 
 
 def test_of_queue_calibrates_fits_and_backtests_the_queue(a_teams_week) -> None:
