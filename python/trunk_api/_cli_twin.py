@@ -204,8 +204,8 @@ def _calibration_rows(queue_twin: twin.Twin, report: Mapping[str, Any]) -> list[
     rows = [
         ("queue", window["queue_id"]),
         ("window", f"{window['since']} .. {window['until']}"),
-        ("counted", f"{window['pull_requests']} pull requests, {window['runs']} runs "
-                    f"({window['testing_results']} testing results)"),
+        ("counted", (f"{window['pull_requests']} pull requests, {window['runs']} runs "
+                     f"({window['testing_results']} testing results)")),
         ("arrivals per hour", f"{_interval(calibration['arrivals_per_hour'])}; model: {model['arrivals']}"),
         ("CI durations", f"{ci}; {durations['finished']} finished, {durations['stopped']} stopped"),
         ("failed entries", _interval(calibration["failed_entries"], share=True)),

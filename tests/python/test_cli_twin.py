@@ -9,11 +9,9 @@ import json
 from datetime import timedelta
 
 import pytest
-
-from trunk_api.cli import main
-
 from cli_support import Run, Terminal
 from conftest import a_teams_week_sandbox
+from trunk_api.cli import main
 
 
 @pytest.fixture(scope="module")

@@ -8,11 +8,9 @@ import threading
 from datetime import datetime, timedelta, timezone
 
 import pytest
-
 import trunk_api
-from trunk_api import ValidationError, twin
-
 from conftest import a_teams_week_sandbox, main_queue_of
+from trunk_api import ValidationError, twin
 
 MONDAY = datetime(2026, 11, 30, tzinfo=timezone.utc)
 
@@ -212,7 +210,9 @@ def test_a_team_with_uncertainty_draws_a_plausible_team_per_seed() -> None:
     assert unsure.uncertainty == twin.TeamUncertainty(broken_rate_sd=0.03, arrival_rate_sd=0.2)
     assert "arrival_rate_sd=0.2" in repr(unsure.uncertainty)
     (a,), (b,) = (twin.compare(t, [{}], seeds=8, window_days=5) for t in (exact, unsure))
-    width = lambda e: e.high - e.low  # noqa: E731
+    def width(e: twin.Estimate) -> float:
+        return e.high - e.low
+
     assert width(b.merged_per_day) > width(a.merged_per_day)  # a month's luck and the team's uncertainty
     with pytest.raises(ValidationError) as error:
         twin.compare(twin.TeamModel(Arrivals.poisson(3), FixedRunDuration(15),
