@@ -532,6 +532,7 @@ Here a **sandbox** stands in for Trunk's service, on a virtual clock: it plays f
 parameters the twin never sees. Because we hid them ourselves, this notebook can also show how close the twin gets
 to the truth, which against your own queue nobody can."""),
     ("code", """import random
+from datetime import datetime, timezone
 
 import matplotlib.pyplot as plt  # in Jupyter the inline backend draws with Agg, so this also works headless
 import pandas as pd
@@ -555,6 +556,7 @@ Neither the CI distribution nor the arrival profile is the sandbox's default, so
 from the sandbox's own generator. `play_team` is a function because the ground truth at the end replays the same
 team on another sandbox."""),
     ("code", """DAYS = 28
+START = datetime(2026, 10, 5, tzinfo=timezone.utc)   # a fixed Monday: the same seed and start, the same month
 draw = random.Random(6)
 HIDDEN_CI_MINUTES = ([round(draw.uniform(9, 13), 1) for _ in range(70)]
                      + [round(draw.uniform(35, 45), 1) for _ in range(30)])
@@ -568,7 +570,7 @@ def main_queue(client, repo):
 
 def play_team(seed, **configuration):
     \"\"\"A sandbox whose main queue, configured through v2, has served the hidden team for DAYS days.\"\"\"
-    box = Sandbox(seed=seed, tests=60, clock="virtual").start()
+    box = Sandbox(seed=seed, tests=60, clock="virtual", now=START).start()
     client = box.client()
     queue = main_queue(client, box.repos[0])
     client.v2.merge_queues.update_config(queue.id, **configuration)
