@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "trunk/error.hpp"
+#include "trunk/twin/backtest.hpp"
 #include "trunk/twin/what_if.hpp"
 
 namespace sandbox_test {
@@ -150,6 +151,19 @@ TEST(TwinWhatIf, NoArrivalIsNoMergeAndSaysSoWithoutInventingANumber) {
   EXPECT_EQ(outcome.merged_per_day.value, 0);
   EXPECT_TRUE(std::isinf(outcome.minutes_in_queue_p50.value)) << "no pull request merged: no time in queue";
   EXPECT_TRUE(std::isinf(outcome.runs_per_merged.value));
+}
+
+TEST(TwinBacktest, AHistoryUnderAnHourLongIsMeasuredWithoutADrain) {
+  trunk::twin::QueueHistory history;
+  history.since = trunk::Timestamp{} + std::chrono::days(4);
+  history.until = history.since + std::chrono::minutes(30);
+  WhatIfOptions options = quick(2);
+  const auto back = trunk::twin::backtest(team(1, 10), history, options);
+  EXPECT_EQ(back.from, history.since);
+  EXPECT_EQ(back.to, history.until) << "no drain: the whole half hour is measured";
+  EXPECT_EQ(back.observed.submitted, 0U);
+  EXPECT_TRUE(std::isnan(back.p50_error)) << "nothing observed to divide by";
+  EXPECT_EQ(back.predicted.seeds, 2U);
 }
 
 }  // namespace

@@ -33,7 +33,10 @@ Backtest backtest(const TeamModel& team, const QueueHistory& history, const What
   Backtest out;
   out.settings = settings_of(history.queue);
   const auto span = std::chrono::duration_cast<std::chrono::hours>(history.until - history.since);
-  const std::chrono::hours drain = std::clamp(options.drain, std::chrono::hours(0), span - std::chrono::hours(1));
+  // At least an hour left to measure; a history under an hour long has no drain (std::clamp would be handed a
+  // negative upper bound there, which it does not allow).
+  const std::chrono::hours longest_drain = std::max(span - std::chrono::hours(1), std::chrono::hours(0));
+  const std::chrono::hours drain = std::min(std::max(options.drain, std::chrono::hours(0)), longest_drain);
   out.from = history.since;
   out.to = history.until - drain;
   out.observed = measure(record_of(history), out.from, out.to);
