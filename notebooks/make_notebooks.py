@@ -664,8 +664,8 @@ print(f"observed: failed entries {calibration.failed_entries}, failed clean runs
 rates"""),
     ("md", """The warnings say in words what makes an answer weak. Expect two here: the queue never tested two pull
 requests in one run, so a batch's failing together is not observed (the batching answer below rests on the
-model's rules alone), and v2's history has no impacted targets, so parallel mode's independent lanes are not
-predicted."""),
+model's rules alone), and the team's pull requests uploaded no impacted targets (the sandbox's arrivals here have
+none, so each impacts every target), so the twin models one lane."""),
     ("code", """for warning in queue_twin.warnings:
     print("!", warning)"""),
     ("md", """## The backtest: does the twin reproduce your own queue?

@@ -145,6 +145,7 @@ void bind_calibration(py::module_& m) {
       .def_readonly("queue", &QueueHistory::queue)
       .def_readonly("testing_results", &QueueHistory::testing_results)
       .def_readonly("pull_requests", &QueueHistory::pull_requests)
+      .def_readonly("sampled_runs", &QueueHistory::sampled_runs)
       .def("__repr__", [](const QueueHistory& h) {
         return "QueueHistory(queue_id=" + py::repr(py::str(h.queue_id)).cast<std::string>() + ", " +
                std::to_string(h.testing_results.size()) + " testing results, " +
@@ -152,14 +153,27 @@ void bind_calibration(py::module_& m) {
       });
   m.def(
       "collect_history",
-      [](PyClient& client, const std::string& queue_id, py::handle since, py::handle until) {
+      [](PyClient& client, const std::string& queue_id, py::handle since, py::handle until, std::size_t target_sample) {
         const Timestamp from = timestamp_from_python(since, "since");
         const Timestamp to = timestamp_from_python(until, "until");
-        return call_without_gil([&] { return twin::collect_queue_history(*client.client, queue_id, from, to); });
+        return call_without_gil(
+            [&] { return twin::collect_queue_history(*client.client, queue_id, from, to, target_sample); });
       },
-      py::arg("client"), py::arg("queue_id"), py::arg("since"), py::arg("until"),
-      "Reads a merge queue's history through v2 (at most 45 days).");
+      py::arg("client"), py::arg("queue_id"), py::arg("since"), py::arg("until"), py::kw_only(),
+      py::arg("target_sample") = twin::kTargetSample,
+      "Reads a merge queue's history through v2 (at most 45 days), and up to target_sample runs by id for their "
+      "impacted targets.");
+  py::class_<twin::TargetShare>(m, "TargetShare", "One impacted target and the share of pull requests impacting it.")
+      .def_readonly("target", &twin::TargetShare::target)
+      .def_readonly("share", &twin::TargetShare::share)
+      .def("__repr__", [](const twin::TargetShare& t) {
+        return "TargetShare(" + py::repr(py::str(t.target)).cast<std::string>() + ", " +
+               py::repr(py::cast(t.share)).cast<std::string>() + ")";
+      });
   py::class_<Calibration>(m, "Calibration", "What a queue's history shows, each quantity with its interval.")
+      .def_readonly("targets", &Calibration::targets)
+      .def_readonly("all_targets", &Calibration::all_targets)
+      .def_readonly("targets_sampled", &Calibration::targets_sampled)
       .def_readonly("durations", &Calibration::durations)
       .def_readonly("arrivals", &Calibration::arrivals)
       .def_readonly("failed_entries", &Calibration::failed_entries)

@@ -37,6 +37,7 @@ from trunk_api._core.twin import (
     LognormalFit,
     QueueHistory,
     QueueMeasures,
+    TargetShare,
     TeamModel,
     TeamUncertainty,
     estimate_poisson_rate,
@@ -58,12 +59,14 @@ def _window(since: datetime | None, until: datetime | None) -> tuple[datetime, d
 
 
 def collect_history(client: Client, queue_id: str, *, since: datetime | None = None,
-                    until: datetime | None = None) -> QueueHistory:
+                    until: datetime | None = None, target_sample: int = 200) -> QueueHistory:
     """Reads the merge queue's history through v2: its configuration, testing results and submissions over
-    [since, until] (until defaults to now, since to 45 days before it, the most the service keeps). Raises
-    ValidationError naming ``since`` for an empty window or one longer than 45 days, before anything is sent."""
+    [since, until] (until defaults to now, since to 45 days before it, the most the service keeps), and up to
+    ``target_sample`` runs of one pull request, fetched one by one for their impacted targets (v2 lists none).
+    Raises ValidationError naming ``since`` for an empty window or one longer than 45 days, before anything is
+    sent."""
     since, until = _window(since, until)
-    return _twin.collect_history(client._core, queue_id, since, until)
+    return _twin.collect_history(client._core, queue_id, since, until, target_sample=target_sample)
 
 
 def calibrate(client: Client | QueueHistory, queue_id: str | None = None, *, since: datetime | None = None,
@@ -198,11 +201,11 @@ def outcome_row(label: str, outcome: ConfigurationOutcome, backtest: Backtest | 
 
 
 def of_queue(client: Client, queue_id: str, *, since: datetime | None = None, until: datetime | None = None,
-             seeds: int = 20) -> Twin:
+             seeds: int = 20, target_sample: int = 200) -> Twin:
     """The twin of a merge queue, in one call: its history read through v2 (the last 45 days by default), the
     calibration, the team's model fitted under the queue's configuration and the backtest of that configuration
     over the same history. The GIL is released throughout; Ctrl-C ends it."""
-    history = collect_history(client, queue_id, since=since, until=until)
+    history = collect_history(client, queue_id, since=since, until=until, target_sample=target_sample)
     calibration = _twin.calibrate(history)
     fitted = _twin.fit_team(calibration, settings_of(history.queue))
     return Twin(history, calibration, fitted, backtest(fitted.team, history, seeds=seeds))
@@ -221,6 +224,7 @@ __all__ = [
     "LognormalFit",
     "QueueHistory",
     "QueueMeasures",
+    "TargetShare",
     "TeamModel",
     "TeamUncertainty",
     "Twin",

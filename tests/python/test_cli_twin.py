@@ -78,7 +78,7 @@ def test_calibrate_json_has_every_section_and_intervals_around_their_values(twin
     assert set(report["backtest"]) >= {"minutes_in_queue_p50", "minutes_in_queue_p90", "runs_per_merged",
                                        "merged_per_day"}
     assert isinstance(report["backtest"]["minutes_in_queue_p50"]["error"], float)
-    assert any("impacted targets" in w for w in report["warnings"])
+    assert any("impacted every target" in w for w in report["warnings"])
 
 
 def test_calibrate_table_shows_the_backtest_line(twin_cli) -> None:

@@ -173,7 +173,7 @@ def test_of_queue_calibrates_fits_and_backtests_the_queue(a_teams_week) -> None:
     assert back.observed.merged > 250 and back.predicted.seeds == 8
     assert abs(back.p50_error) < 0.15 and abs(back.runs_per_merged_error) < 0.15
     assert back.since == queue_twin.history.since and back.until < queue_twin.history.until
-    assert any("impacted targets" in w for w in queue_twin.warnings)
+    assert any("impacted every target" in w for w in queue_twin.warnings)  # arrivals without targets upload ALL
 
 
 def test_compare_table_sets_the_backtest_error_beside_each_answer(a_teams_week) -> None:

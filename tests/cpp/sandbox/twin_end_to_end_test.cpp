@@ -75,15 +75,18 @@ struct Alternative {
   std::int64_t concurrency;
   bool batching;
   std::int64_t batch_size;
+  bool parallel = false;  ///< lanes by impacted targets (v2's graph mode)
 };
 const std::vector<Alternative> kAlternatives = {
     {"one at a time", 1, false, 1},
     {"batches of 4", 2, true, 4},
     {"two at once", 2, false, 1},
+    {"parallel lanes, two at once", 2, false, 1, true},
 };
 
 trunk::QueueSettings settings_of(const Alternative& a) {
   trunk::QueueSettings s;
+  if (a.parallel) s.mode = trunk::QueueMode::parallel;
   s.concurrency = a.concurrency;
   s.batch = a.batching;
   if (a.batching) {
@@ -103,7 +106,9 @@ struct Service {
   std::string queue_id;
   tw::QueueHistory history;  ///< the last 30 days, read through v2
 
-  Service(std::uint64_t seed, const std::function<void(trunk::UpdateMergeQueueConfigRequest&)>& configure) {
+  /// target_sample: runs fetched by id for their targets (the ground truths need none).
+  Service(std::uint64_t seed, const std::function<void(trunk::UpdateMergeQueueConfigRequest&)>& configure,
+          bool parallel = false, std::size_t target_sample = tw::kTargetSample) {
     auto options = small_options(50);
     options.clock = sb::ClockMode::virtual_time;
     options.seed = seed;
@@ -119,10 +124,17 @@ struct Service {
     auto config = teams_configuration(queue_id);
     configure(config);
     client->update_merge_queue_config(config);
+    if (parallel) {
+      trunk::SwitchModesRequest switch_modes;
+      switch_modes.id = queue_id;
+      switch_modes.mode = trunk::MergeQueueMode::graph;
+      client->switch_merge_queue_mode(switch_modes);
+      sandbox->advance(1min);  // an empty queue switches at once
+    }
     sandbox->set_queue_controls(repo, "main", hidden_controls());
     sandbox->advance(std::chrono::duration_cast<std::chrono::milliseconds>(kDays + 48h));
     const trunk::Timestamp until = sandbox->clock_now();
-    history = tw::collect_queue_history(*client, queue_id, until - kDays, until);
+    history = tw::collect_queue_history(*client, queue_id, until - kDays, until, target_sample);
   }
 };
 
@@ -166,6 +178,16 @@ TEST(TwinEndToEnd, CalibratedThroughTheApiItRecoversTheTeamBacktestsAndPredictsO
   EXPECT_GE(hours_inside, 21U) << "95 % intervals: 22.8 of 24 expected, fewer than 21 has a chance under 3 %";
   EXPECT_LT(calibration.arrivals.flat_p_value, 1e-6) << "a working day is not flat";
 
+  // Impacted targets, from runs of one pull request fetched by id (v2 lists no targets).
+  ASSERT_GT(calibration.targets_sampled, 100U);
+  for (const auto& [target, chance] : {std::pair<std::string, double>{"//app", 0.6}, {"//lib", 0.3}}) {
+    const auto found = std::find_if(calibration.targets.begin(), calibration.targets.end(),
+                                    [&](const tw::TargetShare& t) { return t.target == target; });
+    ASSERT_NE(found, calibration.targets.end()) << target;
+    record("target " + target, chance, found->share);
+    EXPECT_TRUE(found->share.contains(chance)) << target;
+  }
+  EXPECT_EQ(calibration.targets.size(), 2U);
   ASSERT_TRUE(fitted.broken_rate && fitted.flaky_rate);
   std::printf("failures: entries %.4f observed, %.4f simulated; clean runs %.4f observed, %.4f simulated\n",
               calibration.failed_entries->value, fitted.simulated_failed_entries, calibration.failed_clean_runs->value,
@@ -218,14 +240,17 @@ TEST(TwinEndToEnd, CalibratedThroughTheApiItRecoversTheTeamBacktestsAndPredictsO
   std::vector<double> true_p50, predicted_p50;
   for (std::size_t i = 0; i < kAlternatives.size(); ++i) {
     const Alternative& a = kAlternatives[i];
-    const Service truth_service(seed * 10 + 1 + i, [&](trunk::UpdateMergeQueueConfigRequest& c) {
-      c.concurrency = a.concurrency;
-      c.allow_batching = a.batching;
-      if (a.batching) {
-        c.batching_min_size = a.batch_size;
-        c.batching_max_wait_time_minutes = 10;
-      }
-    });
+    const Service truth_service(
+        seed * 10 + 1 + i,
+        [&](trunk::UpdateMergeQueueConfigRequest& c) {
+          c.concurrency = a.concurrency;
+          c.allow_batching = a.batching;
+          if (a.batching) {
+            c.batching_min_size = a.batch_size;
+            c.batching_max_wait_time_minutes = 10;
+          }
+        },
+        a.parallel, 0);
     const tw::QueueMeasures truth_measures =
         tw::measure(tw::record_of(truth_service.history), truth_service.history.since,
                     truth_service.history.until - 48h);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <string>
 
 #include "trunk/twin/intervals.hpp"
@@ -57,6 +58,28 @@ Calibration calibrate(const QueueHistory& history) {
   const std::size_t merged_or_failed = measured.concluded;
   const std::size_t failed = measured.failed;
 
+  // Impacted targets: a sampled run tested one pull request, so its tested pull requests' targets are that one's.
+  std::map<std::string, std::size_t> target_counts;
+  std::size_t impacting_all = 0;
+  for (const VerificationRun& run : history.sampled_runs) {
+    if (!run.impacted_targets) continue;  // no upload for its commit
+    const auto& set = run.impacted_targets->tested_pull_requests_only ? *run.impacted_targets->tested_pull_requests_only
+                                                                     : run.impacted_targets->all;
+    if (!set) continue;
+    ++c.targets_sampled;
+    if (set->impacts_all_targets.value_or(false)) {
+      ++impacting_all;
+      continue;
+    }
+    for (const std::string& target : set->impacted_targets.value_or(std::vector<std::string>{})) ++target_counts[target];
+  }
+  c.all_targets = estimate_proportion(impacting_all, c.targets_sampled);
+  for (const auto& [target, count] : target_counts) {
+    c.targets.push_back({target, *estimate_proportion(count, c.targets_sampled)});
+  }
+  std::stable_sort(c.targets.begin(), c.targets.end(),
+                   [](const TargetShare& a, const TargetShare& b) { return a.share.value > b.share.value; });
+
   // What makes the answers weak, in the order a reader meets them.
   const double days = c.arrivals.observed_hours / 24;
   if (days < kThinWindowDays) {
@@ -87,6 +110,13 @@ Calibration calibrate(const QueueHistory& history) {
     c.warnings.push_back("the queue changed at " + format_rfc3339(*history.queue.updated_at) +
                          ", inside the window: the history may mix two configurations, and the backtest replays "
                          "only today's");
+  }
+  if (c.targets_sampled == 0) {
+    c.warnings.push_back("no sampled run had impacted targets: every pull request is modelled as impacting all "
+                         "targets, so parallel mode's independent lanes are not predicted");
+  } else if (c.targets_sampled < kFewEntries) {
+    c.warnings.push_back(count_text(c.targets_sampled, "pull requests with impacted targets sampled") +
+                         ": each target's share is wide");
   }
   if (observed.ignored > 0) {
     c.warnings.push_back(count_text(observed.ignored, "testing results") +

@@ -1,12 +1,15 @@
 #include "trunk/twin/queue_history.hpp"
 
+#include <algorithm>
+
 #include "trunk/error.hpp"
 #include "trunk/operations.hpp"
 #include "trunk/twin/observed_run.hpp"
 
 namespace trunk::twin {
 
-QueueHistory collect_queue_history(Client& client, const std::string& queue_id, Timestamp since, Timestamp until) {
+QueueHistory collect_queue_history(Client& client, const std::string& queue_id, Timestamp since, Timestamp until,
+                                   std::size_t target_sample) {
   if (until <= since || until - since > kTestingResultsWindow) {
     throw ValidationError({{"since", format_rfc3339(since),
                             "must be before until (" + format_rfc3339(until) + ") and at most 45 days before it"}});
@@ -35,6 +38,18 @@ QueueHistory collect_queue_history(Client& client, const std::string& queue_id, 
     if (submitted && *submitted < since) break;
     if (submitted && *submitted >= until) continue;
     history.pull_requests.push_back(pr);
+  }
+
+  // Runs of one pull request each (their targets are that pull request's), every k-th so the sample spans the window.
+  std::vector<std::string> single;
+  for (const ObservedRun& run : observed_runs(history.testing_results).runs) {
+    if (!run.bisection && run.pull_requests.size() == 1 && !run.id.empty()) single.push_back(run.id);
+  }
+  const std::size_t step = target_sample == 0 ? 0 : std::max<std::size_t>(1, single.size() / target_sample);
+  for (std::size_t i = 0; step != 0 && i < single.size() && history.sampled_runs.size() < target_sample; i += step) {
+    VerificationRunRef ref;
+    ref.id = single[i];
+    history.sampled_runs.push_back(client.get_verification_run(ref));
   }
   return history;
 }
