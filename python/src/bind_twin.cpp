@@ -170,6 +170,12 @@ void bind_calibration(py::module_& m) {
         return "TargetShare(" + py::repr(py::str(t.target)).cast<std::string>() + ", " +
                py::repr(py::cast(t.share)).cast<std::string>() + ")";
       });
+  py::class_<twin::PriorityShare>(m, "PriorityShare", "One priority value and the share of submissions carrying it.")
+      .def_readonly("value", &twin::PriorityShare::value)
+      .def_readonly("share", &twin::PriorityShare::share)
+      .def("__repr__", [](const twin::PriorityShare& p) {
+        return "PriorityShare(" + std::to_string(p.value) + ", " + py::repr(py::cast(p.share)).cast<std::string>() + ")";
+      });
   py::class_<Calibration>(m, "Calibration", "What a queue's history shows, each quantity with its interval.")
       .def_readonly("targets", &Calibration::targets)
       .def_readonly("all_targets", &Calibration::all_targets)
@@ -180,6 +186,7 @@ void bind_calibration(py::module_& m) {
       .def_readonly("failed_clean_runs", &Calibration::failed_clean_runs)
       .def_readonly("batch_size", &Calibration::batch_size)
       .def_readonly("urgent_submissions", &Calibration::urgent_submissions)
+      .def_readonly("priorities", &Calibration::priorities)
       .def_readonly("runs", &Calibration::runs)
       .def_readonly("ignored_results", &Calibration::ignored_results)
       .def_readonly("warnings", &Calibration::warnings);

@@ -134,6 +134,10 @@ def _calibration_report(queue_twin: twin.Twin) -> dict[str, Any]:
             "failed_clean_runs": _estimate(calibration.failed_clean_runs),
             "batch_size": _estimate(calibration.batch_size),
             "urgent_submissions": _estimate(calibration.urgent_submissions),
+            "priorities": [{"value": p.value, "share": _estimate(p.share)} for p in calibration.priorities],
+            "targets": [{"target": t.target, "share": _estimate(t.share)} for t in calibration.targets],
+            "all_targets": _estimate(calibration.all_targets),
+            "targets_sampled": calibration.targets_sampled,
         },
         "model": {
             "arrivals": _arrival_profile(queue_twin.team.arrivals),
@@ -212,6 +216,11 @@ def _calibration_rows(queue_twin: twin.Twin, report: Mapping[str, Any]) -> list[
         ("failed clean runs", _interval(calibration["failed_clean_runs"], share=True)),
         ("batch size", _interval(calibration["batch_size"])),
         ("urgent share", _interval(calibration["urgent_submissions"], share=True)),
+        ("priorities", _shares(calibration["priorities"], "value") or "(none given: the queue's default)"),
+        ("impacted targets", (f"{_shares(calibration['targets'], 'target')}; all targets "
+                              f"{_interval(calibration['all_targets'], share=True)}; "
+                              f"{calibration['targets_sampled']} pull requests sampled")
+         if calibration["targets_sampled"] else "(none sampled: every pull request impacts all)"),
         ("broken rate (fitted)", _interval(model["broken_rate"], share=True)),
         ("flaky rate (fitted)", _interval(model["flaky_rate"], share=True)),
     ]
@@ -332,6 +341,12 @@ def _interval(estimate: Mapping[str, Any] | None, *, share: bool = False) -> str
     decimals = _decimals(estimate["value"]) if estimate["value"] is not None else None
     low, high = _number(estimate["low"], decimals), _number(estimate["high"], decimals)
     return f"{_number(estimate['value'], decimals)} [{low}, {high}]"
+
+
+def _shares(shares: list[Mapping[str, Any]], key: str, most: int = 5) -> str:
+    """The first `most` shares as 'name value [low, high]', and how many more there are."""
+    text = ", ".join(f"{share[key]} {_interval(share['share'], share=True)}" for share in shares[:most])
+    return text + (f" and {len(shares) - most} more" if len(shares) > most else "")
 
 
 def _finite(value: Any) -> Any:

@@ -79,6 +79,11 @@ def test_calibrate_json_has_every_section_and_intervals_around_their_values(twin
                                        "merged_per_day"}
     assert isinstance(report["backtest"]["minutes_in_queue_p50"]["error"], float)
     assert any("impacted every target" in w for w in report["warnings"])
+    # Every arrival took the queue's default (medium, 100), which the queue names on each entry.
+    assert [p["value"] for p in report["calibration"]["priorities"]] == [100]
+    assert report["calibration"]["priorities"][0]["share"]["value"] == 1.0
+    assert report["calibration"]["targets"] == [] and report["calibration"]["targets_sampled"] > 0
+    assert report["calibration"]["all_targets"]["value"] == 1.0
 
 
 def test_calibrate_table_shows_the_backtest_line(twin_cli) -> None:
@@ -88,6 +93,8 @@ def test_calibrate_table_shows_the_backtest_line(twin_cli) -> None:
     assert any(line.startswith("backtest:") and "p50 min" in line and "vs twin" in line for line in lines)
     assert any(line.startswith("arrivals per hour:") and "model: poisson" in line for line in lines)
     assert any(line.startswith("broken rate (fitted):") for line in lines)
+    assert any(line.startswith("priorities:") and "100 100.0 %" in line for line in lines)
+    assert any(line.startswith("impacted targets:") and "all targets 100.0 %" in line for line in lines)
 
 
 def test_compare_puts_today_first_then_each_config_with_the_backtest_errors(twin_cli, tmp_path) -> None:

@@ -142,8 +142,8 @@ ArrivalProcess arrival_process_of(const trunk::Json& value) {
 
 Arrivals arrivals_of(const trunk::Json& value) {
   if (!value.is_object()) throw Invalid{"arrivals", value.dump(), "must be an object with kind"};
-  refuse_unknown_keys(value, "arrivals.", {"kind", "per_hour", "at", "targets", "first_number"});
-  Arrivals arrivals{arrival_process_of(value), {}, 1};
+  refuse_unknown_keys(value, "arrivals.", {"kind", "per_hour", "at", "targets", "first_number", "priorities"});
+  Arrivals arrivals{arrival_process_of(value), {}, 1, {}};
   const trunk::Json& targets = member_or_null(value, "targets");
   if (!targets.is_null() && !targets.is_array()) throw Invalid{"arrivals.targets", targets.dump(), "must be a list of {target, probability}"};
   for (std::size_t i = 0; i < targets.size() && targets.is_array(); ++i) {
@@ -158,6 +158,17 @@ Arrivals arrivals_of(const trunk::Json& value) {
   if (const trunk::Json& first = member_or_null(value, "first_number"); !first.is_null()) {
     if (!first.is_number_integer()) throw Invalid{"arrivals.first_number", first.dump(), "must be a pull request number"};
     arrivals.first_number = first.get<std::int64_t>();
+  }
+  const trunk::Json& priorities = member_or_null(value, "priorities");
+  if (!priorities.is_null() && !priorities.is_array()) throw Invalid{"arrivals.priorities", priorities.dump(), "must be a list of {value, probability}"};
+  for (std::size_t i = 0; i < priorities.size() && priorities.is_array(); ++i) {
+    const std::string where = "arrivals.priorities[" + std::to_string(i) + "]";
+    const trunk::Json& item = priorities.at(i);
+    if (!item.is_object() || !item.contains("value") || !item.at("value").is_number_integer() || !item.contains("probability")) {
+      throw Invalid{where, item.dump(), "must be {\"value\": a priority, \"probability\": 0 to 1}"};
+    }
+    refuse_unknown_keys(item, where + ".", {"value", "probability"});
+    arrivals.priorities.push_back({item.at("value").get<std::int64_t>(), number_of(item.at("probability"), where + ".probability")});
   }
   return arrivals;
 }
@@ -177,6 +188,9 @@ trunk::Json arrivals_json(const Arrivals& arrivals) {
   for (const TargetChance& chance : arrivals.targets) targets.push_back({{"target", chance.target}, {"probability", chance.probability}});
   out["targets"] = std::move(targets);
   out["first_number"] = arrivals.first_number;
+  trunk::Json priorities = trunk::Json::array();
+  for (const PriorityChance& chance : arrivals.priorities) priorities.push_back({{"value", chance.value}, {"probability", chance.probability}});
+  out["priorities"] = std::move(priorities);
   return out;
 }
 

@@ -34,6 +34,8 @@ namespace tw = trunk::twin;
 
 constexpr double kBrokenRate = 0.08;
 constexpr double kFlakyRate = 0.05;
+/// A hotfix now and then skips the line (0); some changes go in as high (10); the rest take the default.
+const std::vector<sb::PriorityChance> kPriorities{{0, 0.02}, {10, 0.15}};
 
 /// Two kinds of change: 70 % run the unit tests (9 to 13 minutes), 30 % the integration suite (35 to 45).
 std::vector<double> bimodal_durations() {
@@ -56,7 +58,8 @@ sb::QueueControls hidden_controls() {
   controls.run_duration = sb::EmpiricalRunDuration{bimodal_durations()};
   controls.flaky_run_rate = kFlakyRate;
   controls.broken_pull_request_rate = kBrokenRate;
-  controls.arrivals = sb::Arrivals{sb::HourlyArrivals{working_hours()}, {{"//app", 0.6}, {"//lib", 0.3}}, 1000};
+  controls.arrivals = sb::Arrivals{sb::HourlyArrivals{working_hours()}, {{"//app", 0.6}, {"//lib", 0.3}}, 1000,
+                                   kPriorities};
   return controls;
 }
 
@@ -188,6 +191,20 @@ TEST(TwinEndToEnd, CalibratedThroughTheApiItRecoversTheTeamBacktestsAndPredictsO
     EXPECT_TRUE(found->share.contains(chance)) << target;
   }
   EXPECT_EQ(calibration.targets.size(), 2U);
+
+  // Priorities: the hidden ones, and the queue's default (medium, 100) for the rest, which the queue names.
+  ASSERT_EQ(calibration.priorities.size(), kPriorities.size() + 1);
+  double given = 0;
+  for (const sb::PriorityChance& chance : kPriorities) {
+    const auto found = std::find_if(calibration.priorities.begin(), calibration.priorities.end(),
+                                    [&](const tw::PriorityShare& p) { return p.value == chance.value; });
+    ASSERT_NE(found, calibration.priorities.end()) << chance.value;
+    record("priority " + std::to_string(chance.value), chance.probability, found->share);
+    EXPECT_TRUE(found->share.contains(chance.probability)) << chance.value;
+    given += chance.probability;
+  }
+  EXPECT_EQ(calibration.priorities.front().value, 100);
+  EXPECT_TRUE(calibration.priorities.front().share.contains(1 - given));
   ASSERT_TRUE(fitted.broken_rate && fitted.flaky_rate);
   std::printf("failures: entries %.4f observed, %.4f simulated; clean runs %.4f observed, %.4f simulated\n",
               calibration.failed_entries->value, fitted.simulated_failed_entries, calibration.failed_clean_runs->value,

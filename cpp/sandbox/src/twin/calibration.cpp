@@ -37,11 +37,13 @@ Calibration calibrate(const QueueHistory& history) {
   std::vector<Timestamp> submitted;
   std::size_t urgent = 0;
   std::size_t with_entry = 0;
+  std::map<std::int64_t, std::size_t> priority_counts;
   for (const PullRequestV2& pr : history.pull_requests) {
     if (!pr.queue_entry) continue;
     ++with_entry;
     if (pr.queue_entry->created_at) submitted.push_back(*pr.queue_entry->created_at);
     if (pr.queue_entry->skips_the_line.value_or(false)) ++urgent;
+    if (pr.queue_entry->priority_value) ++priority_counts[*pr.queue_entry->priority_value];
   }
   // A queue created inside the window had no arrivals before it existed: its hours are not hours without any.
   const Timestamp arrivals_from =
@@ -50,6 +52,11 @@ Calibration calibrate(const QueueHistory& history) {
           : history.since;
   c.arrivals = fit_arrivals(submitted, arrivals_from, history.until);
   c.urgent_submissions = estimate_proportion(urgent, with_entry);
+  for (const auto& [value, count] : priority_counts) {
+    c.priorities.push_back({value, *estimate_proportion(count, with_entry)});
+  }
+  std::stable_sort(c.priorities.begin(), c.priorities.end(),
+                   [](const PriorityShare& a, const PriorityShare& b) { return a.share.value > b.share.value; });
 
   // Failures measured as the twin's simulation measures them, so the fit of the rates compares like with like.
   const QueueMeasures measured = measure(record_of(history), history.since, history.until);

@@ -143,6 +143,19 @@ void targets_into(const Calibration& calibration, FittedTeam& fitted) {
   }
 }
 
+/// Each priority drawn with its share, the commonest first (the sandbox takes at most kMaxArrivalPriorities); a
+/// submission without a value takes the queue's default, as it did.
+void priorities_into(const Calibration& calibration, FittedTeam& fitted) {
+  for (const PriorityShare& p : calibration.priorities) {
+    if (fitted.team.arrivals.priorities.size() == sb::kMaxArrivalPriorities) {
+      fitted.warnings.push_back(std::to_string(calibration.priorities.size()) + " priority values: the " +
+                                std::to_string(sb::kMaxArrivalPriorities) + " commonest are modelled");
+      break;
+    }
+    fitted.team.arrivals.priorities.push_back({p.value, p.share.value});
+  }
+}
+
 }  // namespace
 
 sb::Arrivals arrivals_of(const ArrivalProfile& profile) {
@@ -179,6 +192,7 @@ FittedTeam fit_team(const Calibration& calibration, const trunk::QueueSettings& 
   team.uncertainty.arrival_rate_sd = rate.value > 0 ? sd_of(rate) / rate.value : 0;
   durations_into(calibration.durations, team);
   targets_into(calibration, fitted);
+  priorities_into(calibration, fitted);
 
   if (!calibration.failed_entries) {
     fitted.warnings.push_back("no entry concluded: the broken and flaky rates are unknown and taken as 0");
