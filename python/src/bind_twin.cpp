@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "bindings.hpp"
+#include "convert_args.hpp"
 #include "convert_run_duration.hpp"
 #include "convert_time.hpp"
 #include "interrupt.hpp"
@@ -137,9 +138,13 @@ void bind_arrivals(py::module_& m) {
 void bind_calibration(py::module_& m) {
   using twin::QueueHistory;
   py::class_<QueueHistory>(m, "QueueHistory",
-                           "What a queue's twin is calibrated from, read through v2: its configuration, testing "
-                           "results and submissions over [since, until].")
+                           "What a queue's twin is calibrated from, read through v2 (or v1 for a v1 token): its "
+                           "configuration, testing results and submissions over [since, until].")
       .def_readonly("queue_id", &QueueHistory::queue_id)
+      .def_property_readonly("source", [](const QueueHistory& h) {
+        return h.source == twin::HistorySource::v1 ? "v1" : "v2";
+      }, "The API it was read through: v1 gives no submission times (docs/twin.md, \"From a v1 history\").")
+      .def_readonly("settings", &QueueHistory::settings)
       .def_property_readonly("since", [](const QueueHistory& h) { return timestamp_to_python(h.since); })
       .def_property_readonly("until", [](const QueueHistory& h) { return timestamp_to_python(h.until); })
       .def_readonly("queue", &QueueHistory::queue)
@@ -163,6 +168,24 @@ void bind_calibration(py::module_& m) {
       py::arg("target_sample") = twin::kTargetSample,
       "Reads a merge queue's history through v2 (at most 45 days), and up to target_sample runs by id for their "
       "impacted targets.");
+  m.def(
+      "collect_history_v1",
+      [](PyClient& client, py::handle repo, py::handle target_branch, py::handle since, py::handle until,
+         std::size_t target_sample) {
+        trunk::python::ArgCollector args;
+        const trunk::Repo parsed = args.repo(repo);
+        const std::string branch = args.text(target_branch, "target_branch");
+        const Timestamp from = args.timestamp(since, "since");
+        const Timestamp to = args.timestamp(until, "until");
+        args.throw_if_failed();
+        return call_without_gil([&] {
+          return twin::collect_queue_history_v1(*client.client, parsed, branch, from, to, target_sample);
+        });
+      },
+      py::arg("client"), py::arg("repo"), py::arg("target_branch"), py::arg("since"), py::arg("until"),
+      py::kw_only(), py::arg("target_sample") = twin::kTargetSample,
+      "Reads a v1 merge queue's history (at most 45 days) with a v1 token, each row as v2 shows it; submissions "
+      "are dated by their first test.");
   py::class_<twin::TargetShare>(m, "TargetShare", "One impacted target and the share of pull requests impacting it.")
       .def_readonly("target", &twin::TargetShare::target)
       .def_readonly("share", &twin::TargetShare::share)

@@ -61,9 +61,13 @@ class ArrivalProfile:
     def days_alike_p_value(self) -> float: ...
 
 class QueueHistory:
-    """What a queue's twin is calibrated from, read through v2."""
+    """What a queue's twin is calibrated from, read through v2 (or v1 for a v1 token)."""
     @property
     def queue_id(self) -> str: ...
+    @property
+    def source(self) -> str: ...  # "v1" or "v2"
+    @property
+    def settings(self) -> QueueSettings: ...
     @property
     def since(self) -> datetime: ...
     @property
@@ -79,6 +83,11 @@ class QueueHistory:
 
 def collect_history(
     client: Client, queue_id: str, since: datetime, until: datetime, *, target_sample: int = 200
+) -> QueueHistory: ...
+
+def collect_history_v1(
+    client: Client, repo: Repo | str, target_branch: str, since: datetime, until: datetime, *,
+    target_sample: int = 200
 ) -> QueueHistory: ...
 
 class TargetShare:

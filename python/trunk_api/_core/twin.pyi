@@ -6,7 +6,7 @@ from datetime import datetime
 from typing import overload
 
 from trunk_api._core.client import Client
-from trunk_api._core.models import MergeQueue, PullRequestV2, QueueSettings, TestingResult, VerificationRun
+from trunk_api._core.models import MergeQueue, PullRequestV2, QueueSettings, Repo, TestingResult, VerificationRun
 from trunk_api._core.sandbox import Arrivals, EmpiricalRunDuration, FixedRunDuration, LognormalRunDuration
 
 CONFIDENCE: float
@@ -69,9 +69,13 @@ class ArrivalProfile:
     def days_alike_p_value(self) -> float: ...
 
 class QueueHistory:
-    """What a queue's twin is calibrated from, read through v2."""
+    """What a queue's twin is calibrated from, read through v2 (or v1 for a v1 token)."""
     @property
     def queue_id(self) -> str: ...
+    @property
+    def source(self) -> str: ...  # "v1" or "v2"
+    @property
+    def settings(self) -> QueueSettings: ...
     @property
     def since(self) -> datetime: ...
     @property
@@ -87,6 +91,11 @@ class QueueHistory:
 
 def collect_history(
     client: Client, queue_id: str, since: datetime, until: datetime, *, target_sample: int = 200
+) -> QueueHistory: ...
+
+def collect_history_v1(
+    client: Client, repo: Repo | str, target_branch: str, since: datetime, until: datetime, *,
+    target_sample: int = 200
 ) -> QueueHistory: ...
 
 class TargetShare:

@@ -88,6 +88,11 @@ Calibration calibrate(const QueueHistory& history) {
                    [](const TargetShare& a, const TargetShare& b) { return a.share.value > b.share.value; });
 
   // What makes the answers weak, in the order a reader meets them.
+  if (history.source == HistorySource::v1) {
+    c.warnings.push_back("read through v1, which gives no submission times: each pull request's is the start of its "
+                         "first test, so arrivals are when testing began, the wait before it is not seen, pull "
+                         "requests never tested are not counted, and time in queue is not backtested");
+  }
   const double days = c.arrivals.observed_hours / 24;
   if (days < kThinWindowDays) {
     c.warnings.push_back("the window covers " + std::to_string(days).substr(0, 4) +
