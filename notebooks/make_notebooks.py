@@ -543,7 +543,8 @@ from trunk_api.sandbox import Arrivals, EmpiricalRunDuration"""),
     ("md", """## Four weeks of a team (this cell plays your team)
 
 **Against the service you skip this cell**: use `client = Client()` (with a v2 API key) and your own queue's id,
-which `client.v2.merge_queues.list()` gives. The cell starts a sandbox on a virtual clock and lets a team with
+which `client.v2.merge_queues.list()` gives. On a v1 token, `twin.of_v1_queue(client, "github.com/you/repo",
+"main")` reads the same history through v1 (without submission times, so its backtest leaves time in queue out). The cell starts a sandbox on a virtual clock and lets a team with
 hidden parameters use its merge queue for 28 days, which takes a second:
 
 - pull requests arrive on a working-hours profile in UTC (5 an hour from 08:00 to 18:00, 1.5 in the evening,
