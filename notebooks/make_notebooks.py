@@ -543,7 +543,8 @@ from trunk_api.sandbox import Arrivals, EmpiricalRunDuration"""),
     ("md", """## Four weeks of a team (this cell plays your team)
 
 **Against the service you skip this cell**: use `client = Client()` (with a v2 API key) and your own queue's id,
-which `client.v2.merge_queues.list()` gives. The cell starts a sandbox on a virtual clock and lets a team with
+which `client.v2.merge_queues.list()` gives. On a v1 token, `twin.of_v1_queue(client, "github.com/you/repo",
+"main")` reads the same history through v1 (without submission times, so its backtest leaves time in queue out). The cell starts a sandbox on a virtual clock and lets a team with
 hidden parameters use its merge queue for 28 days, which takes a second:
 
 - pull requests arrive on a working-hours profile in UTC (5 an hour from 08:00 to 18:00, 1.5 in the evening,
@@ -664,8 +665,8 @@ print(f"observed: failed entries {calibration.failed_entries}, failed clean runs
 rates"""),
     ("md", """The warnings say in words what makes an answer weak. Expect two here: the queue never tested two pull
 requests in one run, so a batch's failing together is not observed (the batching answer below rests on the
-model's rules alone), and v2's history has no impacted targets, so parallel mode's independent lanes are not
-predicted."""),
+model's rules alone), and the team's pull requests uploaded no impacted targets (the sandbox's arrivals here have
+none, so each impacts every target), so the twin models one lane."""),
     ("code", """for warning in queue_twin.warnings:
     print("!", warning)"""),
     ("md", """## The backtest: does the twin reproduce your own queue?

@@ -36,11 +36,12 @@ std::string number_repr(double value) {
 
 std::string optional_repr(const std::optional<double>& value) { return value ? number_repr(*value) : "None"; }
 
-/// Arrivals with `process`, the targets of a {name: probability} mapping (None: every arrival impacts ALL) and
-/// the first number; a wrong type names its field. The ranges are the sandbox's checks, made when they are set.
-Arrivals arrivals_of(trunk::sandbox::ArrivalProcess process, py::handle targets, py::handle first_number,
-                     trunk::python::ArgCollector& args) {
-  Arrivals arrivals{std::move(process), {}, 1};
+/// Arrivals with `process`, the targets of a {name: probability} mapping (None: every arrival impacts ALL), the
+/// priorities of a {value: probability} mapping (None: the queue's default) and the first number; a wrong type
+/// names its field. The ranges are the sandbox's checks, made when they are set.
+Arrivals arrivals_of(trunk::sandbox::ArrivalProcess process, py::handle targets, py::handle priorities,
+                     py::handle first_number, trunk::python::ArgCollector& args) {
+  Arrivals arrivals{std::move(process), {}, 1, {}};
   if (!targets.is_none()) {
     if (!py::isinstance<py::dict>(targets)) {
       throw trunk::ValidationError({{"targets", py::str(py::type::of(targets).attr("__name__")).cast<std::string>(),
@@ -49,6 +50,16 @@ Arrivals arrivals_of(trunk::sandbox::ArrivalProcess process, py::handle targets,
     for (const auto& [name, probability] : targets.cast<py::dict>()) {
       const std::string target = args.text(name, "targets");
       arrivals.targets.push_back({target, args.number(probability, "targets[" + target + "]")});
+    }
+  }
+  if (!priorities.is_none()) {
+    if (!py::isinstance<py::dict>(priorities)) {
+      throw trunk::ValidationError({{"priorities", py::str(py::type::of(priorities).attr("__name__")).cast<std::string>(),
+                                     "must be a dict of priority value to probability"}});
+    }
+    for (const auto& [value, probability] : priorities.cast<py::dict>()) {
+      const std::int64_t priority = args.integer(value, "priorities");
+      arrivals.priorities.push_back({priority, args.number(probability, "priorities[" + std::to_string(priority) + "]")});
     }
   }
   arrivals.first_number = args.integer(first_number, "first_number");
@@ -70,6 +81,14 @@ std::string arrivals_repr(const Arrivals& arrivals) {
     out += ", targets={";
     for (std::size_t i = 0; i < arrivals.targets.size(); ++i) {
       out += (i == 0 ? "'" : ", '") + arrivals.targets[i].target + "': " + number_repr(arrivals.targets[i].probability);
+    }
+    out += "}";
+  }
+  if (!arrivals.priorities.empty()) {
+    out += ", priorities={";
+    for (std::size_t i = 0; i < arrivals.priorities.size(); ++i) {
+      out += (i == 0 ? "" : ", ") + std::to_string(arrivals.priorities[i].value) + ": " +
+             number_repr(arrivals.priorities[i].probability);
     }
     out += "}";
   }
@@ -128,13 +147,14 @@ void bind_queue_controls(py::module_& m) {
   py::class_<Arrivals>(m, "Arrivals",
                        "Pull requests a merge queue submits by itself (Sandbox.set_queue_controls(arrivals=...)); "
                        "build one with Arrivals.poisson, Arrivals.hourly or Arrivals.scheduled.")
-      .def_static("poisson", [](py::handle per_hour, py::handle targets, py::handle first_number) {
+      .def_static("poisson", [](py::handle per_hour, py::handle targets, py::handle priorities, py::handle first_number) {
         trunk::python::ArgCollector args;
         const double rate = args.number(per_hour, "per_hour");
-        return arrivals_of(trunk::sandbox::PoissonArrivals{rate}, targets, first_number, args);
-      }, py::arg("per_hour"), py::kw_only(), py::arg("targets") = py::none(), py::arg("first_number") = 1,
+        return arrivals_of(trunk::sandbox::PoissonArrivals{rate}, targets, priorities, first_number, args);
+      }, py::arg("per_hour"), py::kw_only(), py::arg("targets") = py::none(), py::arg("priorities") = py::none(),
+         py::arg("first_number") = 1,
          "per_hour pull requests an hour on average (a Poisson process), at any hour.")
-      .def_static("hourly", [](py::handle per_hour, py::handle targets, py::handle first_number) {
+      .def_static("hourly", [](py::handle per_hour, py::handle targets, py::handle priorities, py::handle first_number) {
         trunk::python::ArgCollector args;
         trunk::sandbox::HourlyArrivals hourly;
         if (!py::isinstance<py::sequence>(per_hour) || py::isinstance<py::str>(per_hour)) {
@@ -142,10 +162,11 @@ void bind_queue_controls(py::module_& m) {
         }
         std::size_t i = 0;
         for (const py::handle rate : per_hour) hourly.per_hour.push_back(args.number(rate, "per_hour[" + std::to_string(i++) + "]"));
-        return arrivals_of(std::move(hourly), targets, first_number, args);
-      }, py::arg("per_hour"), py::kw_only(), py::arg("targets") = py::none(), py::arg("first_number") = 1,
+        return arrivals_of(std::move(hourly), targets, priorities, first_number, args);
+      }, py::arg("per_hour"), py::kw_only(), py::arg("targets") = py::none(), py::arg("priorities") = py::none(),
+         py::arg("first_number") = 1,
          "A rate per hour of the day (24, UTC) or of the week (168, Monday 00:00 UTC first).")
-      .def_static("scheduled", [](py::handle at, py::handle targets, py::handle first_number) {
+      .def_static("scheduled", [](py::handle at, py::handle targets, py::handle priorities, py::handle first_number) {
         trunk::python::ArgCollector args;
         trunk::sandbox::ScheduledArrivals scheduled;
         if (!py::isinstance<py::iterable>(at) || py::isinstance<py::str>(at)) {
@@ -153,8 +174,9 @@ void bind_queue_controls(py::module_& m) {
         }
         std::size_t i = 0;
         for (const py::handle t : at) scheduled.at.push_back(args.timestamp(t, "at[" + std::to_string(i++) + "]"));
-        return arrivals_of(std::move(scheduled), targets, first_number, args);
-      }, py::arg("at"), py::kw_only(), py::arg("targets") = py::none(), py::arg("first_number") = 1,
+        return arrivals_of(std::move(scheduled), targets, priorities, first_number, args);
+      }, py::arg("at"), py::kw_only(), py::arg("targets") = py::none(), py::arg("priorities") = py::none(),
+         py::arg("first_number") = 1,
          "Exactly at these times (those already past when set are skipped).")
       .def_property_readonly("kind", [](const Arrivals& a) {
         return std::visit([](const auto& process) -> std::string {
@@ -179,6 +201,11 @@ void bind_queue_controls(py::module_& m) {
       .def_property_readonly("targets", [](const Arrivals& a) {
         py::dict out;
         for (const auto& chance : a.targets) out[py::str(chance.target)] = chance.probability;
+        return out;
+      })
+      .def_property_readonly("priorities", [](const Arrivals& a) {
+        py::dict out;
+        for (const auto& chance : a.priorities) out[py::int_(chance.value)] = chance.probability;
         return out;
       })
       .def_readonly("first_number", &Arrivals::first_number)

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "bindings.hpp"
+#include "convert_args.hpp"
 #include "convert_run_duration.hpp"
 #include "convert_time.hpp"
 #include "interrupt.hpp"
@@ -137,14 +138,19 @@ void bind_arrivals(py::module_& m) {
 void bind_calibration(py::module_& m) {
   using twin::QueueHistory;
   py::class_<QueueHistory>(m, "QueueHistory",
-                           "What a queue's twin is calibrated from, read through v2: its configuration, testing "
-                           "results and submissions over [since, until].")
+                           "What a queue's twin is calibrated from, read through v2 (or v1 for a v1 token): its "
+                           "configuration, testing results and submissions over [since, until].")
       .def_readonly("queue_id", &QueueHistory::queue_id)
+      .def_property_readonly("source", [](const QueueHistory& h) {
+        return h.source == twin::HistorySource::v1 ? "v1" : "v2";
+      }, "The API it was read through: v1 gives no submission times (docs/twin.md, \"From a v1 history\").")
+      .def_readonly("settings", &QueueHistory::settings)
       .def_property_readonly("since", [](const QueueHistory& h) { return timestamp_to_python(h.since); })
       .def_property_readonly("until", [](const QueueHistory& h) { return timestamp_to_python(h.until); })
       .def_readonly("queue", &QueueHistory::queue)
       .def_readonly("testing_results", &QueueHistory::testing_results)
       .def_readonly("pull_requests", &QueueHistory::pull_requests)
+      .def_readonly("sampled_runs", &QueueHistory::sampled_runs)
       .def("__repr__", [](const QueueHistory& h) {
         return "QueueHistory(queue_id=" + py::repr(py::str(h.queue_id)).cast<std::string>() + ", " +
                std::to_string(h.testing_results.size()) + " testing results, " +
@@ -152,20 +158,58 @@ void bind_calibration(py::module_& m) {
       });
   m.def(
       "collect_history",
-      [](PyClient& client, const std::string& queue_id, py::handle since, py::handle until) {
+      [](PyClient& client, const std::string& queue_id, py::handle since, py::handle until, std::size_t target_sample) {
         const Timestamp from = timestamp_from_python(since, "since");
         const Timestamp to = timestamp_from_python(until, "until");
-        return call_without_gil([&] { return twin::collect_queue_history(*client.client, queue_id, from, to); });
+        return call_without_gil(
+            [&] { return twin::collect_queue_history(*client.client, queue_id, from, to, target_sample); });
       },
-      py::arg("client"), py::arg("queue_id"), py::arg("since"), py::arg("until"),
-      "Reads a merge queue's history through v2 (at most 45 days).");
+      py::arg("client"), py::arg("queue_id"), py::arg("since"), py::arg("until"), py::kw_only(),
+      py::arg("target_sample") = twin::kTargetSample,
+      "Reads a merge queue's history through v2 (at most 45 days), and up to target_sample runs by id for their "
+      "impacted targets.");
+  m.def(
+      "collect_history_v1",
+      [](PyClient& client, py::handle repo, py::handle target_branch, py::handle since, py::handle until,
+         std::size_t target_sample) {
+        trunk::python::ArgCollector args;
+        const trunk::Repo parsed = args.repo(repo);
+        const std::string branch = args.text(target_branch, "target_branch");
+        const Timestamp from = args.timestamp(since, "since");
+        const Timestamp to = args.timestamp(until, "until");
+        args.throw_if_failed();
+        return call_without_gil([&] {
+          return twin::collect_queue_history_v1(*client.client, parsed, branch, from, to, target_sample);
+        });
+      },
+      py::arg("client"), py::arg("repo"), py::arg("target_branch"), py::arg("since"), py::arg("until"),
+      py::kw_only(), py::arg("target_sample") = twin::kTargetSample,
+      "Reads a v1 merge queue's history (at most 45 days) with a v1 token, each row as v2 shows it; submissions "
+      "are dated by their first test.");
+  py::class_<twin::TargetShare>(m, "TargetShare", "One impacted target and the share of pull requests impacting it.")
+      .def_readonly("target", &twin::TargetShare::target)
+      .def_readonly("share", &twin::TargetShare::share)
+      .def("__repr__", [](const twin::TargetShare& t) {
+        return "TargetShare(" + py::repr(py::str(t.target)).cast<std::string>() + ", " +
+               py::repr(py::cast(t.share)).cast<std::string>() + ")";
+      });
+  py::class_<twin::PriorityShare>(m, "PriorityShare", "One priority value and the share of submissions carrying it.")
+      .def_readonly("value", &twin::PriorityShare::value)
+      .def_readonly("share", &twin::PriorityShare::share)
+      .def("__repr__", [](const twin::PriorityShare& p) {
+        return "PriorityShare(" + std::to_string(p.value) + ", " + py::repr(py::cast(p.share)).cast<std::string>() + ")";
+      });
   py::class_<Calibration>(m, "Calibration", "What a queue's history shows, each quantity with its interval.")
+      .def_readonly("targets", &Calibration::targets)
+      .def_readonly("all_targets", &Calibration::all_targets)
+      .def_readonly("targets_sampled", &Calibration::targets_sampled)
       .def_readonly("durations", &Calibration::durations)
       .def_readonly("arrivals", &Calibration::arrivals)
       .def_readonly("failed_entries", &Calibration::failed_entries)
       .def_readonly("failed_clean_runs", &Calibration::failed_clean_runs)
       .def_readonly("batch_size", &Calibration::batch_size)
       .def_readonly("urgent_submissions", &Calibration::urgent_submissions)
+      .def_readonly("priorities", &Calibration::priorities)
       .def_readonly("runs", &Calibration::runs)
       .def_readonly("ignored_results", &Calibration::ignored_results)
       .def_readonly("warnings", &Calibration::warnings);

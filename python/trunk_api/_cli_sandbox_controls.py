@@ -40,6 +40,7 @@ _FLAGS_OF_CONTROL = {
     "arrivals.at": "--arrivals-at",
     "arrivals.targets": "--target",
     "arrivals.first_number": "--first-number",
+    "arrivals.priorities": "--priority",
     "next_run_minutes": "--next-run-minutes",
 }
 
@@ -145,6 +146,14 @@ def _add_control_options(parser: argparse.ArgumentParser) -> None:
                               "(repeatable; the list given replaces the arrivals' targets)")
     targets.add_argument("--clear-targets", action="store_true",
                          help="no targets: every arrival impacts ALL")
+    priorities = arrivals.add_mutually_exclusive_group()
+    priorities.add_argument("--priority", dest="priorities", type=_priority, action="append", default=None,
+                            metavar="VALUE=CHANCE",
+                            help="a priority an arrival is submitted with and its chance, e.g. 0=0.02 for urgent "
+                                 "(repeatable, chances summing to 1 at most; the rest take the queue's default; "
+                                 "the list given replaces the arrivals' priorities)")
+    priorities.add_argument("--clear-priorities", action="store_true",
+                            help="no priorities: every arrival takes the queue's default")
     arrivals.add_argument("--first-number", type=int, metavar="N", help="the arrivals' first pull request number")
 
     parser.add_argument("--clear-all", action="store_true",
@@ -177,6 +186,17 @@ def _target(text: str) -> dict[str, Any]:
     if not equals or not name:
         raise argparse.ArgumentTypeError(f"{text!r} is not NAME=CHANCE (e.g. //app=0.3)")
     return {"target": name, "probability": _number(chance)}
+
+
+def _priority(text: str) -> dict[str, Any]:
+    value, equals, chance = text.partition("=")
+    try:
+        number = int(value)
+    except ValueError:
+        number = None
+    if not equals or number is None:
+        raise argparse.ArgumentTypeError(f"{text!r} is not VALUE=CHANCE (e.g. 0=0.02)")
+    return {"value": number, "probability": _number(chance)}
 
 
 # ---- the commands --------------------------------------------------------------------------------------------
@@ -301,10 +321,12 @@ def _durations_file(path: str) -> list[float]:
 
 
 def _arrivals(current: dict[str, Any] | None, args: argparse.Namespace) -> dict[str, Any] | None:
+    details_given = (args.targets is not None or args.priorities is not None or args.first_number is not None
+                     or args.clear_targets or args.clear_priorities)
     if args.clear_arrivals:
-        if args.targets is not None or args.clear_targets or args.first_number is not None:
-            raise UsageError("--clear-arrivals stops the arrivals: it takes no --target, --clear-targets or "
-                             "--first-number")
+        if details_given:
+            raise UsageError("--clear-arrivals stops the arrivals: it takes no --target, --clear-targets, "
+                             "--priority, --clear-priorities or --first-number")
         return None
     process = None
     if args.arrivals_per_hour is not None:
@@ -313,19 +335,24 @@ def _arrivals(current: dict[str, Any] | None, args: argparse.Namespace) -> dict[
         process = {"kind": "hourly", "per_hour": args.arrivals_hourly}
     elif args.arrivals_at is not None:
         process = {"kind": "scheduled", "at": args.arrivals_at}
-    details_given = args.targets is not None or args.clear_targets or args.first_number is not None
     if process is None and not details_given:
         return current
     if process is None and current is None:
-        raise UsageError("--target, --clear-targets and --first-number change the queue's arrivals, and it has "
-                         "none: give --arrivals-per-hour, --arrivals-hourly or --arrivals-at too")
-    # What is not given stays: the current process, targets and first number.
+        raise UsageError("--target, --clear-targets, --priority, --clear-priorities and --first-number change the "
+                         "queue's arrivals, and it has none: give --arrivals-per-hour, --arrivals-hourly or "
+                         "--arrivals-at too")
+    # What is not given stays: the current process, targets, priorities and first number.
     kept = current or {}
-    arrivals = dict(process or {key: value for key, value in kept.items() if key not in ("targets", "first_number")})
+    details = ("targets", "priorities", "first_number")
+    arrivals = dict(process or {key: value for key, value in kept.items() if key not in details})
     targets = [] if args.clear_targets else args.targets if args.targets is not None else kept.get("targets")
+    priorities = ([] if args.clear_priorities else args.priorities if args.priorities is not None
+                  else kept.get("priorities"))
     first_number = args.first_number if args.first_number is not None else kept.get("first_number")
     if targets is not None:
         arrivals["targets"] = targets
+    if priorities is not None:
+        arrivals["priorities"] = priorities
     if first_number is not None:
         arrivals["first_number"] = first_number
     return arrivals
@@ -385,4 +412,6 @@ def _describe_arrivals(arrivals: dict[str, Any] | None) -> str | None:
     else:
         text = f"scheduled at {_listed(arrivals['at'], shown=3)}"
     targets = ", ".join(f"{t['target']} {t['probability']:g}" for t in arrivals.get("targets") or []) or "ALL"
-    return f"{text}; targets {targets}; first number {arrivals.get('first_number')}"
+    priorities = ", ".join(f"{p['value']} {p['probability']:g}" for p in arrivals.get("priorities") or []) or \
+        "the queue's default"
+    return f"{text}; targets {targets}; priorities {priorities}; first number {arrivals.get('first_number')}"

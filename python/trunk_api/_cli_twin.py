@@ -2,6 +2,7 @@
 
     trunk-api twin calibrate --queue-id ID --days 30
     trunk-api twin compare --queue-id ID --config '{"batch": true, "batchingMinSize": 4}' --config '{"concurrency": 6}'
+    trunk-api twin calibrate --repo github.com/acme/app --branch main     (a v1 token)
 
 This module only reads the options and lays out what ``twin.of_queue`` and ``Twin.compare`` answer: a table on a
 terminal, else JSON. JSON has no infinity and no NaN, so an unbounded or undefined number is written as null.
@@ -65,7 +66,12 @@ def add_command(commands: Any, *, add_connection_options: Any) -> None:
 
 
 def _add_twin_options(parser: argparse.ArgumentParser, add_connection_options: Any) -> None:
-    parser.add_argument("--queue-id", required=True, metavar="ID", help="the v2 merge queue's id")
+    queue = parser.add_mutually_exclusive_group(required=True)
+    queue.add_argument("--queue-id", metavar="ID", help="the v2 merge queue's id")
+    queue.add_argument("--repo", metavar="HOST/OWNER/NAME",
+                       help="a v1 merge queue's repository, read with a v1 token (no submission times: time in "
+                            "queue is not backtested)")
+    parser.add_argument("--branch", default="main", help="with --repo, the queue's branch (default %(default)s)")
     window = parser.add_mutually_exclusive_group()
     window.add_argument("--since", type=_time, metavar="RFC3339", help="start of the history (default: 45 days "
                                                                        "before --until)")
@@ -102,6 +108,9 @@ def _window(args: argparse.Namespace) -> tuple[dt.datetime | None, dt.datetime |
 
 def _queue_twin(ctx: Any) -> twin.Twin:
     since, until = _window(ctx.args)
+    if ctx.args.repo is not None:
+        return twin.of_v1_queue(ctx.client(), ctx.args.repo, ctx.args.branch, since=since, until=until,
+                                seeds=ctx.args.seeds)
     return twin.of_queue(ctx.client(), ctx.args.queue_id, since=since, until=until, seeds=ctx.args.seeds)
 
 
@@ -122,7 +131,7 @@ def _calibration_report(queue_twin: twin.Twin) -> dict[str, Any]:
     history, calibration, fitted, back = queue_twin.history, queue_twin.calibration, queue_twin.fitted, \
         queue_twin.backtest
     return {
-        "window": {"queue_id": history.queue_id, "since": render.iso(history.since),
+        "window": {"queue_id": history.queue_id, "source": history.source, "since": render.iso(history.since),
                    "until": render.iso(history.until), "pull_requests": len(history.pull_requests),
                    "testing_results": len(history.testing_results), "runs": calibration.runs,
                    "ignored_results": calibration.ignored_results},
@@ -134,6 +143,10 @@ def _calibration_report(queue_twin: twin.Twin) -> dict[str, Any]:
             "failed_clean_runs": _estimate(calibration.failed_clean_runs),
             "batch_size": _estimate(calibration.batch_size),
             "urgent_submissions": _estimate(calibration.urgent_submissions),
+            "priorities": [{"value": p.value, "share": _estimate(p.share)} for p in calibration.priorities],
+            "targets": [{"target": t.target, "share": _estimate(t.share)} for t in calibration.targets],
+            "all_targets": _estimate(calibration.all_targets),
+            "targets_sampled": calibration.targets_sampled,
         },
         "model": {
             "arrivals": _arrival_profile(queue_twin.team.arrivals),
@@ -202,7 +215,7 @@ def _calibration_rows(queue_twin: twin.Twin, report: Mapping[str, Any]) -> list[
     else:
         ci = f"median {run['median_minutes']:.1f} min ({run['kind']})"
     rows = [
-        ("queue", window["queue_id"]),
+        ("queue", f"{window['queue_id']} (read through {window['source']})"),
         ("window", f"{window['since']} .. {window['until']}"),
         ("counted", (f"{window['pull_requests']} pull requests, {window['runs']} runs "
                      f"({window['testing_results']} testing results)")),
@@ -212,6 +225,11 @@ def _calibration_rows(queue_twin: twin.Twin, report: Mapping[str, Any]) -> list[
         ("failed clean runs", _interval(calibration["failed_clean_runs"], share=True)),
         ("batch size", _interval(calibration["batch_size"])),
         ("urgent share", _interval(calibration["urgent_submissions"], share=True)),
+        ("priorities", _shares(calibration["priorities"], "value") or "(none given: the queue's default)"),
+        ("impacted targets", (f"{_shares(calibration['targets'], 'target')}; all targets "
+                              f"{_interval(calibration['all_targets'], share=True)}; "
+                              f"{calibration['targets_sampled']} pull requests sampled")
+         if calibration["targets_sampled"] else "(none sampled: every pull request impacts all)"),
         ("broken rate (fitted)", _interval(model["broken_rate"], share=True)),
         ("flaky rate (fitted)", _interval(model["flaky_rate"], share=True)),
     ]
@@ -332,6 +350,12 @@ def _interval(estimate: Mapping[str, Any] | None, *, share: bool = False) -> str
     decimals = _decimals(estimate["value"]) if estimate["value"] is not None else None
     low, high = _number(estimate["low"], decimals), _number(estimate["high"], decimals)
     return f"{_number(estimate['value'], decimals)} [{low}, {high}]"
+
+
+def _shares(shares: list[Mapping[str, Any]], key: str, most: int = 5) -> str:
+    """The first `most` shares as 'name value [low, high]', and how many more there are."""
+    text = ", ".join(f"{share[key]} {_interval(share['share'], share=True)}" for share in shares[:most])
+    return text + (f" and {len(shares) - most} more" if len(shares) > most else "")
 
 
 def _finite(value: Any) -> Any:

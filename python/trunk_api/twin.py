@@ -24,7 +24,7 @@ from typing import Any
 
 from trunk_api._core import declarations as _declarations
 from trunk_api._core import twin as _twin
-from trunk_api._core.models import QueueSettings
+from trunk_api._core.models import QueueSettings, Repo
 from trunk_api._core.twin import (
     CONFIDENCE,
     ArrivalProfile,
@@ -35,8 +35,10 @@ from trunk_api._core.twin import (
     Estimate,
     FittedTeam,
     LognormalFit,
+    PriorityShare,
     QueueHistory,
     QueueMeasures,
+    TargetShare,
     TeamModel,
     TeamUncertainty,
     estimate_poisson_rate,
@@ -58,12 +60,25 @@ def _window(since: datetime | None, until: datetime | None) -> tuple[datetime, d
 
 
 def collect_history(client: Client, queue_id: str, *, since: datetime | None = None,
-                    until: datetime | None = None) -> QueueHistory:
+                    until: datetime | None = None, target_sample: int = 200) -> QueueHistory:
     """Reads the merge queue's history through v2: its configuration, testing results and submissions over
-    [since, until] (until defaults to now, since to 45 days before it, the most the service keeps). Raises
-    ValidationError naming ``since`` for an empty window or one longer than 45 days, before anything is sent."""
+    [since, until] (until defaults to now, since to 45 days before it, the most the service keeps), and up to
+    ``target_sample`` runs of one pull request, fetched one by one for their impacted targets (v2 lists none).
+    Raises ValidationError naming ``since`` for an empty window or one longer than 45 days, before anything is
+    sent."""
     since, until = _window(since, until)
-    return _twin.collect_history(client._core, queue_id, since, until)
+    return _twin.collect_history(client._core, queue_id, since, until, target_sample=target_sample)
+
+
+def collect_history_v1(client: Client, repo: Repo | str, target_branch: str = "main", *,
+                       since: datetime | None = None, until: datetime | None = None,
+                       target_sample: int = 200) -> QueueHistory:
+    """Reads a merge queue's history through v1, for a team whose token v2 refuses: the same window and sample as
+    collect_history(), each row read as v2 shows it. v1 gives no submission times, so each pull request's is the
+    start of its first test (``history.source == "v1"``; docs/twin.md, "From a v1 history"). Raises as
+    collect_history()."""
+    since, until = _window(since, until)
+    return _twin.collect_history_v1(client._core, repo, target_branch, since, until, target_sample=target_sample)
 
 
 def calibrate(client: Client | QueueHistory, queue_id: str | None = None, *, since: datetime | None = None,
@@ -198,13 +213,28 @@ def outcome_row(label: str, outcome: ConfigurationOutcome, backtest: Backtest | 
 
 
 def of_queue(client: Client, queue_id: str, *, since: datetime | None = None, until: datetime | None = None,
-             seeds: int = 20) -> Twin:
+             seeds: int = 20, target_sample: int = 200) -> Twin:
     """The twin of a merge queue, in one call: its history read through v2 (the last 45 days by default), the
     calibration, the team's model fitted under the queue's configuration and the backtest of that configuration
     over the same history. The GIL is released throughout; Ctrl-C ends it."""
-    history = collect_history(client, queue_id, since=since, until=until)
+    return of_history(collect_history(client, queue_id, since=since, until=until, target_sample=target_sample),
+                      seeds=seeds)
+
+
+def of_v1_queue(client: Client, repo: Repo | str, target_branch: str = "main", *, since: datetime | None = None,
+                until: datetime | None = None, seeds: int = 20, target_sample: int = 200) -> Twin:
+    """of_queue() for a team on a v1 token: the history read through v1 (collect_history_v1()). Its backtest
+    compares CI runs per merge and merges per day; time in queue is not backtested (v1 does not date
+    submissions), and the calibration says so among its warnings."""
+    return of_history(collect_history_v1(client, repo, target_branch, since=since, until=until,
+                                         target_sample=target_sample), seeds=seeds)
+
+
+def of_history(history: QueueHistory, *, seeds: int = 20) -> Twin:
+    """The twin of a history already read (collect_history() or collect_history_v1()): calibrated, the team
+    fitted under the queue's configuration, and that configuration backtested over the same history."""
     calibration = _twin.calibrate(history)
-    fitted = _twin.fit_team(calibration, settings_of(history.queue))
+    fitted = _twin.fit_team(calibration, history.settings)
     return Twin(history, calibration, fitted, backtest(fitted.team, history, seeds=seeds))
 
 
@@ -219,21 +249,26 @@ __all__ = [
     "Estimate",
     "FittedTeam",
     "LognormalFit",
+    "PriorityShare",
     "QueueHistory",
     "QueueMeasures",
+    "TargetShare",
     "TeamModel",
     "TeamUncertainty",
     "Twin",
     "backtest",
     "calibrate",
     "collect_history",
+    "collect_history_v1",
     "compare",
     "estimate_poisson_rate",
     "estimate_proportion",
     "fit_arrivals",
     "fit_durations",
     "fit_team",
+    "of_history",
     "of_queue",
+    "of_v1_queue",
     "outcome_row",
     "settings_from",
     "settings_of",

@@ -50,13 +50,13 @@ def controls(cli: Any, repo: str, *argv: str) -> dict[str, Any]:
 
 #: Every control set, so that a test of one flag sees the others stay.
 EVERYTHING = ["--run-minutes", "40", "--flaky-rate", "0.1", "--broken-rate", "0.2", "--arrivals-per-hour", "6",
-              "--target", "//app=0.3", "--first-number", "500"]
+              "--target", "//app=0.3", "--priority", "0=0.05", "--first-number", "500"]
 EVERYTHING_ON_THE_WIRE = {
     "run_duration": {"kind": "fixed", "minutes": 40.0},
     "flaky_run_rate": 0.1,
     "broken_pull_request_rate": 0.2,
     "arrivals": {"kind": "poisson", "per_hour": 6.0, "targets": [{"target": "//app", "probability": 0.3}],
-                 "first_number": 500},
+                 "first_number": 500, "priorities": [{"value": 0, "probability": 0.05}]},
 }
 
 
@@ -88,7 +88,8 @@ def test_show_on_a_terminal_is_a_table_and_format_chooses(cli, sandbox, repo):
     assert f"queue:                    {repo} main" in run.out
     assert "run duration:             fixed, 40 minutes" in run.out
     assert "flaky run rate:           0.1" in run.out
-    assert "arrivals:                 poisson, 6 an hour; targets //app 0.3; first number 500" in run.out
+    assert "arrivals:                 poisson, 6 an hour; targets //app 0.3; priorities 0 0.05; first number 500" \
+        in run.out
     assert "scripts (1):" in run.out and "#8" in run.out and "pass" in run.out
     assert json.loads(cli("sandbox-controls", "show", "--repo", repo, "--format", "json", stdout=Terminal()).out)
     assert "queue:" in cli("sandbox-controls", "show", "--repo", repo, "--format", "table").out
@@ -105,7 +106,8 @@ def test_the_table_shows_each_kind_and_cuts_long_lists(cli, repo):
                "--arrivals-hourly", ",".join(["2"] * 168)).code == 0
     table = cli("sandbox-controls", "show", "--repo", repo, "--format", "table").out
     assert "empirical, one of 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, ... (29 in all) minutes" in table
-    assert "hourly, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, ... (168 in all) an hour; targets ALL; first number 1" in table
+    assert "hourly, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, ... (168 in all) an hour; targets ALL; priorities the queue's default; " \
+        "first number 1" in table
     assert cli("sandbox-controls", "set", "--repo", repo, "--run-median-minutes", "20",
                "--arrivals-at", "2030-01-01T00:00:00Z").code == 0
     table = cli("sandbox-controls", "show", "--repo", repo, "--format", "table").out
@@ -152,12 +154,18 @@ ONE_CHANGE = {
         **EVERYTHING_ON_THE_WIRE["arrivals"], "kind": "hourly", "per_hour": [0.0] * 9 + [6.0] * 8 + [0.0] * 7}}),
     "arrivals-at": (["--arrivals-at", "2026-11-21T09:00:00Z,2026-11-21T10:30:00Z"], {"arrivals": {
         "kind": "scheduled", "at": ["2026-11-21T09:00:00Z", "2026-11-21T10:30:00Z"],
-        "targets": EVERYTHING_ON_THE_WIRE["arrivals"]["targets"], "first_number": 500}}),
+        "targets": EVERYTHING_ON_THE_WIRE["arrivals"]["targets"], "first_number": 500,
+        "priorities": EVERYTHING_ON_THE_WIRE["arrivals"]["priorities"]}}),
     "clear-arrivals": (["--clear-arrivals"], {"arrivals": None}),
     "target": (["--target", "//web=0.5", "--target", "//docs=0.05"], {"arrivals": {
         **EVERYTHING_ON_THE_WIRE["arrivals"],
         "targets": [{"target": "//web", "probability": 0.5}, {"target": "//docs", "probability": 0.05}]}}),
     "clear-targets": (["--clear-targets"], {"arrivals": {**EVERYTHING_ON_THE_WIRE["arrivals"], "targets": []}}),
+    "priority": (["--priority", "10=0.2", "--priority", "200=0.5"], {"arrivals": {
+        **EVERYTHING_ON_THE_WIRE["arrivals"],
+        "priorities": [{"value": 10, "probability": 0.2}, {"value": 200, "probability": 0.5}]}}),
+    "clear-priorities": (["--clear-priorities"], {"arrivals": {**EVERYTHING_ON_THE_WIRE["arrivals"],
+                                                               "priorities": []}}),
     "first-number": (["--first-number", "900"], {"arrivals": {**EVERYTHING_ON_THE_WIRE["arrivals"],
                                                                "first_number": 900}}),
 }
@@ -231,6 +239,7 @@ def test_set_sends_the_arrivals_back_as_they_were_so_that_they_keep_their_course
     put = next(r for r in sandbox.requests if r.method == "PUT")
     assert put.body["arrivals"] == EVERYTHING_ON_THE_WIRE["arrivals"]
     assert sandbox.queue_controls(sandbox.repos[0]).arrivals == Arrivals.poisson(6, targets={"//app": 0.3},
+                                                                               priorities={0: 0.05},
                                                                                first_number=500)
 
 
@@ -250,6 +259,10 @@ REFUSED = {
     "not a time": (["--arrivals-at", "2026-11-21T09:00:00Z,tomorrow"], "arrivals.at[1]", "--arrivals-at"),
     "a chance above 1": (["--arrivals-per-hour", "1", "--target", "//app=1.5"],
                          "arrivals.targets[0].probability: 1.5", "--target"),
+    "priorities over 1": (["--arrivals-per-hour", "1", "--priority", "0=0.6", "--priority", "10=0.5"],
+                          "arrivals.priorities: chances summing to 1.1", "--priority"),
+    "a priority twice": (["--arrivals-per-hour", "1", "--priority", "7=0.1", "--priority", "7=0.2"],
+                         "arrivals.priorities[1].value: 7: must not be given twice", "--priority"),
     "first number 0": (["--arrivals-per-hour", "1", "--first-number", "0"], "arrivals.first_number: 0",
                        "--first-number"),
 }
@@ -279,6 +292,8 @@ def test_every_value_refused_is_named_with_its_flag(cli, repo):
     (["--run-durations", "8", "--run-durations-file", "-"], "one run duration at a time"),
     (["--target", "//app=0.3"], "it has none"),
     (["--first-number", "5"], "it has none"),
+    (["--priority", "0=0.1"], "it has none"),
+    (["--clear-arrivals", "--clear-priorities"], "--clear-arrivals stops the arrivals"),
     (["--clear-arrivals", "--first-number", "5"], "--clear-arrivals stops the arrivals"),
     (["--run-durations-file", "/nonexistent/durations.txt"], "/nonexistent/durations.txt"),
 ])
@@ -293,7 +308,8 @@ def test_flags_that_contradict_each_other_or_a_missing_file_are_usage_errors(cli
 @pytest.mark.parametrize("flags", [["--flaky-rate", "high"], ["--flaky-rate", "nan"], ["--run-durations", "8,x"],
                                    ["--target", "//app"], ["--flaky-rate", "0.1", "--clear-flaky-rate"],
                                    ["--arrivals-per-hour", "1", "--clear-arrivals"],
-                                   ["--target", "//a=0.1", "--clear-targets"]])
+                                   ["--target", "//a=0.1", "--clear-targets"], ["--priority", "high=0.1"],
+                                   ["--priority", "0"], ["--priority", "0=0.1", "--clear-priorities"]])
 def test_what_is_not_a_value_is_refused_by_the_parser_with_exit_2(cli, repo, flags):
     run = cli("sandbox-controls", "set", "--repo", repo, *flags)
     assert run.code == 2 and run.out == ""

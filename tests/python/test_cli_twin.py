@@ -30,13 +30,14 @@ def twin_cli(a_teams_week, monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setenv("TRUNK_API_KEY", box.api_key)
     until = box.clock_now
 
-    def run(*argv: str, window: bool = True, terminal: bool = False) -> Run:
+    def run(*argv: str, window: bool = True, terminal: bool = False, v1: bool = False) -> Run:
         out = Terminal() if terminal else io.StringIO()
         err = io.StringIO()
         window_args = ["--since", (until - timedelta(days=7)).isoformat(), "--until", until.isoformat()] \
             if window else []
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            code = main(["twin", *argv, "--queue-id", queue_id, "--seeds", "4", *window_args])
+            queue = ["--repo", str(box.repos[0]), "--branch", "main"] if v1 else ["--queue-id", queue_id]
+            code = main(["twin", *argv, *queue, "--seeds", "4", *window_args])
         result = Run(code, out.getvalue(), err.getvalue())
         for secret in (box.api_key, box.token):
             assert secret not in result.out and secret not in result.err
@@ -78,7 +79,25 @@ def test_calibrate_json_has_every_section_and_intervals_around_their_values(twin
     assert set(report["backtest"]) >= {"minutes_in_queue_p50", "minutes_in_queue_p90", "runs_per_merged",
                                        "merged_per_day"}
     assert isinstance(report["backtest"]["minutes_in_queue_p50"]["error"], float)
-    assert any("impacted targets" in w for w in report["warnings"])
+    assert any("impacted every target" in w for w in report["warnings"])
+    # Every arrival took the queue's default (medium, 100), which the queue names on each entry.
+    assert [p["value"] for p in report["calibration"]["priorities"]] == [100]
+    assert report["calibration"]["priorities"][0]["share"]["value"] == 1.0
+    assert report["calibration"]["targets"] == [] and report["calibration"]["targets_sampled"] > 0
+    assert report["calibration"]["all_targets"]["value"] == 1.0
+
+
+def test_calibrate_of_a_v1_queue_reads_it_with_the_token_alone(twin_cli, monkeypatch) -> None:
+    monkeypatch.delenv("TRUNK_API_KEY")  # a team on a v1 token
+    run = twin_cli("calibrate", v1=True)
+    assert run.code == 0, run.err
+    report = strict_json(run.out)
+    assert report["window"]["source"] == "v1" and report["window"]["queue_id"].endswith(" main")
+    assert report["backtest"]["minutes_in_queue_p50"]["error"] is None  # v1 does not date submissions
+    assert isinstance(report["backtest"]["runs_per_merged"]["error"], float)
+    assert any("read through v1" in w for w in report["warnings"])
+    table = twin_cli("calibrate", v1=True, terminal=True).out
+    assert "(read through v1)" in table and "p50 min" in table
 
 
 def test_calibrate_table_shows_the_backtest_line(twin_cli) -> None:
@@ -88,6 +107,8 @@ def test_calibrate_table_shows_the_backtest_line(twin_cli) -> None:
     assert any(line.startswith("backtest:") and "p50 min" in line and "vs twin" in line for line in lines)
     assert any(line.startswith("arrivals per hour:") and "model: poisson" in line for line in lines)
     assert any(line.startswith("broken rate (fitted):") for line in lines)
+    assert any(line.startswith("priorities:") and "100 100.0 %" in line for line in lines)
+    assert any(line.startswith("impacted targets:") and "all targets 100.0 %" in line for line in lines)
 
 
 def test_compare_puts_today_first_then_each_config_with_the_backtest_errors(twin_cli, tmp_path) -> None:

@@ -226,6 +226,15 @@ def test_scheduled_arrivals_are_submitted_at_their_times_with_their_targets(box,
     assert [state(mq, repo, n) for n in (100, 101)] == ["merged", "merged"]
 
 
+def test_arrivals_are_submitted_with_the_priority_each_draws(box, mq, repo):
+    times = [NOW + timedelta(minutes=m) for m in range(1, 41)]
+    box.set_queue_controls(repo, arrivals=Arrivals.scheduled(times, priorities={0: 0.25, 10: 0.75}))
+    box.advance(minutes=41)
+    drawn = [mq.get_submitted_pull_request(repo, n, "main").priority_value for n in range(1, 41)]
+    assert set(drawn) == {0, 10}, "every arrival drew one of the two: none took the default"
+    assert 2 <= drawn.count(0) <= 20
+
+
 def test_a_working_hours_profile_arrives_only_in_working_hours(box, mq, repo):
     profile = [0.0] * 24
     for hour in range(9, 17):
@@ -262,6 +271,13 @@ def test_a_working_hours_profile_arrives_only_in_working_hours(box, mq, repo):
         (Arrivals.poisson(1, targets={"//app": 1.01}), "arrivals.targets[0].probability", "must be from 0 to 1"),
         (Arrivals.poisson(1, targets={"": 0.5}), "arrivals.targets[0].target", "must not be empty"),
         (Arrivals.poisson(1, first_number=0), "arrivals.first_number", "must be a pull request number, at least 1"),
+        (Arrivals.poisson(1, priorities={-1: 0.1}), "arrivals.priorities[0].value",
+         "must be a priority from 0 to 4294967295"),
+        (Arrivals.poisson(1, priorities={4294967296: 0.1}), "arrivals.priorities[0].value",
+         "must be a priority from 0 to 4294967295"),
+        (Arrivals.poisson(1, priorities={0: 1.01}), "arrivals.priorities[0].probability", "must be from 0 to 1"),
+        (Arrivals.poisson(1, priorities={0: 0.5, 10: 0.5000001}), "arrivals.priorities",
+         "must sum to 1 at most (one priority per pull request)"),
     ],
 )
 def test_every_arrivals_rule_is_refused_past_its_bound(box, repo, arrivals, field, rule):
@@ -273,10 +289,13 @@ def test_every_arrivals_rule_is_refused_past_its_bound(box, repo, arrivals, fiel
 
 def test_arrivals_at_their_bounds_are_accepted_and_show_themselves(box, repo):
     for arrivals in (Arrivals.poisson(0), Arrivals.poisson(3600), Arrivals.hourly([0.0] * 24),
-                     Arrivals.hourly([2.5] * 168), Arrivals.poisson(1, targets={"a": 0.0, "b": 1.0}, first_number=1)):
+                     Arrivals.hourly([2.5] * 168), Arrivals.poisson(1, targets={"a": 0.0, "b": 1.0}, first_number=1),
+                     Arrivals.poisson(1, priorities={0: 0.5, 4294967295: 0.5})):
         box.set_queue_controls(repo, arrivals=arrivals)
         assert box.queue_controls(repo).arrivals == arrivals
     assert repr(Arrivals.poisson(6, targets={"//app": 0.3})) == "Arrivals.poisson(6, targets={'//app': 0.3})"
+    assert repr(Arrivals.poisson(6, priorities={0: 0.1, 10: 0.2})) == "Arrivals.poisson(6, priorities={0: 0.1, 10: 0.2})"
+    assert Arrivals.poisson(6, priorities={0: 0.1}).priorities == {0: 0.1}
     assert Arrivals.hourly([1.0] * 24).per_hour == (1.0,) * 24
     assert Arrivals.poisson(2).kind == "poisson" and Arrivals.poisson(2).at is None
     assert Arrivals.scheduled([NOW]).at == (NOW,)
@@ -287,6 +306,10 @@ def test_arrivals_of_the_wrong_type_name_their_field(box, repo):
         Arrivals.poisson("six")  # type: ignore[arg-type]
     with pytest.raises(trunk_api.ValidationError, match="targets: list: must be a dict of target name to probability"):
         Arrivals.poisson(1, targets=["//app"])  # type: ignore[arg-type]
+    with pytest.raises(trunk_api.ValidationError, match="priorities: list: must be a dict of priority value"):
+        Arrivals.poisson(1, priorities=[0])  # type: ignore[arg-type]
+    with pytest.raises(trunk_api.ValidationError, match="priorities: 'urgent': must be an integer"):
+        Arrivals.poisson(1, priorities={"urgent": 0.1})  # type: ignore[dict-item]
     with pytest.raises(trunk_api.ValidationError, match=r"at\[0\]"):
         Arrivals.scheduled([datetime(2026, 1, 1)])  # naive: refused
     with pytest.raises(TypeError, match="arrivals must be an Arrivals"):

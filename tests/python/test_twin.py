@@ -4,13 +4,14 @@ views, bad input named, and a calibration read from a sandbox's queue through v2
 from __future__ import annotations
 
 import _thread
+import math
 import threading
 from datetime import datetime, timedelta, timezone
 
 import pytest
 import trunk_api
 from conftest import a_teams_week_sandbox, main_queue_of
-from trunk_api import ValidationError, twin
+from trunk_api import Client, ValidationError, twin
 
 MONDAY = datetime(2026, 11, 30, tzinfo=timezone.utc)
 
@@ -152,11 +153,18 @@ def test_ctrl_c_ends_a_long_compare() -> None:
 
 # ---- the whole twin: history, model, backtest, answers beside the backtest's errors ---------------------------
 @pytest.fixture(scope="module")
-def a_teams_week():
-    """The twin of a week of conftest's team (a_teams_week_sandbox)."""
-    with a_teams_week_sandbox() as (box, queue_id):
-        until = box.clock_now
-        yield twin.of_queue(box.client(), queue_id, since=until - timedelta(days=7), until=until, seeds=8)
+def played_week():
+    """conftest's team after its week (a_teams_week_sandbox): the sandbox and its main queue's v2 id."""
+    with a_teams_week_sandbox() as played:
+        yield played
+
+
+@pytest.fixture(scope="module")
+def a_teams_week(played_week):
+    """The twin of that week, read through v2."""
+    box, queue_id = played_week
+    until = box.clock_now
+    return twin.of_queue(box.client(), queue_id, since=until - timedelta(days=7), until=until, seeds=8)
 
 
 def test_of_queue_calibrates_fits_and_backtests_the_queue(a_teams_week) -> None:
@@ -173,7 +181,29 @@ def test_of_queue_calibrates_fits_and_backtests_the_queue(a_teams_week) -> None:
     assert back.observed.merged > 250 and back.predicted.seeds == 8
     assert abs(back.p50_error) < 0.15 and abs(back.runs_per_merged_error) < 0.15
     assert back.since == queue_twin.history.since and back.until < queue_twin.history.until
-    assert any("impacted targets" in w for w in queue_twin.warnings)
+    assert any("impacted every target" in w for w in queue_twin.warnings)  # arrivals without targets upload ALL
+
+
+def test_a_v1_token_gives_the_same_model_and_says_what_v1_cannot_backtest(played_week, a_teams_week) -> None:
+    box, _ = played_week
+    until = box.clock_now
+    v1_only = Client(base_url=box.url, token=box.token)  # a v1 token: v2 refuses it
+    v1_twin = twin.of_v1_queue(v1_only, box.repos[0], "main", since=until - timedelta(days=7), until=until, seeds=8)
+    assert v1_twin.history.source == "v1" and a_teams_week.history.source == "v2"
+    assert v1_twin.history.queue_id == f"{box.repos[0]} main"
+    assert v1_twin.settings == a_teams_week.settings        # getQueue's configuration, as v2's reads
+    assert v1_twin.calibration.runs == a_teams_week.calibration.runs
+    assert v1_twin.calibration.arrivals.per_hour.contains(2.5)
+    assert v1_twin.fitted.broken_rate is not None and v1_twin.fitted.broken_rate.contains(0.08)
+    back = v1_twin.backtest
+    assert math.isnan(back.p50_error) and math.isnan(back.observed.minutes_in_queue_p50)
+    assert abs(back.runs_per_merged_error) < 0.15
+    assert any("read through v1" in w for w in v1_twin.warnings)
+    row = v1_twin.compare_table([{"concurrency": 2}], seeds=4, window_days=7)[0]
+    assert row["minutes_in_queue_p50_backtest_error"] is None and row["runs_per_merged_backtest_error"] is not None
+    with pytest.raises(ValidationError) as error:
+        twin.collect_history_v1(v1_only, "not a repo", since=until - timedelta(days=1), until=until)
+    assert field_of(error) == "repo"
 
 
 def test_compare_table_sets_the_backtest_error_beside_each_answer(a_teams_week) -> None:

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <set>
 #include <sstream>
 
 #include "random.hpp"
@@ -19,9 +20,12 @@ constexpr double kMicrosecondsPerHour = 3.6e9;
 /// The longest a draw walks the clock looking for its arrival (ten years of hours): past it, the rate is as
 /// good as zero and no arrival comes.
 constexpr std::size_t kMaxHoursWalked = 24 * 366 * 10;
-/// Salts that keep the gap's die apart from the targets' dice of the same serial.
+/// Salts that keep the gap's die apart from the targets' and the priority's dice of the same serial.
 constexpr std::uint64_t kGapDie = 0x6172726976616c31ULL;
 constexpr std::uint64_t kTargetDie = 0x7461726765747331ULL;
+constexpr std::uint64_t kPriorityDie = 0x7072696f72697431ULL;
+/// What a sum of chances may exceed 1 by, for the rounding of shares written as decimals.
+constexpr double kChanceSumSlack = 1e-9;
 
 std::string number_text(double value) {
   std::ostringstream out;
@@ -81,6 +85,31 @@ std::vector<trunk::Violation> arrivals_violations(const Arrivals& arrivals, cons
       out.push_back({where + ".probability", number_text(chance.probability), "must be from 0 to 1"});
     }
   }
+  if (arrivals.priorities.size() > kMaxArrivalPriorities) {
+    out.push_back({field + ".priorities", std::to_string(arrivals.priorities.size()) + " priorities",
+                   "must hold at most " + std::to_string(kMaxArrivalPriorities) + " priorities"});
+  }
+  double chances = 0;
+  std::set<std::int64_t> values;
+  for (std::size_t i = 0; i < arrivals.priorities.size(); ++i) {
+    const PriorityChance& chance = arrivals.priorities[i];
+    const std::string where = field + ".priorities[" + std::to_string(i) + "]";
+    if (chance.value < 0 || chance.value > kMaxArrivalPriority) {
+      out.push_back({where + ".value", std::to_string(chance.value),
+                     "must be a priority from 0 to " + std::to_string(kMaxArrivalPriority)});
+    } else if (!values.insert(chance.value).second) {
+      out.push_back({where + ".value", std::to_string(chance.value), "must not be given twice"});
+    }
+    if (!(chance.probability >= 0 && chance.probability <= 1)) {
+      out.push_back({where + ".probability", number_text(chance.probability), "must be from 0 to 1"});
+    } else {
+      chances += chance.probability;
+    }
+  }
+  if (chances > 1 + kChanceSumSlack) {
+    out.push_back({field + ".priorities", "chances summing to " + number_text(chances),
+                   "must sum to 1 at most (one priority per pull request)"});
+  }
   if (arrivals.first_number < 1) {
     out.push_back({field + ".first_number", std::to_string(arrivals.first_number),
                    "must be a pull request number, at least 1"});
@@ -125,6 +154,16 @@ ArrivalPlan::Arrival ArrivalPlan::take() {
   for (std::size_t j = 0; j < arrivals_.targets.size(); ++j) {
     const double die = unit_interval(mix64(mix64(dice_ ^ kTargetDie ^ mix64(serial_)) + j));
     if (die < arrivals_.targets[j].probability) arrival.targets.push_back(arrivals_.targets[j].target);
+  }
+  if (!arrivals_.priorities.empty()) {
+    double die = unit_interval(mix64(dice_ ^ kPriorityDie ^ mix64(serial_)));
+    for (const PriorityChance& chance : arrivals_.priorities) {
+      if (die < chance.probability) {
+        arrival.priority = chance.value;
+        break;
+      }
+      die -= chance.probability;
+    }
   }
   const trunk::Timestamp at = *next_;
   ++serial_;

@@ -1,6 +1,6 @@
 #pragma once
 // The arrivals of one merge queue drawn one at a time (trunk/sandbox/arrivals.hpp), and the checks of what a
-// caller may set. Pure as RunRules: the same arrivals, dice and start give the same times and targets, whatever
+// caller may set. Pure as RunRules: the same arrivals, dice and start give the same times, targets and priorities, whatever
 // the queue does meanwhile, because the k-th arrival's draws come from (dice, k) alone.
 //
 // A non-homogeneous Poisson process by inversion: the k-th gap is an exponential draw E of unit mean, spent
@@ -33,6 +33,7 @@ class ArrivalPlan {
   struct Arrival {
     std::vector<std::string> targets;  ///< the impacted targets drawn
     bool all_targets = false;          ///< no target distribution given: "ALL"
+    std::optional<std::int64_t> priority;  ///< the priority drawn; none: the queue's default
   };
   /// The arrival due at next(), then moves next() on. Call only when next() has a value.
   Arrival take();

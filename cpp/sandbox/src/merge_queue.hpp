@@ -274,6 +274,9 @@ class MergeQueue {
     struct Tested {
       std::int64_t number = 0;
       std::string sha, title;
+      /// Its impacted targets for its head commit, as EntryView's: nullopt when none were reported.
+      std::optional<std::vector<std::string>> targets;
+      bool all_targets = false;
     };
     std::string id, test_branch, test_branch_sha;
     bool bisection = false;

@@ -124,6 +124,7 @@ void MergeQueue::arrive(const trunk::QueueSettings& settings) {
   trunk::SubmitPullRequestRequest request;
   request.pr.number = number;
   request.target_branch = branch_;
+  if (arrival.priority) request.priority = *arrival.priority;
   if (submit(request, settings)) early_targets_.erase(number);
 }
 

@@ -210,7 +210,16 @@ std::vector<MergeQueue::RunView> MergeQueue::runs() const {
   out.reserve(runs_.size());
   const auto tested = [&](std::size_t i) {
     const Submission& s = submissions_[i];
-    return RunView::Tested{s.number, s.sha, s.title};
+    RunView::Tested t{s.number, s.sha, s.title, std::nullopt, false};
+    if (s.has_targets()) {
+      if (std::holds_alternative<trunk::AllTargets>(*s.targets)) {
+        t.all_targets = true;
+        t.targets.emplace();
+      } else {
+        t.targets = std::get<std::vector<std::string>>(*s.targets);
+      }
+    }
+    return t;
   };
   for (const TestRun& run : runs_) {
     RunView& v = out.emplace_back();

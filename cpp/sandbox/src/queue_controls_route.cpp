@@ -140,25 +140,43 @@ ArrivalProcess arrival_process_of(const trunk::Json& value) {
   throw Invalid{"arrivals.kind", kind.is_null() ? "<missing>" : kind.dump(), "must be one of poisson, hourly, scheduled"};
 }
 
+/// The chances listed under `key` of an arrivals object: each item {name_key: its name, "probability": 0 to 1},
+/// a name `is_name` accepts, and nothing else; `pair` shows the item's shape in a refusal.
+template <typename Chance, typename IsName, typename Name>
+std::vector<Chance> chances_of(const trunk::Json& value, const std::string& key, const std::string& name_key,
+                               const std::string& pair, IsName is_name, Name name_of) {
+  const std::string field = "arrivals." + key;
+  const trunk::Json& list = member_or_null(value, key);
+  if (!list.is_null() && !list.is_array()) throw Invalid{field, list.dump(), "must be a list of {" + name_key + ", probability}"};
+  std::vector<Chance> out;
+  for (std::size_t i = 0; i < list.size() && list.is_array(); ++i) {
+    const std::string where = field + "[" + std::to_string(i) + "]";
+    const trunk::Json& item = list.at(i);
+    if (!item.is_object() || !item.contains(name_key) || !is_name(item.at(name_key)) || !item.contains("probability")) {
+      throw Invalid{where, item.dump(), "must be " + pair};
+    }
+    refuse_unknown_keys(item, where + ".", {name_key, "probability"});
+    out.push_back({name_of(item.at(name_key)), number_of(item.at("probability"), where + ".probability")});
+  }
+  return out;
+}
+
 Arrivals arrivals_of(const trunk::Json& value) {
   if (!value.is_object()) throw Invalid{"arrivals", value.dump(), "must be an object with kind"};
-  refuse_unknown_keys(value, "arrivals.", {"kind", "per_hour", "at", "targets", "first_number"});
-  Arrivals arrivals{arrival_process_of(value), {}, 1};
-  const trunk::Json& targets = member_or_null(value, "targets");
-  if (!targets.is_null() && !targets.is_array()) throw Invalid{"arrivals.targets", targets.dump(), "must be a list of {target, probability}"};
-  for (std::size_t i = 0; i < targets.size() && targets.is_array(); ++i) {
-    const std::string where = "arrivals.targets[" + std::to_string(i) + "]";
-    const trunk::Json& item = targets.at(i);
-    if (!item.is_object() || !item.contains("target") || !item.at("target").is_string() || !item.contains("probability")) {
-      throw Invalid{where, item.dump(), "must be {\"target\": name, \"probability\": 0 to 1}"};
-    }
-    refuse_unknown_keys(item, where + ".", {"target", "probability"});
-    arrivals.targets.push_back({item.at("target").get<std::string>(), number_of(item.at("probability"), where + ".probability")});
-  }
+  refuse_unknown_keys(value, "arrivals.", {"kind", "per_hour", "at", "targets", "first_number", "priorities"});
+  Arrivals arrivals{arrival_process_of(value), {}, 1, {}};
+  arrivals.targets = chances_of<TargetChance>(
+      value, "targets", "target", R"({"target": name, "probability": 0 to 1})",
+      [](const trunk::Json& name) { return name.is_string(); },
+      [](const trunk::Json& name) { return name.get<std::string>(); });
   if (const trunk::Json& first = member_or_null(value, "first_number"); !first.is_null()) {
     if (!first.is_number_integer()) throw Invalid{"arrivals.first_number", first.dump(), "must be a pull request number"};
     arrivals.first_number = first.get<std::int64_t>();
   }
+  arrivals.priorities = chances_of<PriorityChance>(
+      value, "priorities", "value", R"({"value": a priority, "probability": 0 to 1})",
+      [](const trunk::Json& name) { return name.is_number_integer(); },
+      [](const trunk::Json& name) { return name.get<std::int64_t>(); });
   return arrivals;
 }
 
@@ -177,6 +195,9 @@ trunk::Json arrivals_json(const Arrivals& arrivals) {
   for (const TargetChance& chance : arrivals.targets) targets.push_back({{"target", chance.target}, {"probability", chance.probability}});
   out["targets"] = std::move(targets);
   out["first_number"] = arrivals.first_number;
+  trunk::Json priorities = trunk::Json::array();
+  for (const PriorityChance& chance : arrivals.priorities) priorities.push_back({{"value", chance.value}, {"probability", chance.probability}});
+  out["priorities"] = std::move(priorities);
   return out;
 }
 

@@ -116,7 +116,9 @@ class V2Service {
   Reply with_entry(const std::string& id, F&& f);
   trunk::Repository to_repository(const trunk::Repo& repo);
   /// Every test run of a queue as a verification run, oldest first.
-  std::vector<trunk::VerificationRun> verification_runs(const QueueKey& key);
+  /// Every run of the queue as v2 shows it; with_targets adds each run's impacted targets, which v2 answers only
+  /// for a run fetched by id, never in a list.
+  std::vector<trunk::VerificationRun> verification_runs(const QueueKey& key, bool with_targets = false);
   /// The transitions of a pull request's entries, oldest first (newest first when asked).
   static std::vector<trunk::QueueEntryStateTransition> transitions_of(const std::string& pr_id,
                                                                       const std::vector<Entry>& entries,

@@ -24,9 +24,32 @@ trunk::CheckConclusion conclusion_of(const MergeQueue::RunView& run) {
   return trunk::CheckConclusion::neutral;
 }
 
+/// The union of the impacted targets of `prs`' head commits; nullopt when none of them has an upload.
+std::optional<trunk::ImpactedTargetSet> union_of(std::initializer_list<const std::vector<MergeQueue::RunView::Tested>*> groups) {
+  bool any = false, all = false;
+  std::vector<std::string> targets;
+  for (const auto* group : groups) {
+    for (const MergeQueue::RunView::Tested& pr : *group) {
+      if (!pr.targets) continue;
+      any = true;
+      all = all || pr.all_targets;
+      targets.insert(targets.end(), pr.targets->begin(), pr.targets->end());
+    }
+  }
+  if (!any) return std::nullopt;
+  std::sort(targets.begin(), targets.end());
+  targets.erase(std::unique(targets.begin(), targets.end()), targets.end());
+  if (all) targets.clear();  // every target: the explicit lists are moot
+  trunk::ImpactedTargetSet set;
+  set.impacts_all_targets = all;
+  set.total_impacted_targets = static_cast<std::int64_t>(targets.size());
+  set.impacted_targets = std::move(targets);
+  return set;
+}
+
 }  // namespace
 
-std::vector<trunk::VerificationRun> V2Service::verification_runs(const QueueKey& key) {
+std::vector<trunk::VerificationRun> V2Service::verification_runs(const QueueKey& key, bool with_targets) {
   const std::string repo_key = key.repo.to_string();
   const trunk::RequiredStatusesSource source = queues_.statuses_source(key.repo, key.branch);
   std::vector<trunk::VerificationRun> out;
@@ -72,6 +95,13 @@ std::vector<trunk::VerificationRun> V2Service::verification_runs(const QueueKey&
       };
       v.tested_pull_requests = briefs(run.tested);
       v.dependent_pull_requests = briefs(run.ahead);
+      if (with_targets) {
+        if (auto all = union_of({&run.tested, &run.ahead})) {
+          trunk::VerificationRunImpactedTargets& targets = v.impacted_targets.emplace();
+          targets.all = std::move(all);
+          targets.tested_pull_requests_only = union_of({&run.tested});
+        }
+      }
     }
     return 0;
   });
@@ -91,7 +121,7 @@ Reply V2Service::answer<trunk::op::GetVerificationRun>(const trunk::Verification
   for (const auto& [repo_key, branch] : queues_.keys()) {
     const trunk::Repo* repo = repo_of(repo_key);
     if (repo == nullptr) continue;
-    for (trunk::VerificationRun& run : verification_runs(QueueKey{*repo, branch})) {
+    for (trunk::VerificationRun& run : verification_runs(QueueKey{*repo, branch}, /*with_targets=*/true)) {
       if (run.id == wanted) return json_reply(trunk::to_json(run));
     }
   }

@@ -6,7 +6,7 @@ from datetime import datetime
 from typing import overload
 
 from trunk_api._core.client import Client
-from trunk_api._core.models import MergeQueue, PullRequestV2, QueueSettings, TestingResult
+from trunk_api._core.models import MergeQueue, PullRequestV2, QueueSettings, Repo, TestingResult, VerificationRun
 from trunk_api._core.sandbox import Arrivals, EmpiricalRunDuration, FixedRunDuration, LognormalRunDuration
 
 CONFIDENCE: float
@@ -69,9 +69,13 @@ class ArrivalProfile:
     def days_alike_p_value(self) -> float: ...
 
 class QueueHistory:
-    """What a queue's twin is calibrated from, read through v2."""
+    """What a queue's twin is calibrated from, read through v2 (or v1 for a v1 token)."""
     @property
     def queue_id(self) -> str: ...
+    @property
+    def source(self) -> str: ...  # "v1" or "v2"
+    @property
+    def settings(self) -> QueueSettings: ...
     @property
     def since(self) -> datetime: ...
     @property
@@ -82,11 +86,40 @@ class QueueHistory:
     def testing_results(self) -> list[TestingResult]: ...
     @property
     def pull_requests(self) -> list[PullRequestV2]: ...
+    @property
+    def sampled_runs(self) -> list[VerificationRun]: ...
 
-def collect_history(client: Client, queue_id: str, since: datetime, until: datetime) -> QueueHistory: ...
+def collect_history(
+    client: Client, queue_id: str, since: datetime, until: datetime, *, target_sample: int = 200
+) -> QueueHistory: ...
+
+def collect_history_v1(
+    client: Client, repo: Repo | str, target_branch: str, since: datetime, until: datetime, *,
+    target_sample: int = 200
+) -> QueueHistory: ...
+
+class TargetShare:
+    """One impacted target and the share of pull requests impacting it."""
+    @property
+    def target(self) -> str: ...
+    @property
+    def share(self) -> Estimate: ...
+
+class PriorityShare:
+    """One priority value and the share of submissions carrying it."""
+    @property
+    def value(self) -> int: ...
+    @property
+    def share(self) -> Estimate: ...
 
 class Calibration:
     """What a queue's history shows, each quantity with its interval."""
+    @property
+    def targets(self) -> list[TargetShare]: ...
+    @property
+    def all_targets(self) -> Estimate | None: ...
+    @property
+    def targets_sampled(self) -> int: ...
     @property
     def durations(self) -> DurationFit: ...
     @property
@@ -99,6 +132,8 @@ class Calibration:
     def batch_size(self) -> Estimate | None: ...
     @property
     def urgent_submissions(self) -> Estimate | None: ...
+    @property
+    def priorities(self) -> list[PriorityShare]: ...
     @property
     def runs(self) -> int: ...
     @property

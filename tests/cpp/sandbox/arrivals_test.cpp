@@ -43,7 +43,7 @@ void expect_poisson_count(double count, double mean) {
 }
 
 Arrivals poisson(double per_hour, std::vector<TargetChance> targets = {}) {
-  return Arrivals{PoissonArrivals{per_hour}, std::move(targets), 1};
+  return Arrivals{PoissonArrivals{per_hour}, std::move(targets), 1, {}};
 }
 
 TEST(ArrivalPlan, APoissonRateGivesItsMeanCountAndExponentialGaps) {
@@ -62,7 +62,7 @@ TEST(ArrivalPlan, ADailyProfileNeverArrivesInAnHourOfRateZeroAndMatchesEachHours
   std::vector<double> profile(24, 0.0);
   for (int h = 9; h < 17; ++h) profile[h] = 10;  // working hours, UTC
   profile[12] = 2;                                // lunch
-  ArrivalPlan plan(Arrivals{HourlyArrivals{profile}, {}, 1}, 11, fixed_now());
+  ArrivalPlan plan(Arrivals{HourlyArrivals{profile}, {}, 1, {}}, 11, fixed_now());
   const int days = 60;
   std::map<std::size_t, double> by_hour;
   for (const auto& [at, arrival] : drain(plan, fixed_now() + hours(24 * days))) {
@@ -80,7 +80,7 @@ TEST(ArrivalPlan, ADailyProfileNeverArrivesInAnHourOfRateZeroAndMatchesEachHours
 TEST(ArrivalPlan, AWeeklyProfileStartsOnMondayMidnightUtc) {
   std::vector<double> profile(168, 0.0);
   profile[10] = 30;  // Monday 10:00-11:00 UTC only
-  ArrivalPlan plan(Arrivals{HourlyArrivals{profile}, {}, 1}, 3, fixed_now());
+  ArrivalPlan plan(Arrivals{HourlyArrivals{profile}, {}, 1, {}}, 3, fixed_now());
   const auto arrivals = drain(plan, fixed_now() + hours(24 * 7 * 20));
   expect_poisson_count(static_cast<double>(arrivals.size()), 30 * 20);
   for (const auto& [at, arrival] : arrivals) {
@@ -93,7 +93,7 @@ TEST(ArrivalPlan, AWeeklyProfileStartsOnMondayMidnightUtc) {
 TEST(ArrivalPlan, ScheduledTimesArriveExactlyInOrderAndThePastIsSkipped) {
   const trunk::Timestamp t0 = fixed_now();
   ArrivalPlan plan(Arrivals{ScheduledArrivals{{t0 + minutes(30), t0 - minutes(5), t0 + minutes(10), t0 + minutes(10), t0}},
-                            {}, 1},
+                            {}, 1, {}},
                    1, t0);
   std::vector<trunk::Timestamp> times;
   for (const auto& [at, arrival] : drain(plan, t0 + hours(1))) times.push_back(at);
@@ -104,7 +104,7 @@ TEST(ArrivalPlan, ScheduledTimesArriveExactlyInOrderAndThePastIsSkipped) {
 TEST(ArrivalPlan, ARateOfZeroNeverArrivesAndTheSameDiceRepeatTheSameArrivals) {
   ArrivalPlan none(poisson(0), 1, fixed_now());
   EXPECT_FALSE(none.next());
-  ArrivalPlan flat_zero(Arrivals{HourlyArrivals{std::vector<double>(168, 0.0)}, {}, 1}, 1, fixed_now());
+  ArrivalPlan flat_zero(Arrivals{HourlyArrivals{std::vector<double>(168, 0.0)}, {}, 1, {}}, 1, fixed_now());
   EXPECT_FALSE(flat_zero.next());
   ArrivalPlan a(poisson(3), 99, fixed_now()), b(poisson(3), 99, fixed_now()), c(poisson(3), 100, fixed_now());
   std::vector<trunk::Timestamp> ta, tb, tc;
@@ -133,6 +133,31 @@ TEST(ArrivalPlan, EachTargetIsDrawnWithItsChanceAndNoneGivenMeansAll) {
   EXPECT_TRUE(all.take().all_targets);
 }
 
+TEST(ArrivalPlan, EachArrivalDrawsOnePriorityWithItsChanceAndTheRestTakeTheDefault) {
+  Arrivals arrivals = poisson(60);
+  arrivals.priorities = {{0, 0.1}, {10, 0.3}};
+  ArrivalPlan plan(arrivals, 9, fixed_now());
+  const auto drawn = drain(plan, fixed_now() + hours(50));
+  ASSERT_GT(drawn.size(), 2000u);
+  std::map<std::int64_t, double> counts;
+  double none = 0;
+  for (const auto& [at, arrival] : drawn) {
+    if (arrival.priority) ++counts[*arrival.priority];
+    else ++none;
+  }
+  const double n = static_cast<double>(drawn.size());
+  EXPECT_EQ(counts.size(), 2u);
+  EXPECT_NEAR(counts[0] / n, 0.1, 4 * std::sqrt(0.1 * 0.9 / n));
+  EXPECT_NEAR(counts[10] / n, 0.3, 4 * std::sqrt(0.3 * 0.7 / n));
+  EXPECT_NEAR(none / n, 0.6, 4 * std::sqrt(0.6 * 0.4 / n));
+  // The priority's die is its own: the same times and targets as without priorities.
+  ArrivalPlan plain(poisson(60), 9, fixed_now());
+  const auto plain_drawn = drain(plain, fixed_now() + hours(50));
+  ASSERT_EQ(plain_drawn.size(), drawn.size());
+  EXPECT_EQ(plain_drawn.back().first, drawn.back().first);
+  EXPECT_FALSE(plain_drawn.front().second.priority);
+}
+
 std::vector<std::string> fields_of(const std::vector<trunk::Violation>& violations) {
   std::vector<std::string> out;
   for (const auto& v : violations) out.push_back(v.field + ": " + v.value + ": " + v.rule);
@@ -148,17 +173,17 @@ TEST(ArrivalPlan, EveryRuleIsCheckedAtItsBoundaries) {
   EXPECT_EQ(check(poisson(3600.001)), V{"arrivals.per_hour: 3600: must be from 0 to 3600 per hour"});
   EXPECT_EQ(check(poisson(std::numeric_limits<double>::quiet_NaN())), V{"arrivals.per_hour: nan: must be from 0 to 3600 per hour"});
   for (const std::size_t size : {23u, 25u, 167u, 169u, 0u}) {
-    EXPECT_EQ(check(Arrivals{HourlyArrivals{std::vector<double>(size, 1.0)}, {}, 1}),
+    EXPECT_EQ(check(Arrivals{HourlyArrivals{std::vector<double>(size, 1.0)}, {}, 1, {}}),
               V{"arrivals.per_hour: " + std::to_string(size) +
                 " rates: must hold 24 rates (each day alike) or 168 (Monday 00:00 UTC first)"});
   }
-  EXPECT_EQ(check(Arrivals{HourlyArrivals{std::vector<double>(24, 1.0)}, {}, 1}), V{});
-  EXPECT_EQ(check(Arrivals{HourlyArrivals{std::vector<double>(168, 1.0)}, {}, 1}), V{});
+  EXPECT_EQ(check(Arrivals{HourlyArrivals{std::vector<double>(24, 1.0)}, {}, 1, {}}), V{});
+  EXPECT_EQ(check(Arrivals{HourlyArrivals{std::vector<double>(168, 1.0)}, {}, 1, {}}), V{});
   std::vector<double> one_bad(24, 1.0);
   one_bad[5] = -1;
-  EXPECT_EQ(check(Arrivals{HourlyArrivals{one_bad}, {}, 1}), V{"arrivals.per_hour[5]: -1: must be from 0 to 3600 per hour"});
-  EXPECT_EQ(check(Arrivals{ScheduledArrivals{std::vector<trunk::Timestamp>(100'000, fixed_now())}, {}, 1}), V{});
-  EXPECT_EQ(check(Arrivals{ScheduledArrivals{std::vector<trunk::Timestamp>(100'001, fixed_now())}, {}, 1}),
+  EXPECT_EQ(check(Arrivals{HourlyArrivals{one_bad}, {}, 1, {}}), V{"arrivals.per_hour[5]: -1: must be from 0 to 3600 per hour"});
+  EXPECT_EQ(check(Arrivals{ScheduledArrivals{std::vector<trunk::Timestamp>(100'000, fixed_now())}, {}, 1, {}}), V{});
+  EXPECT_EQ(check(Arrivals{ScheduledArrivals{std::vector<trunk::Timestamp>(100'001, fixed_now())}, {}, 1, {}}),
             V{"arrivals.at: 100001 times: must hold at most 100000 times"});
   EXPECT_EQ(check(poisson(1, {{"a", 0}, {"b", 1}})), V{});
   EXPECT_EQ(check(poisson(1, {{"a", -0.01}, {"", 0.5}, {"c", 1.01}})),
@@ -167,8 +192,28 @@ TEST(ArrivalPlan, EveryRuleIsCheckedAtItsBoundaries) {
   EXPECT_EQ(check(poisson(1, std::vector<TargetChance>(1000, {"t", 0.5}))), V{});
   EXPECT_EQ(check(poisson(1, std::vector<TargetChance>(1001, {"t", 0.5}))),
             V{"arrivals.targets: 1001 targets: must hold at most 1000 targets"});
-  EXPECT_EQ(check(Arrivals{PoissonArrivals{1}, {}, 0}), V{"arrivals.first_number: 0: must be a pull request number, at least 1"});
-  EXPECT_EQ(check(Arrivals{PoissonArrivals{1}, {}, 1}), V{});
+  EXPECT_EQ(check(Arrivals{PoissonArrivals{1}, {}, 0, {}}), V{"arrivals.first_number: 0: must be a pull request number, at least 1"});
+  EXPECT_EQ(check(Arrivals{PoissonArrivals{1}, {}, 1, {}}), V{});
+  const auto with_priorities = [](std::vector<trunk::sandbox::PriorityChance> priorities) {
+    Arrivals a = poisson(1);
+    a.priorities = std::move(priorities);
+    return a;
+  };
+  EXPECT_EQ(check(with_priorities({{0, 0.5}, {4'294'967'295, 0.5}})), V{}) << "the bounds, and chances summing to 1";
+  EXPECT_EQ(check(with_priorities({{-1, 0.1}, {4'294'967'296, 0.1}})),
+            (V{"arrivals.priorities[0].value: -1: must be a priority from 0 to 4294967295",
+               "arrivals.priorities[1].value: 4294967296: must be a priority from 0 to 4294967295"}));
+  EXPECT_EQ(check(with_priorities({{1, -0.01}, {2, 1.01}})),
+            (V{"arrivals.priorities[0].probability: -0.01: must be from 0 to 1",
+               "arrivals.priorities[1].probability: 1.01: must be from 0 to 1"}));
+  EXPECT_EQ(check(with_priorities({{1, 0.5}, {2, 0.51}})),
+            V{"arrivals.priorities: chances summing to 1.01: must sum to 1 at most (one priority per pull request)"});
+  EXPECT_EQ(check(with_priorities({{7, 0.1}, {7, 0.1}})), V{"arrivals.priorities[1].value: 7: must not be given twice"});
+  std::vector<trunk::sandbox::PriorityChance> many;
+  for (std::int64_t v = 0; v < 257; ++v) many.push_back({v, 0.001});
+  EXPECT_EQ(check(with_priorities(many)), V{"arrivals.priorities: 257 priorities: must hold at most 256 priorities"});
+  many.pop_back();
+  EXPECT_EQ(check(with_priorities(many)), V{});
 }
 
 TEST(QueueArrivals, AScheduledListSubmitsAtEachTimeWithItsTargetsAndSkipsNumbersInUse) {
@@ -179,7 +224,7 @@ TEST(QueueArrivals, AScheduledListSubmitsAtEachTimeWithItsTargetsAndSkipsNumbers
   const trunk::Timestamp t0 = fixed_now();
   trunk::sandbox::QueueControls controls;
   controls.arrivals = Arrivals{ScheduledArrivals{{t0 + minutes(5), t0 + minutes(7), t0 + minutes(9)}},
-                               {{"//app", 1.0}}, 1};
+                               {{"//app", 1.0}}, 1, {}};
   h.queue().set_controls(controls);
   h.minutes(6);
   auto entries = h.queue().entries();

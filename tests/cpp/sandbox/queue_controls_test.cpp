@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <functional>
+#include <map>
 #include <set>
 
 #include "merge_queue.hpp"
@@ -385,14 +386,22 @@ TEST_F(Routes, ArrivalsArePutShownAndSubmitPullRequestsOnTheClock) {
             (Json{{"kind", "scheduled"},
                   {"at", {"2030-01-01T00:00:00Z", "2020-01-01T00:00:00Z"}},
                   {"targets", Json::array({{{"target", "//app"}, {"probability", 1.0}}})},
-                  {"first_number", 500}}));
-  auto hourly = put(R"({"arrivals": {"kind": "poisson", "per_hour": 30}})");
+                  {"first_number", 500},
+                  {"priorities", Json::array()}}));
+  auto hourly = put(R"({"arrivals": {"kind": "poisson", "per_hour": 30,
+                                      "priorities": [{"value": 0, "probability": 0.25}, {"value": 10, "probability": 0.75}]}})");
   ASSERT_EQ(hourly->status, 200) << hourly->body;
   EXPECT_EQ(Json::parse(hourly->body)["controls"]["arrivals"],
-            (Json{{"kind", "poisson"}, {"per_hour", 30.0}, {"targets", Json::array()}, {"first_number", 1}}));
+            (Json{{"kind", "poisson"}, {"per_hour", 30.0}, {"targets", Json::array()}, {"first_number", 1},
+                  {"priorities", Json::array({{{"value", 0}, {"probability", 0.25}}, {{"value", 10}, {"probability", 0.75}}})}}));
   staged.minutes(120);
   EXPECT_EQ(staged.pr(1).value("prNumber", 0), 1) << "an arrival, submitted by the queue: " << staged.pr(1).dump();
   EXPECT_EQ(staged.pr(30).value("prNumber", 0), 30) << "about 60 in two hours at 30 an hour";
+  std::map<std::int64_t, int> priorities;
+  for (int n = 1; n <= 30; ++n) ++priorities[staged.pr(n).value("priorityValue", -1)];
+  EXPECT_EQ(priorities[0] + priorities[10], 30) << "every arrival drew one of the two: none took the default (100)";
+  EXPECT_GT(priorities[0], 0);
+  EXPECT_GT(priorities[10], priorities[0]);
 
   const auto expect_400 = [](const httplib::Result& reply, const std::string& says) {
     ASSERT_TRUE(reply);
@@ -410,6 +419,12 @@ TEST_F(Routes, ArrivalsArePutShownAndSubmitPullRequestsOnTheClock) {
   expect_400(put(R"({"arrivals": {"kind": "poisson", "per_hour": 1, "first_number": 0}})"),
              "arrivals.first_number: 0: must be a pull request number, at least 1");
   expect_400(put(R"({"arrivals": {"kind": "poisson", "per_hour": 1, "every": 2}})"), "arrivals.every: 2: unknown field");
+  expect_400(put(R"({"arrivals": {"kind": "poisson", "per_hour": 1, "priorities": [{"value": "high", "probability": 1}]}})"),
+             "arrivals.priorities[0]:");
+  expect_400(put(R"({"arrivals": {"kind": "poisson", "per_hour": 1, "priorities": [{"value": 1, "probability": 1, "name": "x"}]}})"),
+             "arrivals.priorities[0].name: \"x\": unknown field");
+  expect_400(put(R"({"arrivals": {"kind": "poisson", "per_hour": 1, "priorities": [{"value": 1, "probability": 0.6}, {"value": 2, "probability": 0.6}]}})"),
+             "arrivals.priorities: chances summing to 1.2: must sum to 1 at most");
 }
 
 }  // namespace

@@ -39,7 +39,15 @@ TEST_F(TwinCalibration, ReadsABusyAfternoonThroughV2) {
   client_->update_merge_queue_config(config);
   const trunk::Timestamp start = sandbox_->clock_now();
   for (std::int64_t n = 1; n <= 40; ++n) {
-    submit(n);
+    if (n % 4 == 0) {  // one in four high, the rest without a priority (the queue's default, medium = 100)
+      trunk::SubmitPullRequestRequestV2 request;
+      request.id = main_id();
+      request.number = n;
+      request.priority_name = "high";
+      client_->submit_to_merge_queue(request);
+    } else {
+      submit(n);
+    }
     sandbox_->advance(10min);
   }
   sandbox_->advance(12h);
@@ -65,6 +73,13 @@ TEST_F(TwinCalibration, ReadsABusyAfternoonThroughV2) {
   ASSERT_TRUE(c.failed_clean_runs.has_value());
   EXPECT_DOUBLE_EQ(c.batch_size->value, 1.0);
   EXPECT_EQ(c.urgent_submissions->value, 0.0);
+  ASSERT_EQ(c.priorities.size(), 2U);  // the queue names the default it applied, so every entry has a value
+  EXPECT_EQ(c.priorities[0].value, 100);
+  EXPECT_DOUBLE_EQ(c.priorities[0].share.value, 0.75);
+  EXPECT_EQ(c.priorities[1].value, 10);
+  EXPECT_DOUBLE_EQ(c.priorities[1].share.value, 0.25);
+  EXPECT_TRUE(c.priorities[1].share.contains(0.25));
+  EXPECT_GT(c.priorities[1].share.high - c.priorities[1].share.low, 0.2) << "40 submissions say little";
   EXPECT_EQ(c.ignored_results, 0U);
   EXPECT_TRUE(warns(c, "some hours of the week are never observed"));
   EXPECT_TRUE(warns(c, "no run tested more than one pull request"));

@@ -1,8 +1,8 @@
 // The twin end to end (docs/twin.md, "How it is checked"): a sandbox with hidden parameters plays a team's
 // service for a month: CI durations from a bimodal list (quick unit runs or a slow integration suite), pull
-// requests arriving on a working-hours profile with impacted targets, broken pull requests and flaky runs at
-// rates of their own, and a queue configuration. The twin is calibrated from it through the HTTP API only
-// (v2's testing results and pull requests), fitted, and backtested against the same history; then three other
+// requests arriving on a working-hours profile with impacted targets and priorities, broken pull requests and
+// flaky runs at rates of their own, and a queue configuration. The twin is calibrated from it through the HTTP API only
+// (v2's testing results and pull requests), fitted, and backtested against the same history; then four other
 // configurations run on the "service" itself (fresh sandboxes, other seeds, the same hidden team) as the ground
 // truth the twin's predictions must contain and rank alike. None of these distributions is the sandbox's default
 // (lognormal durations, flat arrivals), so nothing of the fit leans on the generator.
@@ -34,6 +34,8 @@ namespace tw = trunk::twin;
 
 constexpr double kBrokenRate = 0.08;
 constexpr double kFlakyRate = 0.05;
+/// A hotfix now and then skips the line (0); some changes go in as high (10); the rest take the default.
+const std::vector<sb::PriorityChance> kPriorities{{0, 0.02}, {10, 0.15}};
 
 /// Two kinds of change: 70 % run the unit tests (9 to 13 minutes), 30 % the integration suite (35 to 45).
 std::vector<double> bimodal_durations() {
@@ -56,7 +58,8 @@ sb::QueueControls hidden_controls() {
   controls.run_duration = sb::EmpiricalRunDuration{bimodal_durations()};
   controls.flaky_run_rate = kFlakyRate;
   controls.broken_pull_request_rate = kBrokenRate;
-  controls.arrivals = sb::Arrivals{sb::HourlyArrivals{working_hours()}, {{"//app", 0.6}, {"//lib", 0.3}}, 1000};
+  controls.arrivals = sb::Arrivals{sb::HourlyArrivals{working_hours()}, {{"//app", 0.6}, {"//lib", 0.3}}, 1000,
+                                   kPriorities};
   return controls;
 }
 
@@ -75,15 +78,18 @@ struct Alternative {
   std::int64_t concurrency;
   bool batching;
   std::int64_t batch_size;
+  bool parallel = false;  ///< lanes by impacted targets (v2's graph mode)
 };
 const std::vector<Alternative> kAlternatives = {
     {"one at a time", 1, false, 1},
     {"batches of 4", 2, true, 4},
     {"two at once", 2, false, 1},
+    {"parallel lanes, two at once", 2, false, 1, true},
 };
 
 trunk::QueueSettings settings_of(const Alternative& a) {
   trunk::QueueSettings s;
+  if (a.parallel) s.mode = trunk::QueueMode::parallel;
   s.concurrency = a.concurrency;
   s.batch = a.batching;
   if (a.batching) {
@@ -103,7 +109,9 @@ struct Service {
   std::string queue_id;
   tw::QueueHistory history;  ///< the last 30 days, read through v2
 
-  Service(std::uint64_t seed, const std::function<void(trunk::UpdateMergeQueueConfigRequest&)>& configure) {
+  /// target_sample: runs fetched by id for their targets (the ground truths need none).
+  Service(std::uint64_t seed, const std::function<void(trunk::UpdateMergeQueueConfigRequest&)>& configure,
+          bool parallel = false, std::size_t target_sample = tw::kTargetSample) {
     auto options = small_options(50);
     options.clock = sb::ClockMode::virtual_time;
     options.seed = seed;
@@ -119,10 +127,17 @@ struct Service {
     auto config = teams_configuration(queue_id);
     configure(config);
     client->update_merge_queue_config(config);
+    if (parallel) {
+      trunk::SwitchModesRequest switch_modes;
+      switch_modes.id = queue_id;
+      switch_modes.mode = trunk::MergeQueueMode::graph;
+      client->switch_merge_queue_mode(switch_modes);
+      sandbox->advance(1min);  // an empty queue switches at once
+    }
     sandbox->set_queue_controls(repo, "main", hidden_controls());
     sandbox->advance(std::chrono::duration_cast<std::chrono::milliseconds>(kDays + 48h));
     const trunk::Timestamp until = sandbox->clock_now();
-    history = tw::collect_queue_history(*client, queue_id, until - kDays, until);
+    history = tw::collect_queue_history(*client, queue_id, until - kDays, until, target_sample);
   }
 };
 
@@ -137,8 +152,9 @@ void record(const std::string& name, double truth, const tw::Estimate& e) {
 
 TEST(TwinEndToEnd, CalibratedThroughTheApiItRecoversTheTeamBacktestsAndPredictsOtherConfigurations) {
   // TRUNK_TWIN_SEED runs it with another seed, to see how often each interval holds over many: over seeds 1 to
-  // 30 (docs/twin.md, "How it is checked"), 95 % intervals held 26 to 30 times each, the backtest stayed under 7 %
-  // and the ranking never changed; 21 of the 30 seeds pass every check at once. Seed 1 is the first of them.
+  // 30 (docs/twin.md, "How it is checked"), 95 % intervals held 27 to 30 times each, the backtest stayed under
+  // 10 % and the ranking held in 29; with this many checks some seeds fail one of them, as 95 % intervals must.
+  // Seed 1 passes every one.
   const char* seed_text = std::getenv("TRUNK_TWIN_SEED");
   const std::uint64_t seed = seed_text != nullptr ? std::strtoull(seed_text, nullptr, 10) : 1;
   const Service service(seed, [](auto&) {});
@@ -166,6 +182,30 @@ TEST(TwinEndToEnd, CalibratedThroughTheApiItRecoversTheTeamBacktestsAndPredictsO
   EXPECT_GE(hours_inside, 21U) << "95 % intervals: 22.8 of 24 expected, fewer than 21 has a chance under 3 %";
   EXPECT_LT(calibration.arrivals.flat_p_value, 1e-6) << "a working day is not flat";
 
+  // Impacted targets, from runs of one pull request fetched by id (v2 lists no targets).
+  ASSERT_GT(calibration.targets_sampled, 100U);
+  for (const auto& [target, chance] : {std::pair<std::string, double>{"//app", 0.6}, {"//lib", 0.3}}) {
+    const auto found = std::find_if(calibration.targets.begin(), calibration.targets.end(),
+                                    [&](const tw::TargetShare& t) { return t.target == target; });
+    ASSERT_NE(found, calibration.targets.end()) << target;
+    record("target " + target, chance, found->share);
+    EXPECT_TRUE(found->share.contains(chance)) << target;
+  }
+  EXPECT_EQ(calibration.targets.size(), 2U);
+
+  // Priorities: the hidden ones, and the queue's default (medium, 100) for the rest, which the queue names.
+  ASSERT_EQ(calibration.priorities.size(), kPriorities.size() + 1);
+  double given = 0;
+  for (const sb::PriorityChance& chance : kPriorities) {
+    const auto found = std::find_if(calibration.priorities.begin(), calibration.priorities.end(),
+                                    [&](const tw::PriorityShare& p) { return p.value == chance.value; });
+    ASSERT_NE(found, calibration.priorities.end()) << chance.value;
+    record("priority " + std::to_string(chance.value), chance.probability, found->share);
+    EXPECT_TRUE(found->share.contains(chance.probability)) << chance.value;
+    given += chance.probability;
+  }
+  EXPECT_EQ(calibration.priorities.front().value, 100);
+  EXPECT_TRUE(calibration.priorities.front().share.contains(1 - given));
   ASSERT_TRUE(fitted.broken_rate && fitted.flaky_rate);
   std::printf("failures: entries %.4f observed, %.4f simulated; clean runs %.4f observed, %.4f simulated\n",
               calibration.failed_entries->value, fitted.simulated_failed_entries, calibration.failed_clean_runs->value,
@@ -218,14 +258,17 @@ TEST(TwinEndToEnd, CalibratedThroughTheApiItRecoversTheTeamBacktestsAndPredictsO
   std::vector<double> true_p50, predicted_p50;
   for (std::size_t i = 0; i < kAlternatives.size(); ++i) {
     const Alternative& a = kAlternatives[i];
-    const Service truth_service(seed * 10 + 1 + i, [&](trunk::UpdateMergeQueueConfigRequest& c) {
-      c.concurrency = a.concurrency;
-      c.allow_batching = a.batching;
-      if (a.batching) {
-        c.batching_min_size = a.batch_size;
-        c.batching_max_wait_time_minutes = 10;
-      }
-    });
+    const Service truth_service(
+        seed * 10 + 1 + i,
+        [&](trunk::UpdateMergeQueueConfigRequest& c) {
+          c.concurrency = a.concurrency;
+          c.allow_batching = a.batching;
+          if (a.batching) {
+            c.batching_min_size = a.batch_size;
+            c.batching_max_wait_time_minutes = 10;
+          }
+        },
+        a.parallel, 0);
     const tw::QueueMeasures truth_measures =
         tw::measure(tw::record_of(truth_service.history), truth_service.history.since,
                     truth_service.history.until - 48h);

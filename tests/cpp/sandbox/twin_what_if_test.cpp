@@ -22,7 +22,7 @@ using trunk::twin::TeamModel;
 using trunk::twin::WhatIfOptions;
 
 TeamModel team(double per_hour, double run_minutes, double broken = 0, double flaky = 0) {
-  return TeamModel{Arrivals{PoissonArrivals{per_hour}, {}, 1}, FixedRunDuration{run_minutes}, broken, flaky, {}};
+  return TeamModel{Arrivals{PoissonArrivals{per_hour}, {}, 1, {}}, FixedRunDuration{run_minutes}, broken, flaky, {}};
 }
 
 WhatIfOptions quick(std::size_t seeds = 8) {

@@ -1,6 +1,7 @@
 #include "trunk/twin/backtest.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "../v2_settings_map.hpp"
 #include "trunk/v2_enums.hpp"
@@ -31,7 +32,7 @@ trunk::QueueSettings settings_of(const trunk::MergeQueue& queue) {
 
 Backtest backtest(const TeamModel& team, const QueueHistory& history, const WhatIfOptions& options) {
   Backtest out;
-  out.settings = settings_of(history.queue);
+  out.settings = history.settings;
   const auto span = std::chrono::duration_cast<std::chrono::hours>(history.until - history.since);
   // At least an hour left to measure; a history under an hour long has no drain (std::clamp would be handed a
   // negative upper bound there, which it does not allow).
@@ -40,6 +41,11 @@ Backtest backtest(const TeamModel& team, const QueueHistory& history, const What
   out.from = history.since;
   out.to = history.until - drain;
   out.observed = measure(record_of(history), out.from, out.to);
+  if (history.source == HistorySource::v1) {
+    // v1's submission is the first test's start: the wait before it is not seen, so time in queue is not comparable.
+    out.observed.minutes_in_queue_p50 = NAN;
+    out.observed.minutes_in_queue_p90 = NAN;
+  }
 
   WhatIfOptions replay = options;
   replay.start = history.since - options.warm_up;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <string>
 
 #include "trunk/twin/intervals.hpp"
@@ -36,11 +37,13 @@ Calibration calibrate(const QueueHistory& history) {
   std::vector<Timestamp> submitted;
   std::size_t urgent = 0;
   std::size_t with_entry = 0;
+  std::map<std::int64_t, std::size_t> priority_counts;
   for (const PullRequestV2& pr : history.pull_requests) {
     if (!pr.queue_entry) continue;
     ++with_entry;
     if (pr.queue_entry->created_at) submitted.push_back(*pr.queue_entry->created_at);
     if (pr.queue_entry->skips_the_line.value_or(false)) ++urgent;
+    if (pr.queue_entry->priority_value) ++priority_counts[*pr.queue_entry->priority_value];
   }
   // A queue created inside the window had no arrivals before it existed: its hours are not hours without any.
   const Timestamp arrivals_from =
@@ -49,6 +52,11 @@ Calibration calibrate(const QueueHistory& history) {
           : history.since;
   c.arrivals = fit_arrivals(submitted, arrivals_from, history.until);
   c.urgent_submissions = estimate_proportion(urgent, with_entry);
+  for (const auto& [value, count] : priority_counts) {
+    c.priorities.push_back({value, *estimate_proportion(count, with_entry)});
+  }
+  std::stable_sort(c.priorities.begin(), c.priorities.end(),
+                   [](const PriorityShare& a, const PriorityShare& b) { return a.share.value > b.share.value; });
 
   // Failures measured as the twin's simulation measures them, so the fit of the rates compares like with like.
   const QueueMeasures measured = measure(record_of(history), history.since, history.until);
@@ -57,7 +65,34 @@ Calibration calibrate(const QueueHistory& history) {
   const std::size_t merged_or_failed = measured.concluded;
   const std::size_t failed = measured.failed;
 
+  // Impacted targets: a sampled run tested one pull request, so its tested pull requests' targets are that one's.
+  std::map<std::string, std::size_t> target_counts;
+  std::size_t impacting_all = 0;
+  for (const VerificationRun& run : history.sampled_runs) {
+    if (!run.impacted_targets) continue;  // no upload for its commit
+    const auto& set = run.impacted_targets->tested_pull_requests_only ? *run.impacted_targets->tested_pull_requests_only
+                                                                     : run.impacted_targets->all;
+    if (!set) continue;
+    ++c.targets_sampled;
+    if (set->impacts_all_targets.value_or(false)) {
+      ++impacting_all;
+      continue;
+    }
+    for (const std::string& target : set->impacted_targets.value_or(std::vector<std::string>{})) ++target_counts[target];
+  }
+  c.all_targets = estimate_proportion(impacting_all, c.targets_sampled);
+  for (const auto& [target, count] : target_counts) {
+    c.targets.push_back({target, *estimate_proportion(count, c.targets_sampled)});
+  }
+  std::stable_sort(c.targets.begin(), c.targets.end(),
+                   [](const TargetShare& a, const TargetShare& b) { return a.share.value > b.share.value; });
+
   // What makes the answers weak, in the order a reader meets them.
+  if (history.source == HistorySource::v1) {
+    c.warnings.push_back("read through v1, which gives no submission times: each pull request's is the start of its "
+                         "first test, so arrivals are when testing began, the wait before it is not seen, pull "
+                         "requests never tested are not counted, and time in queue is not backtested");
+  }
   const double days = c.arrivals.observed_hours / 24;
   if (days < kThinWindowDays) {
     c.warnings.push_back("the window covers " + std::to_string(days).substr(0, 4) +
@@ -87,6 +122,13 @@ Calibration calibrate(const QueueHistory& history) {
     c.warnings.push_back("the queue changed at " + format_rfc3339(*history.queue.updated_at) +
                          ", inside the window: the history may mix two configurations, and the backtest replays "
                          "only today's");
+  }
+  if (c.targets_sampled == 0) {
+    c.warnings.push_back("no sampled run had impacted targets: every pull request is modelled as impacting all "
+                         "targets, so parallel mode's independent lanes are not predicted");
+  } else if (c.targets_sampled < kFewEntries) {
+    c.warnings.push_back(count_text(c.targets_sampled, "pull requests with impacted targets sampled") +
+                         ": each target's share is wide");
   }
   if (observed.ignored > 0) {
     c.warnings.push_back(count_text(observed.ignored, "testing results") +

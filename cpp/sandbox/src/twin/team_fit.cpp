@@ -120,6 +120,42 @@ std::string percent(double x) {
   return text.substr(0, text.find('.') + 2) + " %";
 }
 
+/// Each target drawn with its share (none sampled: every pull request impacts all targets, the sandbox's default).
+void targets_into(const Calibration& calibration, FittedTeam& fitted) {
+  if (calibration.targets_sampled == 0) return;  // the calibration warns
+  const double all = calibration.all_targets ? calibration.all_targets->value : 0;
+  if (all >= 0.5) {
+    fitted.warnings.push_back(percent(all) + " of the sampled pull requests impacted every target: all are modelled "
+                              "so (one lane)");
+    return;
+  }
+  for (const TargetShare& t : calibration.targets) {
+    if (fitted.team.arrivals.targets.size() == sb::kMaxArrivalTargets) {
+      fitted.warnings.push_back(std::to_string(calibration.targets.size()) + " targets: the " +
+                                std::to_string(sb::kMaxArrivalTargets) + " most shared are modelled");
+      break;
+    }
+    fitted.team.arrivals.targets.push_back({t.target, t.share.value});
+  }
+  if (all > 0) {
+    fitted.warnings.push_back(percent(all) + " of the sampled pull requests impacted every target; the model draws "
+                              "their targets like the others', so it underestimates how often they block a lane");
+  }
+}
+
+/// Each priority drawn with its share, the commonest first (the sandbox takes at most kMaxArrivalPriorities); a
+/// submission without a value takes the queue's default, as it did.
+void priorities_into(const Calibration& calibration, FittedTeam& fitted) {
+  for (const PriorityShare& p : calibration.priorities) {
+    if (fitted.team.arrivals.priorities.size() == sb::kMaxArrivalPriorities) {
+      fitted.warnings.push_back(std::to_string(calibration.priorities.size()) + " priority values: the " +
+                                std::to_string(sb::kMaxArrivalPriorities) + " commonest are modelled");
+      break;
+    }
+    fitted.team.arrivals.priorities.push_back({p.value, p.share.value});
+  }
+}
+
 }  // namespace
 
 sb::Arrivals arrivals_of(const ArrivalProfile& profile) {
@@ -155,9 +191,8 @@ FittedTeam fit_team(const Calibration& calibration, const trunk::QueueSettings& 
   const Estimate& rate = calibration.arrivals.per_hour;
   team.uncertainty.arrival_rate_sd = rate.value > 0 ? sd_of(rate) / rate.value : 0;
   durations_into(calibration.durations, team);
-  fitted.warnings.push_back(
-      "impacted targets are not in v2's history: every pull request is modelled as touching all targets, so "
-      "parallel mode's independent lanes are not predicted");
+  targets_into(calibration, fitted);
+  priorities_into(calibration, fitted);
 
   if (!calibration.failed_entries) {
     fitted.warnings.push_back("no entry concluded: the broken and flaky rates are unknown and taken as 0");

@@ -6,9 +6,9 @@
 // arrival_fit.hpp) reads the same hours: hour 0 of the week is Monday 00:00 UTC.
 //
 // Drawn with counter-based dice (the queue's seed and the arrival's serial, src/arrival_plan.hpp), so a seed
-// repeats the same arrivals and their targets. Rules (docs/sandbox.md, "Arrivals"): rates from 0 to
+// repeats the same arrivals, their targets and priorities. Rules (docs/sandbox.md, "Arrivals"): rates from 0 to
 // kMaxArrivalsPerHour; a profile of 24 or 168 hours; at most kMaxScheduledArrivals times; target chances from 0
-// to 1 on non-empty names.
+// to 1 on non-empty names; priority chances from 0 to 1 on distinct priority values, summing to 1 at most.
 
 #include <cstdint>
 #include <string>
@@ -25,6 +25,10 @@ inline constexpr double kMaxArrivalsPerHour = 3600;
 inline constexpr std::size_t kMaxScheduledArrivals = 100'000;
 /// The most targets an arrival's distribution may name.
 inline constexpr std::size_t kMaxArrivalTargets = 1'000;
+/// The most priorities an arrival's distribution may name.
+inline constexpr std::size_t kMaxArrivalPriorities = 256;
+/// The highest priority value an arrival may be submitted with: v1's submitPullRequest's bound.
+inline constexpr std::int64_t kMaxArrivalPriority = 4'294'967'295;
 
 /// A homogeneous Poisson process: `per_hour` pull requests an hour on average, at any hour.
 struct PoissonArrivals {
@@ -54,6 +58,15 @@ struct TargetChance {
   bool operator==(const TargetChance&) const = default;
 };
 
+/// A priority each arriving pull request is submitted with, with `probability`. One arrival draws one priority
+/// at most: the chances exclude each other, and an arrival that draws none is submitted without a priority (the
+/// queue's default), as most submissions are.
+struct PriorityChance {
+  std::int64_t value = 0;  ///< lower first; 0 skips the line
+  double probability = 0;
+  bool operator==(const PriorityChance&) const = default;
+};
+
 struct Arrivals {
   ArrivalProcess process;
   /// Each arrival's impacted targets: every target drawn with its chance. Empty: every arrival impacts "ALL"
@@ -61,6 +74,8 @@ struct Arrivals {
   std::vector<TargetChance> targets;
   /// The first arrival's pull request number; each next one takes the next number not in the queue.
   std::int64_t first_number = 1;
+  /// Each arrival's priority. Empty: every arrival takes the queue's default.
+  std::vector<PriorityChance> priorities;
   bool operator==(const Arrivals&) const = default;
 };
 

@@ -8,7 +8,9 @@
 //  - failed entries and failed clean runs, as queue_measures.hpp defines them (the simulation measures the same).
 //    A clean run's failure was not a pull request's fault: flakiness, or a broken pull request ahead of the run in
 //    a predictive queue (which v2's testing results do not name); so it bounds the flaky rate from above;
-//  - batch sizes and the share of urgent (skip-the-line) submissions.
+//  - batch sizes, the share of urgent (skip-the-line) submissions and each priority value's share;
+//  - impacted targets: each target's share of the sampled pull requests (runs of one pull request fetched by id)
+//    and the share that impacted every target.
 // Failed entries and failed clean runs are what the history shows, not yet the model's broken and flaky rates:
 // a queue's own rules (retries, bisection, predictive testing) sit between the two.
 
@@ -23,6 +25,18 @@
 
 namespace trunk::twin {
 
+/// One impacted target and the share of pull requests that impact it.
+struct TargetShare {
+  std::string target;
+  Estimate share;
+};
+
+/// One priority value and the share of the submissions that carried it.
+struct PriorityShare {
+  std::int64_t value = 0;
+  Estimate share;
+};
+
 struct Calibration {
   DurationFit durations;
   ArrivalProfile arrivals;
@@ -30,6 +44,12 @@ struct Calibration {
   std::optional<Estimate> failed_clean_runs;       ///< of the finished non-bisection runs whose PRs all merged, failed
   std::optional<Estimate> batch_size;              ///< mean pull requests per non-bisection run, t interval
   std::optional<Estimate> urgent_submissions;      ///< skip-the-line share of the submissions
+  /// Each priority value's share of the submissions, commonest first; those without a value (the queue's
+  /// default, unnamed) are the rest.
+  std::vector<PriorityShare> priorities;
+  std::vector<TargetShare> targets;                ///< most shared first
+  std::optional<Estimate> all_targets;             ///< share of sampled pull requests impacting every target
+  std::size_t targets_sampled = 0;                 ///< sampled pull requests whose targets were uploaded
   std::size_t runs = 0;                            ///< runs rebuilt from the testing results
   std::size_t ignored_results = 0;                 ///< testing results missing a number, an end or a duration
   std::vector<std::string> warnings;               ///< what makes an answer weak, in words
