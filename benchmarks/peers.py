@@ -232,6 +232,9 @@ def bare_v2_transfer(url: str, api_key: str, path: str, limit: int = 100) -> int
 
 #: The page size of the listings twin.calibrate() reads: v2's largest (kV2MaxLimit in trunk/v2_page.hpp).
 CALIBRATE_PAGE_SIZE = 100
+#: The runs twin.calibrate() fetches one by one for their impacted targets (kTargetSample in
+#: trunk/twin/queue_history.hpp).
+CALIBRATE_TARGET_SAMPLE = 200
 
 
 @dataclasses.dataclass(frozen=True)
@@ -242,13 +245,16 @@ class QueueHistoryPages:
     testing_result_pages: int
     pull_requests: int
     pull_request_pages: int
+    sampled_runs: int
 
 
 def requests_queue_history(url: str, api_key: str, queue_id: str, since: datetime, until: datetime,
                            page_size: int = CALIBRATE_PAGE_SIZE) -> QueueHistoryPages:
     """The transfer twin.calibrate() makes, as a user would write it with requests: the queue, then every page of
     its testing results over [since, until], then its pull requests (newest submission first) until one was
-    submitted before `since`, each page decoded with json; the items are kept as dicts and nothing is computed."""
+    submitted before `since`, then the same sample of runs of one pull request fetched by id for their impacted
+    targets (every k-th, up to CALIBRATE_TARGET_SAMPLE), each answer decoded with json; the items are kept as dicts
+    and nothing is computed beyond picking the sample."""
     session = requests.Session()
     session.headers.update({"Authorization": f"Bearer {api_key}", "Accept": "application/json"})
     base = f"{url}/v2/merge-queues/{queue_id}"
@@ -286,7 +292,19 @@ def requests_queue_history(url: str, api_key: str, queue_id: str, since: datetim
                 pulls.append(pull)
         if submitted_before:
             break
-    return QueueHistoryPages(len(results), result_pages, len(pulls), pull_pages)
+    # The runs of one pull request, not bisections, in the order their first result came; every k-th of them.
+    members: dict[str, list[dict[str, Any]]] = {}
+    for result in results:
+        if result.get("verificationRunId"):
+            members.setdefault(result["verificationRunId"], []).append(result)
+    single = [run for run, rows in members.items() if len(rows) == 1 and not rows[0].get("isBisection")]
+    step = max(1, len(single) // CALIBRATE_TARGET_SAMPLE)
+    sample = single[::step][:CALIBRATE_TARGET_SAMPLE]
+    for run in sample:
+        answer = session.get(f"{url}/v2/merge-queue-verification-runs/{run}")
+        answer.raise_for_status()
+        answer.json()
+    return QueueHistoryPages(len(results), result_pages, len(pulls), pull_pages, len(sample))
 
 
 def requests_dataclasses(target: Target, start: str, end: str, limit: int) -> list[TestRecord]:

@@ -617,13 +617,15 @@ class Bench:
         transfer_seconds, pages = together["transfer"]
         # The same history on both sides: the window's submissions, and a result per pull request of each run.
         assert calibration.arrivals.arrivals == pages.pull_requests, (calibration.arrivals.arrivals, pages)
+        assert calibration.targets_sampled == pages.sampled_runs, (calibration.targets_sampled, pages)
         n = pages.pull_requests
         self.row(name, "ours twin.calibrate()", n, calibrate_seconds, runs=calibration.runs,
                  warnings=list(calibration.warnings))
         self.row(name, "requests + json, the same pages", n, transfer_seconds, **dataclasses.asdict(pages))
         print(f"  {'':<34} {pages.testing_results} testing results in {pages.testing_result_pages} pages, "
               f"{pages.pull_requests} pull requests in {pages.pull_request_pages} pages "
-              f"(page size {peers.CALIBRATE_PAGE_SIZE}); setup {busy.start_seconds + busy.advance_seconds:.2f} s",
+              f"(page size {peers.CALIBRATE_PAGE_SIZE}), {pages.sampled_runs} runs by id; "
+              f"setup {busy.start_seconds + busy.advance_seconds:.2f} s",
               flush=True)
         self.target(name, "calibrate wall seconds", calibrate_seconds, 10.0, higher_is_better=False)
         self.target(name, "calibrate / requests transfer", calibrate_seconds / transfer_seconds, 2.0,
