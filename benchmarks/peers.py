@@ -12,6 +12,7 @@ from typing import Any
 
 import httpx
 import requests
+from trunk_api._core import twin as twin_core
 
 DETAILS = "/v1/flaky-tests/get-test-details"
 FAILING = "/v1/flaky-tests/list-failing-tests"
@@ -233,8 +234,8 @@ def bare_v2_transfer(url: str, api_key: str, path: str, limit: int = 100) -> int
 #: The page size of the listings twin.calibrate() reads: v2's largest (kV2MaxLimit in trunk/v2_page.hpp).
 CALIBRATE_PAGE_SIZE = 100
 #: The runs twin.calibrate() fetches one by one for their impacted targets (kTargetSample in
-#: trunk/twin/queue_history.hpp).
-CALIBRATE_TARGET_SAMPLE = 200
+#: trunk/twin/queue_history.hpp, which the bindings name).
+CALIBRATE_TARGET_SAMPLE = twin_core.TARGET_SAMPLE
 
 
 @dataclasses.dataclass(frozen=True)

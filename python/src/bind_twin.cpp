@@ -73,6 +73,17 @@ void bind_estimates(py::module_& m) {
                "], n=" + std::to_string(e.observations) + ")";
       });
   m.attr("CONFIDENCE") = twin::kConfidence;
+  // The C++ defaults, named once here so that trunk_api.twin's signatures read them instead of spelling them again.
+  const twin::WhatIfOptions what_if;
+  const twin::TeamFitOptions fit;
+  m.attr("SEEDS") = what_if.seeds;
+  m.attr("FIRST_SEED") = what_if.first_seed;
+  m.attr("WINDOW_DAYS") = what_if.window.count() / 24;
+  m.attr("WARM_UP_HOURS") = what_if.warm_up.count();
+  m.attr("DRAIN_HOURS") = what_if.drain.count();
+  m.attr("FIT_SEEDS") = fit.seeds;
+  m.attr("FIT_FIRST_SEED") = fit.first_seed;
+  m.attr("TARGET_SAMPLE") = twin::kTargetSample;
   m.def("estimate_proportion", &twin::estimate_proportion, py::arg("successes"), py::arg("trials"),
         "Wilson interval of successes out of trials; None when trials is 0.");
   m.def("estimate_poisson_rate", &twin::estimate_poisson_rate, py::arg("events"), py::arg("exposure"),
@@ -292,8 +303,9 @@ void bind_what_if(py::module_& m) {
         return call_without_gil([&] { return twin::compare(team, configurations, options); });
       },
       py::arg("team"), py::arg("configurations"), py::kw_only(), py::arg("seeds") = twin::WhatIfOptions{}.seeds,
-      py::arg("window_days") = 30, py::arg("warm_up_hours") = 24, py::arg("drain_hours") = 48,
-      py::arg("first_seed") = 1,
+      py::arg("window_days") = twin::WhatIfOptions{}.window.count() / 24,
+      py::arg("warm_up_hours") = twin::WhatIfOptions{}.warm_up.count(),
+      py::arg("drain_hours") = twin::WhatIfOptions{}.drain.count(), py::arg("first_seed") = twin::WhatIfOptions{}.first_seed,
       "Runs each configuration on the sandbox's queue model fed by the team's model, over the same seeds.");
 }
 
@@ -353,7 +365,8 @@ void bind_fit_and_backtest(py::module_& m) {
         return call_without_gil([&] { return twin::backtest(team, history, options); });
       },
       py::arg("team"), py::arg("history"), py::kw_only(), py::arg("seeds") = twin::WhatIfOptions{}.seeds,
-      py::arg("first_seed") = 1, "Replays the queue's configuration with the team's model over its history.");
+      py::arg("first_seed") = twin::WhatIfOptions{}.first_seed,
+      "Replays the queue's configuration with the team's model over its history.");
   m.def("settings_of", &twin::settings_of, py::arg("queue"),
         "A v2 queue's configuration as the settings the twin runs (v1's shape).");
 }

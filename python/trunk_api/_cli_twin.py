@@ -59,7 +59,7 @@ def add_command(commands: Any, *, add_connection_options: Any) -> None:
                               "'{\"batch\": true, \"batchingMinSize\": 4}' (repeat for more)")
     compare.add_argument("--config-file", metavar="FILE",
                          help="more configurations: a JSON list of such objects (after the --config ones)")
-    compare.add_argument("--window-days", type=int, default=30, metavar="N",
+    compare.add_argument("--window-days", type=int, default=twin.WINDOW_DAYS, metavar="N",
                          help="simulated days per seed (default %(default)s)")
     _add_twin_options(compare, add_connection_options)
     compare.set_defaults(handler=_run_compare)
@@ -77,7 +77,7 @@ def _add_twin_options(parser: argparse.ArgumentParser, add_connection_options: A
                                                                        "before --until)")
     window.add_argument("--days", type=int, metavar="N", help=f"the last N days before --until (1..{_MAX_DAYS})")
     parser.add_argument("--until", type=_time, metavar="RFC3339", help="end of the history (default: now)")
-    parser.add_argument("--seeds", type=int, default=20, metavar="N",
+    parser.add_argument("--seeds", type=int, default=twin.SEEDS, metavar="N",
                         help="simulated seeds of the backtest and of each configuration (default %(default)s)")
     parser.add_argument("--format", choices=("table", "json"), default=None,
                         help="output format (default: table on a terminal, else json)")

@@ -27,6 +27,14 @@ from trunk_api._core import twin as _twin
 from trunk_api._core.models import QueueSettings, Repo
 from trunk_api._core.twin import (
     CONFIDENCE,
+    DRAIN_HOURS,
+    FIRST_SEED,
+    FIT_FIRST_SEED,
+    FIT_SEEDS,
+    SEEDS,
+    TARGET_SAMPLE,
+    WARM_UP_HOURS,
+    WINDOW_DAYS,
     ArrivalProfile,
     Backtest,
     Calibration,
@@ -60,7 +68,7 @@ def _window(since: datetime | None, until: datetime | None) -> tuple[datetime, d
 
 
 def collect_history(client: Client, queue_id: str, *, since: datetime | None = None,
-                    until: datetime | None = None, target_sample: int = 200) -> QueueHistory:
+                    until: datetime | None = None, target_sample: int = TARGET_SAMPLE) -> QueueHistory:
     """Reads the merge queue's history through v2: its configuration, testing results and submissions over
     [since, until] (until defaults to now, since to 45 days before it, the most the service keeps), and up to
     ``target_sample`` runs of one pull request, fetched one by one for their impacted targets (v2 lists none).
@@ -72,7 +80,7 @@ def collect_history(client: Client, queue_id: str, *, since: datetime | None = N
 
 def collect_history_v1(client: Client, repo: Repo | str, target_branch: str = "main", *,
                        since: datetime | None = None, until: datetime | None = None,
-                       target_sample: int = 200) -> QueueHistory:
+                       target_sample: int = TARGET_SAMPLE) -> QueueHistory:
     """Reads a merge queue's history through v1, for a team whose token v2 refuses: the same window and sample as
     collect_history(), each row read as v2 shows it. v1 gives no submission times, so each pull request's is the
     start of its first test (``history.source == "v1"``; docs/twin.md, "From a v1 history"). Raises as
@@ -93,23 +101,24 @@ def calibrate(client: Client | QueueHistory, queue_id: str | None = None, *, sin
     return _twin.calibrate(client._core, queue_id, since, until)
 
 
-def fit_team(calibration: Calibration, current: QueueSettings | Mapping[str, Any], *, seeds: int = 8,
-             first_seed: int = 1_000_001) -> FittedTeam:
+def fit_team(calibration: Calibration, current: QueueSettings | Mapping[str, Any], *,
+             seeds: int = FIT_SEEDS, first_seed: int = FIT_FIRST_SEED) -> FittedTeam:
     """The twin's model of the team from its calibration (docs/twin.md, "The model"): arrivals and durations as
     observed, the broken and flaky rates fitted by simulation under ``current`` (the queue's configuration), each
     with its interval. The GIL is released; Ctrl-C ends it."""
     return _twin.fit_team(calibration, _settings(current), seeds=seeds, first_seed=first_seed)
 
 
-def backtest(team: TeamModel, history: QueueHistory, *, seeds: int = 20, first_seed: int = 1) -> Backtest:
+def backtest(team: TeamModel, history: QueueHistory, *, seeds: int = SEEDS,
+             first_seed: int = FIRST_SEED) -> Backtest:
     """The twin replaying the queue's own configuration over its history, beside what the history shows
     (docs/twin.md, "Backtest"). The GIL is released; Ctrl-C ends it."""
     return _twin.backtest(team, history, seeds=seeds, first_seed=first_seed)
 
 
-def compare(team: TeamModel, configurations: Sequence[QueueSettings | Mapping[str, Any]], *, seeds: int = 20,
-            window_days: int = 30, warm_up_hours: int = 24, drain_hours: int = 48,
-            first_seed: int = 1) -> list[ConfigurationOutcome]:
+def compare(team: TeamModel, configurations: Sequence[QueueSettings | Mapping[str, Any]], *,
+            seeds: int = SEEDS, window_days: int = WINDOW_DAYS, warm_up_hours: int = WARM_UP_HOURS,
+            drain_hours: int = DRAIN_HOURS, first_seed: int = FIRST_SEED) -> list[ConfigurationOutcome]:
     """Runs each configuration on the sandbox's merge-queue model fed by ``team`` over the same seeds, and
     answers per configuration time in queue (p50, p90), merged per day, CI runs per merged pull request and the
     failed share, each the mean over seeds with its interval (docs/twin.md, "What-if").
@@ -178,13 +187,15 @@ class Twin:
         """What makes the answers weak, in words: the calibration's, then the model's."""
         return list(self.calibration.warnings) + list(self.fitted.warnings)
 
-    def compare(self, configurations: Sequence[QueueSettings | Mapping[str, Any]], *, seeds: int = 20,
-                window_days: int = 30, first_seed: int = 1) -> list[ConfigurationOutcome]:
+    def compare(self, configurations: Sequence[QueueSettings | Mapping[str, Any]], *, seeds: int = SEEDS,
+                window_days: int = WINDOW_DAYS,
+                first_seed: int = FIRST_SEED) -> list[ConfigurationOutcome]:
         """Runs each configuration on the twin (compare()) with the fitted team."""
         return compare(self.team, configurations, seeds=seeds, window_days=window_days, first_seed=first_seed)
 
-    def compare_table(self, configurations: Sequence[QueueSettings | Mapping[str, Any]], *, seeds: int = 20,
-                      window_days: int = 30, first_seed: int = 1) -> list[dict[str, Any]]:
+    def compare_table(self, configurations: Sequence[QueueSettings | Mapping[str, Any]], *,
+                      seeds: int = SEEDS, window_days: int = WINDOW_DAYS,
+                      first_seed: int = FIRST_SEED) -> list[dict[str, Any]]:
         """compare() as rows, one per configuration: each answer with its interval, and beside it the backtest's
         error on the same measure (``pandas.DataFrame(rows)`` makes a table of it)."""
         outcomes = self.compare(configurations, seeds=seeds, window_days=window_days, first_seed=first_seed)
@@ -213,7 +224,7 @@ def outcome_row(label: str, outcome: ConfigurationOutcome, backtest: Backtest | 
 
 
 def of_queue(client: Client, queue_id: str, *, since: datetime | None = None, until: datetime | None = None,
-             seeds: int = 20, target_sample: int = 200) -> Twin:
+             seeds: int = SEEDS, target_sample: int = TARGET_SAMPLE) -> Twin:
     """The twin of a merge queue, in one call: its history read through v2 (the last 45 days by default), the
     calibration, the team's model fitted under the queue's configuration and the backtest of that configuration
     over the same history. The GIL is released throughout; Ctrl-C ends it."""
@@ -222,7 +233,8 @@ def of_queue(client: Client, queue_id: str, *, since: datetime | None = None, un
 
 
 def of_v1_queue(client: Client, repo: Repo | str, target_branch: str = "main", *, since: datetime | None = None,
-                until: datetime | None = None, seeds: int = 20, target_sample: int = 200) -> Twin:
+                until: datetime | None = None, seeds: int = SEEDS,
+                target_sample: int = TARGET_SAMPLE) -> Twin:
     """of_queue() for a team on a v1 token: the history read through v1 (collect_history_v1()). Its backtest
     compares CI runs per merge and merges per day; time in queue is not backtested (v1 does not date
     submissions), and the calibration says so among its warnings."""
@@ -230,7 +242,7 @@ def of_v1_queue(client: Client, repo: Repo | str, target_branch: str = "main", *
                                          target_sample=target_sample), seeds=seeds)
 
 
-def of_history(history: QueueHistory, *, seeds: int = 20) -> Twin:
+def of_history(history: QueueHistory, *, seeds: int = SEEDS) -> Twin:
     """The twin of a history already read (collect_history() or collect_history_v1()): calibrated, the team
     fitted under the queue's configuration, and that configuration backtested over the same history."""
     calibration = _twin.calibrate(history)
@@ -240,7 +252,15 @@ def of_history(history: QueueHistory, *, seeds: int = 20) -> Twin:
 
 __all__ = [
     "CONFIDENCE",
+    "DRAIN_HOURS",
+    "FIRST_SEED",
+    "FIT_FIRST_SEED",
+    "FIT_SEEDS",
     "HISTORY_WINDOW",
+    "SEEDS",
+    "TARGET_SAMPLE",
+    "WARM_UP_HOURS",
+    "WINDOW_DAYS",
     "ArrivalProfile",
     "Backtest",
     "Calibration",

@@ -2,6 +2,15 @@
 # (bind_twin.cpp). scripts/generate-stubs adds the header and the imports.
 
 CONFIDENCE: float
+#: The C++ defaults (WhatIfOptions, TeamFitOptions, kTargetSample), read by trunk_api.twin's signatures.
+SEEDS: int
+FIRST_SEED: int
+WINDOW_DAYS: int
+WARM_UP_HOURS: int
+DRAIN_HOURS: int
+FIT_SEEDS: int
+FIT_FIRST_SEED: int
+TARGET_SAMPLE: int
 
 class Estimate:
     """A fitted quantity with its 95 % interval and the observations behind it."""
