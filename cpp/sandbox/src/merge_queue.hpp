@@ -287,6 +287,8 @@ class MergeQueue {
   };
   /// Every test run, oldest first.
   std::vector<RunView> runs() const;
+  /// The test run with this id (lower case), without building the others' views; nullopt when none has it.
+  std::optional<RunView> run(std::string_view id) const;
 
   /// What the queue is doing now, by pull-request number (v2's order and graph; merge_queue_views.cpp).
   struct OrderView {
@@ -448,6 +450,7 @@ class MergeQueue {
   void describe(const Submission& s, Out& out) const;
   /// The branch a run tests: "trunk-merge/<branch>/pr-<n>-<m>.../<first 8 of its id>".
   std::string test_branch_of(const TestRun& run) const;
+  RunView view_of(const TestRun& run) const;
 
   std::string repo_key_, branch_;
   FailureModel model_;

@@ -205,9 +205,7 @@ std::string MergeQueue::test_branch_of(const TestRun& run) const {
   return branch + "/" + run.id.substr(0, 8);
 }
 
-std::vector<MergeQueue::RunView> MergeQueue::runs() const {
-  std::vector<RunView> out;
-  out.reserve(runs_.size());
+MergeQueue::RunView MergeQueue::view_of(const TestRun& run) const {
   const auto tested = [&](std::size_t i) {
     const Submission& s = submissions_[i];
     RunView::Tested t{s.number, s.sha, s.title, std::nullopt, false};
@@ -221,22 +219,33 @@ std::vector<MergeQueue::RunView> MergeQueue::runs() const {
     }
     return t;
   };
-  for (const TestRun& run : runs_) {
-    RunView& v = out.emplace_back();
-    v.id = run.id;
-    v.test_branch = test_branch_of(run);
-    v.test_branch_sha = hex40(text_hash(run.id));
-    v.bisection = run.bisection;
-    v.created_at = run.created_at;
-    v.updated_at = run.finished_at.value_or(run.created_at);
-    v.status = run.status;
-    if (run.status == trunk::TestingStatus::failed && run.planned_failure) {
-      v.failure_cause = std::string(cause_name(*run.planned_failure));
-    }
-    for (const std::size_t i : run.tested) v.tested.push_back(tested(i));
-    for (const std::size_t i : run.ahead) v.ahead.push_back(tested(i));
+  RunView v;
+  v.id = run.id;
+  v.test_branch = test_branch_of(run);
+  v.test_branch_sha = hex40(text_hash(run.id));
+  v.bisection = run.bisection;
+  v.created_at = run.created_at;
+  v.updated_at = run.finished_at.value_or(run.created_at);
+  v.status = run.status;
+  if (run.status == trunk::TestingStatus::failed && run.planned_failure) {
+    v.failure_cause = std::string(cause_name(*run.planned_failure));
   }
+  for (const std::size_t i : run.tested) v.tested.push_back(tested(i));
+  for (const std::size_t i : run.ahead) v.ahead.push_back(tested(i));
+  return v;
+}
+
+std::vector<MergeQueue::RunView> MergeQueue::runs() const {
+  std::vector<RunView> out;
+  out.reserve(runs_.size());
+  for (const TestRun& run : runs_) out.push_back(view_of(run));
   return out;
+}
+
+std::optional<MergeQueue::RunView> MergeQueue::run(std::string_view id) const {
+  const auto it = std::find_if(runs_.begin(), runs_.end(), [&](const TestRun& r) { return r.id == id; });
+  if (it == runs_.end()) return std::nullopt;
+  return view_of(*it);
 }
 
 MergeQueue::OrderView MergeQueue::order() const {

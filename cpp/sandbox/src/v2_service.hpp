@@ -115,10 +115,12 @@ class V2Service {
   template <typename F>
   Reply with_entry(const std::string& id, F&& f);
   trunk::Repository to_repository(const trunk::Repo& repo);
-  /// Every test run of a queue as a verification run, oldest first.
-  /// Every run of the queue as v2 shows it; with_targets adds each run's impacted targets, which v2 answers only
-  /// for a run fetched by id, never in a list.
-  std::vector<trunk::VerificationRun> verification_runs(const QueueKey& key, bool with_targets = false);
+  /// Every run of the queue as v2 shows it, oldest first (a list: without their impacted targets, which v2
+  /// answers only for a run fetched by id).
+  std::vector<trunk::VerificationRun> verification_runs(const QueueKey& key);
+  /// The run of the queue with this id (lower case) as v2 shows it fetched by id, with its impacted targets;
+  /// the other runs are not built (a twin's history fetches hundreds one by one).
+  std::optional<trunk::VerificationRun> verification_run(const QueueKey& key, std::string_view id);
   /// The transitions of a pull request's entries, oldest first (newest first when asked).
   static std::vector<trunk::QueueEntryStateTransition> transitions_of(const std::string& pr_id,
                                                                       const std::vector<Entry>& entries,

@@ -49,59 +49,84 @@ std::optional<trunk::ImpactedTargetSet> union_of(std::initializer_list<const std
 
 }  // namespace
 
-std::vector<trunk::VerificationRun> V2Service::verification_runs(const QueueKey& key, bool with_targets) {
-  const std::string repo_key = key.repo.to_string();
+namespace {
+
+/// One run as v2 shows it; with_targets adds its impacted targets (answered only for a run fetched by id).
+trunk::VerificationRun verification_run_of(const MergeQueue::RunView& run, const trunk::Repo& repo,
+                                           const std::vector<std::string>& statuses,
+                                           trunk::RequiredStatusesSource source, bool with_targets) {
+  const std::string repo_key = repo.to_string();
+  trunk::VerificationRun v;
+  v.id = run.id;
+  v.is_bisection = run.bisection;
+  v.test_branch = run.test_branch;
+  v.test_branch_sha = run.test_branch_sha;
+  if (repo.host == "github.com") v.test_branch_commit_url = "https://" + repo_key + "/commit/" + run.test_branch_sha;
+  v.created_at = run.created_at;
+  v.updated_at = run.updated_at;
+  v.status = trunk::to_v2(run.status);
+  v.required_statuses_source = trunk::to_v2(source);
+  v.required_statuses = statuses;
+  std::vector<trunk::Check>& checks = v.checks.emplace();
+  if (run.status != trunk::TestingStatus::in_progress) {
+    for (const std::string& status : statuses) {
+      trunk::Check& check = checks.emplace_back();
+      check.id = run.id.substr(0, 8) + "-" + status;
+      check.name = status;
+      check.kind = trunk::CheckKind::check_run;
+      check.status = trunk::CheckStatus::completed;
+      check.conclusion = conclusion_of(run);
+      check.provider = "github";
+      // The description requires a url (null allowed); the sandbox's checks have a page on the tested commit.
+      check.url = "https://" + repo_key + "/commit/" + run.test_branch_sha + "/checks";
+    }
+  }
+  const auto briefs = [&](const std::vector<MergeQueue::RunView::Tested>& prs) {
+    std::vector<trunk::PullRequestBrief> list;
+    for (const auto& pr : prs) {
+      trunk::PullRequestBrief& b = list.emplace_back();
+      b.id = pull_request_id(repo_key, pr.number);
+      b.number = pr.number;
+      b.sha = pr.sha;
+      b.title = pr.title;
+      b.url = "/v2/pull-requests/" + *b.id;
+    }
+    return list;
+  };
+  v.tested_pull_requests = briefs(run.tested);
+  v.dependent_pull_requests = briefs(run.ahead);
+  if (with_targets) {
+    if (auto all = union_of({&run.tested, &run.ahead})) {
+      trunk::VerificationRunImpactedTargets& targets = v.impacted_targets.emplace();
+      targets.all = std::move(all);
+      targets.tested_pull_requests_only = union_of({&run.tested});
+    }
+  }
+  return v;
+}
+
+}  // namespace
+
+std::vector<trunk::VerificationRun> V2Service::verification_runs(const QueueKey& key) {
   const trunk::RequiredStatusesSource source = queues_.statuses_source(key.repo, key.branch);
   std::vector<trunk::VerificationRun> out;
   queues_.with_queue(key.repo, key.branch, [&](MergeQueue& queue, const trunk::QueueSettings& settings) {
     const std::vector<std::string> statuses = settings.required_statuses.value_or(std::vector<std::string>{});
     for (const MergeQueue::RunView& run : queue.runs()) {
-      trunk::VerificationRun& v = out.emplace_back();
-      v.id = run.id;
-      v.is_bisection = run.bisection;
-      v.test_branch = run.test_branch;
-      v.test_branch_sha = run.test_branch_sha;
-      if (key.repo.host == "github.com") v.test_branch_commit_url = "https://" + repo_key + "/commit/" + run.test_branch_sha;
-      v.created_at = run.created_at;
-      v.updated_at = run.updated_at;
-      v.status = trunk::to_v2(run.status);
-      v.required_statuses_source = trunk::to_v2(source);
-      v.required_statuses = statuses;
-      std::vector<trunk::Check>& checks = v.checks.emplace();
-      if (run.status != trunk::TestingStatus::in_progress) {
-        for (const std::string& status : statuses) {
-          trunk::Check& check = checks.emplace_back();
-          check.id = run.id.substr(0, 8) + "-" + status;
-          check.name = status;
-          check.kind = trunk::CheckKind::check_run;
-          check.status = trunk::CheckStatus::completed;
-          check.conclusion = conclusion_of(run);
-          check.provider = "github";
-          // The description requires a url (null allowed); the sandbox's checks have a page on the tested commit.
-          check.url = "https://" + repo_key + "/commit/" + run.test_branch_sha + "/checks";
-        }
-      }
-      const auto briefs = [&](const std::vector<MergeQueue::RunView::Tested>& prs) {
-        std::vector<trunk::PullRequestBrief> list;
-        for (const auto& pr : prs) {
-          trunk::PullRequestBrief& b = list.emplace_back();
-          b.id = pull_request_id(repo_key, pr.number);
-          b.number = pr.number;
-          b.sha = pr.sha;
-          b.title = pr.title;
-          b.url = "/v2/pull-requests/" + *b.id;
-        }
-        return list;
-      };
-      v.tested_pull_requests = briefs(run.tested);
-      v.dependent_pull_requests = briefs(run.ahead);
-      if (with_targets) {
-        if (auto all = union_of({&run.tested, &run.ahead})) {
-          trunk::VerificationRunImpactedTargets& targets = v.impacted_targets.emplace();
-          targets.all = std::move(all);
-          targets.tested_pull_requests_only = union_of({&run.tested});
-        }
-      }
+      out.push_back(verification_run_of(run, key.repo, statuses, source, /*with_targets=*/false));
+    }
+    return 0;
+  });
+  return out;
+}
+
+std::optional<trunk::VerificationRun> V2Service::verification_run(const QueueKey& key, std::string_view id) {
+  const trunk::RequiredStatusesSource source = queues_.statuses_source(key.repo, key.branch);
+  std::optional<trunk::VerificationRun> out;
+  queues_.with_queue(key.repo, key.branch, [&](MergeQueue& queue, const trunk::QueueSettings& settings) {
+    if (const auto run = queue.run(id)) {
+      out = verification_run_of(*run, key.repo, settings.required_statuses.value_or(std::vector<std::string>{}),
+                                source, /*with_targets=*/true);
     }
     return 0;
   });
@@ -121,9 +146,7 @@ Reply V2Service::answer<trunk::op::GetVerificationRun>(const trunk::Verification
   for (const auto& [repo_key, branch] : queues_.keys()) {
     const trunk::Repo* repo = repo_of(repo_key);
     if (repo == nullptr) continue;
-    for (trunk::VerificationRun& run : verification_runs(QueueKey{*repo, branch}, /*with_targets=*/true)) {
-      if (run.id == wanted) return json_reply(trunk::to_json(run));
-    }
+    if (const auto run = verification_run(QueueKey{*repo, branch}, wanted)) return json_reply(trunk::to_json(*run));
   }
   return v2_error(404, "VERIFICATION_RUN_NOT_FOUND", "no verification run has the id " + request.id);
 }
