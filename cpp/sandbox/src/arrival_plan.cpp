@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "random.hpp"
+#include "trunk/merge_queue_requests.hpp"
 #include "trunk/twin/arrival_fit.hpp"
 
 namespace trunk::sandbox {
@@ -94,9 +95,11 @@ std::vector<trunk::Violation> arrivals_violations(const Arrivals& arrivals, cons
   for (std::size_t i = 0; i < arrivals.priorities.size(); ++i) {
     const PriorityChance& chance = arrivals.priorities[i];
     const std::string where = field + ".priorities[" + std::to_string(i) + "]";
-    if (chance.value < 0 || chance.value > kMaxArrivalPriority) {
+    // The bounds of a submission's priority (submitPullRequest's), since the queue submits the arrival so.
+    if (chance.value < trunk::kPriorityRules.min || chance.value > trunk::kPriorityRules.max) {
       out.push_back({where + ".value", std::to_string(chance.value),
-                     "must be a priority from 0 to " + std::to_string(kMaxArrivalPriority)});
+                     "must be a priority from " + std::to_string(trunk::kPriorityRules.min) + " to " +
+                         std::to_string(trunk::kPriorityRules.max)});
     } else if (!values.insert(chance.value).second) {
       out.push_back({where + ".value", std::to_string(chance.value), "must not be given twice"});
     }

@@ -15,6 +15,15 @@ namespace {
 
 std::string count_text(std::size_t n, const char* what) { return std::to_string(n) + " " + what; }
 
+/// Each key's share of `of` (Wilson intervals), the most shared first; ties keep the keys' order.
+template <typename Share, typename Key>
+std::vector<Share> shares_of(const std::map<Key, std::size_t>& counts, std::size_t of) {
+  std::vector<Share> out;
+  for (const auto& [key, count] : counts) out.push_back({key, *estimate_proportion(count, of)});
+  std::stable_sort(out.begin(), out.end(), [](const Share& a, const Share& b) { return a.share.value > b.share.value; });
+  return out;
+}
+
 }  // namespace
 
 Calibration calibrate(const QueueHistory& history) {
@@ -52,11 +61,7 @@ Calibration calibrate(const QueueHistory& history) {
           : history.since;
   c.arrivals = fit_arrivals(submitted, arrivals_from, history.until);
   c.urgent_submissions = estimate_proportion(urgent, with_entry);
-  for (const auto& [value, count] : priority_counts) {
-    c.priorities.push_back({value, *estimate_proportion(count, with_entry)});
-  }
-  std::stable_sort(c.priorities.begin(), c.priorities.end(),
-                   [](const PriorityShare& a, const PriorityShare& b) { return a.share.value > b.share.value; });
+  c.priorities = shares_of<PriorityShare>(priority_counts, with_entry);
 
   // Failures measured as the twin's simulation measures them, so the fit of the rates compares like with like.
   const QueueMeasures measured = measure(record_of(history), history.since, history.until);
@@ -81,11 +86,7 @@ Calibration calibrate(const QueueHistory& history) {
     for (const std::string& target : set->impacted_targets.value_or(std::vector<std::string>{})) ++target_counts[target];
   }
   c.all_targets = estimate_proportion(impacting_all, c.targets_sampled);
-  for (const auto& [target, count] : target_counts) {
-    c.targets.push_back({target, *estimate_proportion(count, c.targets_sampled)});
-  }
-  std::stable_sort(c.targets.begin(), c.targets.end(),
-                   [](const TargetShare& a, const TargetShare& b) { return a.share.value > b.share.value; });
+  c.targets = shares_of<TargetShare>(target_counts, c.targets_sampled);
 
   // What makes the answers weak, in the order a reader meets them.
   if (history.source == HistorySource::v1) {

@@ -8,7 +8,7 @@
 // Drawn with counter-based dice (the queue's seed and the arrival's serial, src/arrival_plan.hpp), so a seed
 // repeats the same arrivals, their targets and priorities. Rules (docs/sandbox.md, "Arrivals"): rates from 0 to
 // kMaxArrivalsPerHour; a profile of 24 or 168 hours; at most kMaxScheduledArrivals times; target chances from 0
-// to 1 on non-empty names; priority chances from 0 to 1 on distinct priority values, summing to 1 at most.
+// to 1 on non-empty names; priority chances from 0 to 1 on distinct priority values (within a submission's bounds), summing to 1 at most.
 
 #include <cstdint>
 #include <string>
@@ -27,8 +27,6 @@ inline constexpr std::size_t kMaxScheduledArrivals = 100'000;
 inline constexpr std::size_t kMaxArrivalTargets = 1'000;
 /// The most priorities an arrival's distribution may name.
 inline constexpr std::size_t kMaxArrivalPriorities = 256;
-/// The highest priority value an arrival may be submitted with: v1's submitPullRequest's bound.
-inline constexpr std::int64_t kMaxArrivalPriority = 4'294'967'295;
 
 /// A homogeneous Poisson process: `per_hour` pull requests an hour on average, at any hour.
 struct PoissonArrivals {
