@@ -218,15 +218,16 @@ def bare_failing_transfer(target: Target, start: str, end: str, limit: int, page
 
 
 def bare_v2_transfer(url: str, api_key: str, path: str, limit: int = 100) -> int:
-    """The floor of a v2 listing: its pages (GET path?limit=...&cursor=...) moved with no decoding (_bare_walk).
-    Returns the bytes received."""
+    """The floor of a v2 listing: its pages (GET path?limit=...&cursor=..., after the path's own query when it has
+    one) moved with no decoding (_bare_walk). Returns the bytes received."""
     import urllib.parse
 
     headers = {"Authorization": f"Bearer {api_key}"}
+    separator = "&" if "?" in path else "?"
 
     def request(connection: Any, cursor: str) -> None:
         query = f"limit={limit}" + (f"&cursor={urllib.parse.quote(cursor)}" if cursor else "")
-        connection.request("GET", f"{path}?{query}", headers=headers)
+        connection.request("GET", f"{path}{separator}{query}", headers=headers)
 
     return _bare_walk(url, b"nextCursor", request)
 

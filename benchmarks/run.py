@@ -47,6 +47,8 @@ Scenarios (ratios are "how many times faster/smaller ours is"; targets from issu
  14. the queue twin's what-if (issue 38): trunk_api.twin.compare() of 6 configurations x 20 seeds x 30 days of the
      same team. There is no peer for a queue simulation: seconds and simulated pull requests per second,
      goal < 10 s on 2 cores (queue_twin.py holds both scenarios' queue and configurations).
+ 15. v2's flaky tests (issue 37): 20,000 tests with their 30-day metrics (include=metrics) listed into Arrow against
+     the bare transfer of the same pages (<= 1.25x).
 """
 
 from __future__ import annotations
@@ -83,10 +85,10 @@ LATENCY_MS = 20
 
 WEBHOOK_BODY_BYTES = 2048  # scenario 10
 
-FULL = {"v2_prs": 5000, "v2_calls": 2000, "queue_prs": 5000, "details": 1000, "iterate": 20_000, "frame": 100_000, "calls": 2000, "memory": 100_000,
+FULL = {"v2_prs": 5000, "v2_tests": 20_000, "v2_calls": 2000, "queue_prs": 5000, "details": 1000, "iterate": 20_000, "frame": 100_000, "calls": 2000, "memory": 100_000,
         "latency_tests": 2000, "big_tests": 180_000, "coroutines": 10_000,
         "webhooks": 50_000, "delivery_prs": 2500, "twin_days": 45, "twin_seeds": 20, "twin_window_days": 30}
-QUICK = {"v2_prs": 200, "v2_calls": 50, "queue_prs": 300, "details": 40, "iterate": 500, "frame": 1000, "calls": 50, "memory": 1000,
+QUICK = {"v2_prs": 200, "v2_tests": 300, "v2_calls": 50, "queue_prs": 300, "details": 40, "iterate": 500, "frame": 1000, "calls": 50, "memory": 1000,
          "latency_tests": 300, "big_tests": 2000, "coroutines": 200, "webhooks": 500, "delivery_prs": 100,
          "twin_days": 5, "twin_seeds": 3, "twin_window_days": 5}
 
@@ -596,6 +598,37 @@ class Bench:
         finally:
             sandbox.stop()
 
+    def v2_tests(self) -> None:
+        """Scenario 15: v2's tests with their metrics (a nested part per row) read into Arrow against the bare
+        transfer of the same pages, timed in the same rounds, as scenario 12 does for pull requests."""
+        n = self.sizes["v2_tests"]
+        sandbox = SandboxProcess(tests=n)
+        try:
+            info = sandbox.info
+            client = trunk_api.Client(info["token"], info["url"], api_key=info["api_key"])
+            repo = trunk_api.Repo(**info["repo"])
+            collection = next(iter(client.v2.test_collections.list(q=f"{repo.owner}/{repo.name}")))
+            name = f"15 v2 listing of {collection.test_case_count} tests with 30-day metrics"
+            query = f"testCollectionId={collection.id}&include=metrics&period=30d"
+
+            def listing() -> Any:
+                return client.v2.tests.list(test_collection_id=collection.id, include="metrics", period="30d",
+                                            limit=100)
+
+            together = timed_together({
+                "floor": lambda: peers.bare_v2_transfer(info["url"], info["api_key"], f"/v2/tests?{query}"),
+                "arrow": lambda: listing().to_arrow(), "list": lambda: listing().to_list(),
+            }, ROUNDS)
+            floor = together["floor"][0]
+            table_time, table = together["arrow"]
+            assert table.num_rows == collection.test_case_count, table.num_rows
+            self.row(name, "bare transfer of the same pages (floor)", table.num_rows, floor)
+            self.row(name, "ours v2 to_arrow()", table.num_rows, table_time, held_bytes=table.nbytes)
+            self.row(name, "ours v2 to_list()", table.num_rows, together["list"][0])
+            self.target(name, "v2 tests to_arrow / bare transfer", table_time / floor, 1.25, higher_is_better=False)
+        finally:
+            sandbox.stop()
+
     def twin_calibration(self) -> None:
         """Scenario 13: twin.calibrate() over `twin_days` of a busy queue, against the same transfer written with
         requests, timed in the same round (one: at 45 days each takes tens of seconds, nearly all of it the
@@ -736,7 +769,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="small sizes, to check the harness (times mean nothing)")
     parser.add_argument("--output", type=Path, help="JSON file (default benchmarks/results/<mode>-<time>.json)")
-    parser.add_argument("--scenarios", default="1,2,3,4,5,8,9,10,11,12,13,14", help="comma-separated subset, e.g. 1,4")
+    parser.add_argument("--scenarios", default="1,2,3,4,5,8,9,10,11,12,13,14,15", help="comma-separated subset, e.g. 1,4")
     args = parser.parse_args()
     sizes = QUICK if args.quick else FULL
     chosen = {s.strip() for s in args.scenarios.split(",")}
@@ -779,6 +812,8 @@ def main() -> int:
             bench.twin_calibration()
         if "14" in chosen:
             bench.twin_compare()
+        if "15" in chosen:
+            bench.v2_tests()
     finally:
         for sandbox in (slow, big):
             if sandbox:

@@ -64,6 +64,9 @@ struct Rules {
   /// OpenAPI document says them (minItems, maxItems) and the checks need no rule of their own. max(): none.
   std::size_t min_items = 0;
   std::size_t max_items = std::numeric_limits<std::size_t>::max();
+  /// Text (or each text of a list): at most this many characters (Unicode code points, as JSON Schema's maxLength
+  /// counts them): a test collection's name, 100. max(): none.
+  std::size_t max_length = std::numeric_limits<std::size_t>::max();
 
   constexpr bool has_range() const noexcept {
     return min != std::numeric_limits<std::int64_t>::min() || max != std::numeric_limits<std::int64_t>::max();
@@ -74,6 +77,8 @@ inline constexpr Rules kNone{};
 inline constexpr Rules kRequired{.required = true};
 inline constexpr Rules kRequiredText{.required = true, .non_empty = true};
 inline constexpr Rules kRequiredUuid{.required = true, .uuid = true};
+/// Answers: a field the description requires and allows as null (v2's "null when unknown").
+inline constexpr Rules kRequiredNullable{.required = true, .nullable = true};
 /// The id of a v2 resource in its path (/v2/merge-queues/{id}): opaque text, required.
 inline constexpr Rules kPathId{.required = true, .non_empty = true, .path = true};
 /// The same where the id is a UUID (pull requests, repositories).

@@ -19,7 +19,8 @@ namespace trunk {
 #define TRUNK_LISTING_OPERATIONS(X)                                                                            \
   X(ListFailingTests) X(ListUnhealthyTests) X(ListQuarantinedTests) X(ListPullRequests) X(ListMergeQueues)     \
   X(ListMergeQueuePullRequests) X(ResolvePullRequests) X(ResolveRepositories) X(ListMergeQueueVerificationRuns)    \
-  X(ListPullRequestVerificationRuns) X(ListQueueEntryHistory) X(ListQueueEntryHistories) X(ListTestingResults)
+  X(ListPullRequestVerificationRuns) X(ListQueueEntryHistory) X(ListQueueEntryHistories) X(ListTestingResults)     \
+  X(ListTestCollections) X(ListTestCases) X(ListTestStatusHistory) X(ListTestRuns)
 
 /// X(Page, "ItemIterator", "PageIterator"): every page type once (two listings may share one), with the Python
 /// names of the iterator over its items and of the iterator over its pages (.pages).
@@ -33,7 +34,11 @@ namespace trunk {
   X(VerificationRunList, "VerificationRunIterator", "VerificationRunPageIterator")                             \
   X(QueueEntryHistoryList, "QueueEntryTransitionIterator", "QueueEntryHistoryPageIterator")                    \
   X(BatchQueueEntryHistoryList, "QueueEntryHistoryIterator", "BatchQueueEntryHistoryPageIterator")            \
-  X(TestingResultList, "TestingResultIterator", "TestingResultPageIterator")
+  X(TestingResultList, "TestingResultIterator", "TestingResultPageIterator")                                   \
+  X(TestCollectionList, "TestCollectionIterator", "TestCollectionPageIterator")                                \
+  X(TestCaseList, "TestCaseSummaryIterator", "TestCaseSummaryPageIterator")                                    \
+  X(StatusHistoryEntryList, "StatusHistoryEntryIterator", "StatusHistoryPageIterator")                         \
+  X(TestRunList, "TestRunIterator", "TestRunPageIterator")
 
 /// The name of a listing's lazy iterator in Python and the CLI: "iter_" and the operation's name without its leading
 /// "list_" (list_failing_tests -> iter_failing_tests, resolve_pull_requests -> iter_resolve_pull_requests).

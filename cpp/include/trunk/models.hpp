@@ -8,7 +8,11 @@
 #include "trunk/pull_request_v2.hpp"
 #include "trunk/queue_entry_history.hpp"
 #include "trunk/repository_v2.hpp"
+#include "trunk/test_activity_v2.hpp"
+#include "trunk/test_case_v2.hpp"
+#include "trunk/test_collection_v2.hpp"
 #include "trunk/testing_result.hpp"
+#include "trunk/ticket_v2.hpp"
 #include "trunk/verification_run.hpp"
 #include "trunk/merge_queue_requests.hpp"
 #include "trunk/open_enum.hpp"
@@ -31,5 +35,6 @@
   TRUNK_VERIFICATION_RUN_V2_REQUEST_MODELS(X) TRUNK_QUEUE_ENTRY_HISTORY_V2_REQUEST_MODELS(X) \
   TRUNK_MERGE_QUEUE_ORDER_V2_REQUEST_MODELS(X) TRUNK_TESTING_RESULT_V2_REQUEST_MODELS(X)                      \
   TRUNK_IMPACTED_TARGETS_V2_REQUEST_MODELS(X) TRUNK_MERGE_QUEUE_TESTING_RESULTS_REQUEST_MODELS(X) \
-  TRUNK_SERVICE_STATUS_REQUEST_MODELS(X)
+  TRUNK_SERVICE_STATUS_REQUEST_MODELS(X) TRUNK_TEST_COLLECTION_V2_REQUEST_MODELS(X) \
+  TRUNK_TEST_CASE_V2_REQUEST_MODELS(X) TRUNK_TEST_ACTIVITY_V2_REQUEST_MODELS(X) TRUNK_TICKET_V2_REQUEST_MODELS(X)
 #define TRUNK_ALL_MODELS(X) TRUNK_ANSWER_MODELS(X) TRUNK_ALL_REQUEST_MODELS(X)

@@ -80,7 +80,8 @@ namespace trunk {
 // the query string; POST, PUT and PATCH as the JSON body.
 #define TRUNK_V2_OPERATIONS(X) \
   TRUNK_V2_MERGE_QUEUE_OPERATIONS(X) TRUNK_V2_PULL_REQUEST_OPERATIONS(X) TRUNK_V2_VERIFICATION_RUN_OPERATIONS(X) \
-  TRUNK_V2_IMPACTED_TARGETS_OPERATIONS(X) TRUNK_V2_REPOSITORY_OPERATIONS(X)
+  TRUNK_V2_IMPACTED_TARGETS_OPERATIONS(X) TRUNK_V2_REPOSITORY_OPERATIONS(X) TRUNK_V2_TEST_COLLECTION_OPERATIONS(X) \
+  TRUNK_V2_TEST_OPERATIONS(X)
 
 #define TRUNK_V2_MERGE_QUEUE_OPERATIONS(X)                                                                           \
   X(ListMergeQueues, list_merge_queues, "GET", "/v2/merge-queues", ListMergeQueuesRequest, MergeQueueList,           \
@@ -184,6 +185,32 @@ namespace trunk {
     "resolve")                                                                                                       \
   X(GetRepository, get_repository, "GET", "/v2/repositories/{id}", RepositoryRefV2, Repository, Repeat::safe,        \
     "A repository, by its v2 id.", 200, "repositories", "get")
+
+// v2's flaky tests. The stored description has the tests under /v2/test-cases/{testCaseId}; Trunk moved them to
+// /v2/tests/{testId} since (docs/reference/v2.md#flaky-tests), which the rows use.
+#define TRUNK_V2_TEST_COLLECTION_OPERATIONS(X)                                                                      \
+  X(ListTestCollections, list_test_collections, "GET", "/v2/test-collections", ListTestCollectionsRequest,           \
+    TestCollectionList, Repeat::safe, "One page of the organization's test collections, newest first.", 200,         \
+    "test_collections", "list")                                                                                      \
+  X(CreateTestCollection, create_test_collection, "POST", "/v2/test-collections", CreateTestCollectionRequest,       \
+    TestCollection, Repeat::not_safe, "Creates a test collection (0 tests until its first upload).", 201,            \
+    "test_collections", "create")                                                                                    \
+  X(GetTestCollection, get_test_collection, "GET", "/v2/test-collections/{id}", TestCollectionRef, TestCollection,   \
+    Repeat::safe, "A test collection and its quarantine settings.", 200, "test_collections", "get")
+
+#define TRUNK_V2_TEST_OPERATIONS(X)                                                                                 \
+  X(ListTestCases, list_test_cases, "GET", "/v2/tests", ListTestCasesRequest, TestCaseList, Repeat::safe,           \
+    "One page of tests, searched, filtered and sorted (by name, or a metric of a period).", 200, "tests", "list")    \
+  X(GetTestCase, get_test_case, "GET", "/v2/tests/{testId}", GetTestCaseRequest, TestCaseV2, Repeat::safe,          \
+    "A test, with its override, monitors and labels, and its metrics when asked.", 200, "tests", "get")             \
+  X(ListTestStatusHistory, list_test_status_history, "GET", "/v2/tests/{testId}/status-history",                    \
+    TestStatusHistoryRequest, StatusHistoryEntryList, Repeat::safe, "One page of a test's status changes, newest first.", \
+    200, "tests", "status_history")                                                                                  \
+  X(ListTestRuns, list_test_runs, "GET", "/v2/tests/{testId}/test-runs", ListTestRunsRequest, TestRunList,          \
+    Repeat::safe, "One page of a test's runs, newest first.", 200, "tests", "runs")                                  \
+  X(LinkTicketToTest, link_ticket_to_test, "POST", "/v2/tests/{testId}/ticket", LinkTicketRequest, Ticket,           \
+    Repeat::safe, "Links an existing ticket to a test, replacing any other (linking it again changes nothing).",     \
+    201, "tests", "link_ticket")
 
 /// The credential an operation sends: the one its request type declares (`static constexpr Credential
 /// credential`: GET /v1/status declares none, as its publisher's description says `security: []`), else its

@@ -121,6 +121,52 @@ TRUNK_ENUM(TestingOutcome, "How a stretch of testing ended.", TRUNK_TESTING_OUTC
 #define TRUNK_QUEUE_ENTRY_CONCLUSION_VALUES(X) X(merged, "merged") X(failed, "failed") X(cancelled, "cancelled")
 TRUNK_ENUM(QueueEntryConclusion, "How a queue entry ended.", TRUNK_QUEUE_ENTRY_CONCLUSION_VALUES)
 
+// ---- flaky tests (docs/reference/v2.md#flaky-tests) ------------------------------------------------------------
+// A test's status is v1's TestHealth: both versions spell it healthy, flaky, broken.
+
+#define TRUNK_QUARANTINE_STATE_VALUES(X) X(quarantined, "quarantined") X(not_quarantined, "notQuarantined")
+TRUNK_ENUM(QuarantineState, "Whether a test is quarantined now: from its status, its collection's settings and any "
+           "override.", TRUNK_QUARANTINE_STATE_VALUES)
+
+#define TRUNK_QUARANTINE_MODE_VALUES(X) X(always_quarantine, "alwaysQuarantine") X(never_quarantine, "neverQuarantine")
+TRUNK_ENUM(QuarantineMode, "A per-test quarantine override: always quarantined, or never, whatever its status.",
+           TRUNK_QUARANTINE_MODE_VALUES)
+
+// One enumeration for the description's three lists of monitor types (active, classifying, labelling: subsets of
+// this one); answers keep any other value.
+#define TRUNK_MONITOR_TYPE_VALUES(X)                                                                         \
+  X(failure_rate, "failureRate") X(pass_on_retry, "passOnRetry") X(failure_count, "failureCount")            \
+  X(new_test, "newTest") X(skipped_test, "skippedTest") X(slow_test, "slowTest")                              \
+  X(timeout_inflation, "timeoutInflation") X(manual, "manual")
+TRUNK_ENUM(MonitorType, "What a monitor watches; manual is the 'flag as flaky' mark, which has no monitor resource.",
+           TRUNK_MONITOR_TYPE_VALUES)
+
+#define TRUNK_LABEL_SOURCE_TYPE_VALUES(X) X(user, "user") X(monitor, "monitor")
+TRUNK_ENUM(LabelSourceType, "What put a label on a test: a person (or an API key), or a monitor.",
+           TRUNK_LABEL_SOURCE_TYPE_VALUES)
+
+#define TRUNK_TICKET_PROVIDER_VALUES(X) X(jira_cloud, "jiraCloud") X(linear, "linear") X(asana, "asana")
+TRUNK_ENUM(TicketProvider, "The ticketing system a ticket lives in.", TRUNK_TICKET_PROVIDER_VALUES)
+
+#define TRUNK_TEST_RUN_CONCLUSION_VALUES(X) X(success, "success") X(failure, "failure") X(skipped, "skipped")
+TRUNK_ENUM(TestRunConclusion, "How one run of a test finished.", TRUNK_TEST_RUN_CONCLUSION_VALUES)
+
+#define TRUNK_METRICS_PERIOD_VALUES(X) \
+  X(one_day, "1d") X(seven_days, "7d") X(fourteen_days, "14d") X(thirty_days, "30d")
+TRUNK_ENUM(MetricsPeriod, "The window of a test's metrics: the last 1, 7, 14 or 30 days.", TRUNK_METRICS_PERIOD_VALUES)
+
+#define TRUNK_TEST_SORT_VALUES(X)                                                                             \
+  X(name, "name") X(failure_rate, "failureRate") X(duration_p95, "durationP95") X(prs_impacted, "prsImpacted") \
+  X(last_run_at, "lastRunAt") X(last_failure_at, "lastFailureAt")
+TRUNK_ENUM(TestSort, "What a test listing is sorted by: the name, or a metric of the period (worst first).",
+           TRUNK_TEST_SORT_VALUES)
+
+#define TRUNK_SORT_DIRECTION_VALUES(X) X(asc, "asc") X(desc, "desc")
+TRUNK_ENUM(SortDirection, "Ascending or descending.", TRUNK_SORT_DIRECTION_VALUES)
+
+#define TRUNK_TEST_INCLUDE_VALUES(X) X(metrics, "metrics")
+TRUNK_ENUM(TestInclude, "What to embed in a test: its metrics for the period.", TRUNK_TEST_INCLUDE_VALUES)
+
 /// Every enumeration of v2, for the code instantiated per enumeration (beside TRUNK_ALL_ENUMS).
 #define TRUNK_V2_ENUMS(X)                                                                                    \
   X(MergeQueueState) X(MergeQueueMode) X(ManagedState) X(QueueOptimization) X(MergeStrategy)               \
@@ -128,7 +174,9 @@ TRUNK_ENUM(QueueEntryConclusion, "How a queue entry ended.", TRUNK_QUEUE_ENTRY_C
   X(Mergeability) X(MergeabilityReasonCode) X(RepositoryProvider) X(VerificationRunStatus)                  \
   X(RequiredStatusesSourceV2) X(CheckKind) X(CheckStatus) X(CheckConclusion) X(ProviderCheckStatus)          \
   X(ProviderCheckConclusion) X(ConflictCulpritKind) X(HistoryDirection) X(PendingSchedulability)            \
-  X(TestingOutcome) X(QueueEntryConclusion)
+  X(TestingOutcome) X(QueueEntryConclusion) X(QuarantineState) X(QuarantineMode) X(MonitorType)             \
+  X(LabelSourceType) X(TicketProvider) X(TestRunConclusion) X(MetricsPeriod) X(TestSort) X(SortDirection)     \
+  X(TestInclude)
 
 // ---- v1 -> v2: the one place that maps v1's values to v2's (the migration guide's table) ------------------
 constexpr MergeQueueMode to_v2(QueueMode mode) noexcept {

@@ -16,6 +16,23 @@ std::vector<Run>::const_iterator first_at_or_after(const std::vector<Run>& runs,
 }
 }  // namespace
 
+Health health_at(const TestRecord& test, std::int64_t at_us) noexcept {
+  // A trailing streak of failures means broken; failures mixed with passes in the last 7 days mean flaky.
+  const auto end = first_at_or_after(test.runs, at_us);
+  std::size_t streak = 0;
+  for (auto it = end; it != test.runs.begin() && streak < kBrokenStreak;) {
+    if (!(--it)->failed()) break;
+    ++streak;
+  }
+  if (streak >= kBrokenStreak) return Health::broken;
+  int runs_7d = 0, fails_7d = 0;
+  for (auto it = first_at_or_after(test.runs, at_us - kWeekUs); it != end; ++it) {
+    ++runs_7d;
+    if (it->failed()) ++fails_7d;
+  }
+  return fails_7d >= kFlakyMinFailures && runs_7d > fails_7d ? Health::flaky : Health::healthy;
+}
+
 bool failed_in(const TestRecord& test, std::int64_t start_us, std::int64_t end_us) noexcept {
   for (auto it = first_at_or_after(test.runs, start_us); it != test.runs.end() && it->time_us < end_us; ++it) {
     if (it->failed()) return true;
@@ -94,7 +111,8 @@ DerivedFacts derive(const RepoHistory& repo, const TestRecord& test, trunk::Time
     facts.most_common_failures.push_back(std::move(summary));
   }
 
-  // Classification: a trailing streak of failures means broken; failures mixed with passes mean flaky.
+  // Classification (health_at); then why, and since when.
+  facts.health = health_at(test, now_us);
   std::size_t streak = 0;
   auto end = first_at_or_after(runs, now_us);
   for (auto it = end; it != runs.begin();) {
@@ -102,17 +120,14 @@ DerivedFacts derive(const RepoHistory& repo, const TestRecord& test, trunk::Time
     if (!it->failed()) break;
     ++streak;
   }
-  if (streak >= kBrokenStreak) {
-    facts.health = Health::broken;
+  if (facts.health == Health::broken) {
     facts.reason = "failed the last " + std::to_string(streak) + " runs in a row";
     facts.status_since = from_micros((end - static_cast<std::ptrdiff_t>(streak))->time_us);
-  } else if (fails_7d >= kFlakyMinFailures && runs_7d > fails_7d) {
-    facts.health = Health::flaky;
+  } else if (facts.health == Health::flaky) {
     facts.reason = "failed " + std::to_string(fails_7d) + " of " + std::to_string(runs_7d) +
                    " runs in the last 7 days, passing on other runs of the same code";
     facts.status_since = from_micros(first_failure_7d);
   } else {
-    facts.health = Health::healthy;
     facts.reason = "";
     // Healthy since the first run after the most recent failure (or since the first run at all).
     std::int64_t since = runs.empty() ? now_us : runs.front().time_us;
@@ -128,13 +143,16 @@ DerivedFacts derive(const RepoHistory& repo, const TestRecord& test, trunk::Time
   return facts;
 }
 
+std::string test_html_url(const RepoHistory& repo, const TestRecord& test, const std::string& org_url_slug) {
+  return "https://app.trunk.io/" + org_url_slug + "/flaky-tests/test/" + test.id + "?repo=" + repo.repo.to_string();
+}
+
 trunk::TestCase to_test_case(const RepoHistory& repo, const TestRecord& test, const DerivedFacts& facts,
                              const std::string& org_url_slug, bool with_failure_fields) {
   trunk::TestCase out;
   out.id = test.id;
   out.repository = trunk::RepositoryRef{repo.html_url, nullptr};
-  out.html_url = "https://app.trunk.io/" + org_url_slug + "/flaky-tests/test/" + test.id + "?repo=" +
-                 repo.repo.to_string();
+  out.html_url = test_html_url(repo, test, org_url_slug);
   out.name = test.name;
   out.variant = test.variant;
   trunk::TestStatus status;

@@ -76,6 +76,11 @@ struct DerivedFacts {
 std::int64_t to_micros(trunk::Timestamp t) noexcept;
 trunk::Timestamp from_micros(std::int64_t us) noexcept;
 
+/// The health a test's runs before `at_us` give it: its last kBrokenStreak runs all failed, broken; else at least
+/// kFlakyMinFailures failures and a pass in the 7 days before, flaky; else healthy. derive() reports it, and v2's
+/// status history replays it over time (test_timeline.hpp), so both versions classify alike by construction.
+Health health_at(const TestRecord& test, std::int64_t at_us) noexcept;
+
 /// True when the test has a failing run with start <= time < end.
 bool failed_in(const TestRecord& test, std::int64_t start_us, std::int64_t end_us) noexcept;
 
@@ -85,6 +90,9 @@ std::string_view health_wire(Health health) noexcept;  ///< "healthy", "flaky", 
 /// The health as quarantined tests and webhook events spell it (HEALTHY, FLAKY, BROKEN), and back.
 trunk::QuarantinedTestStatus status_of(Health health) noexcept;
 Health health_of(trunk::QuarantinedTestStatus status) noexcept;
+
+/// The test's page in Trunk's web app (v1's html_url, v2's url).
+std::string test_html_url(const RepoHistory& repo, const TestRecord& test, const std::string& org_url_slug);
 
 /// The test as the API returns it. with_failure_fields: false for list-unhealthy-tests (no rates, no
 /// most_common_failures).

@@ -254,16 +254,6 @@ Reply Service::page_reply(const RepoIndex& repo, const std::vector<std::uint32_t
   return reply;
 }
 
-namespace {
-
-/// The address of an external ticket in the sandbox's issue tracker (the service links to the organization's
-/// own tracker, which the sandbox does not have).
-std::string ticket_html_url(const std::string& org_url_slug, const std::string& external_ticket_id) {
-  return "https://" + org_url_slug + ".atlassian.net/browse/" + external_ticket_id;
-}
-
-}  // namespace
-
 std::string_view Service::served_test_json(const RepoIndex& repo, std::uint32_t t, bool with_failure_fields,
                                            std::string& scratch) {
   const auto repo_index = static_cast<std::size_t>(&repo - index_.data());
@@ -282,7 +272,7 @@ std::string_view Service::served_test_json(const RepoIndex& repo, std::uint32_t 
   // Rare (a test someone linked, or whose status was set): the cached text is left as it is, and this test's
   // JSON re-made around it.
   trunk::Json test = trunk::Json::parse(cached);
-  if (ticket) test["ticket"] = trunk::Json{{"html_url", ticket_html_url(org_url_slug_, *ticket)}};
+  if (ticket) test["ticket"] = trunk::Json{{"html_url", ticket_url(*ticket)}};
   if (status) {
     test["status"] = trunk::Json{{"value", health_wire(status->health)},
                                  {"reason", std::string(kSetStatusReason)},
@@ -556,10 +546,7 @@ auto Service::answer(const trunk::LinkTicketToTestCaseRequest& request, const Re
   if (repo.by_id.count(id) == 0) {
     return text_reply(404, "not found: test " + request.test_case_id + " in repository " + request.repo.to_string());
   }
-  // Shown from now on as the test's `ticket` (served_test_json); a later link replaces an earlier one.
-  std::lock_guard lock(tickets_mutex_);
-  tickets_[id] = request.external_ticket_id;
-  any_ticket_linked_.store(true, std::memory_order_release);
+  link_ticket(id, request.external_ticket_id);
   return json_reply(trunk::to_json(trunk::Acknowledgement{}));
 }
 
@@ -661,7 +648,7 @@ Service::~Service() = default;
 void Service::enable_v2(std::string api_key, std::function<trunk::Timestamp()> clock, bool documented_rate_limits) {
   std::vector<trunk::Repo> repos;
   for (const RepoHistory& repo : history_.repos) repos.push_back(repo.repo);
-  v2_ = std::make_unique<V2Service>(*queues_, std::move(repos), std::move(api_key), std::move(clock),
+  v2_ = std::make_unique<V2Service>(*queues_, *this, std::move(repos), std::move(api_key), std::move(clock),
                                     documented_rate_limits);
 }
 

@@ -34,6 +34,7 @@ namespace trunk::sandbox {
 class V2Service;
 }
 #include "encoded_tests.hpp"
+#include "test_ledger.hpp"
 
 namespace trunk::sandbox {
 
@@ -46,7 +47,7 @@ struct Reply {
   std::vector<std::pair<std::string, std::string>> headers;
 };
 
-class Service {
+class Service : public TestLedger {
  public:
   /// `test_json_budget`: bytes of serialised tests kept for later pages (see encoded_tests.hpp).
   Service(History history, std::string token, std::string org_url_slug, std::unique_ptr<QueueStore> queues,
@@ -92,6 +93,14 @@ class Service {
     DerivedFacts now;  ///< what the API reports of the test from now on (its new health included)
   };
   std::optional<StatusChange> set_test_status(const std::string& test_id, Health health, trunk::Timestamp at);
+
+  // TestLedger: the tests as v2 reads them (service_test_ledger.cpp).
+  trunk::Timestamp tests_now() const override { return history_.now; }
+  std::optional<Entry> find_test(std::string_view id) const override;
+  void for_each_test(const std::function<void(const Entry&)>& f) const override;
+  std::string test_url(const Entry& entry) const override;
+  void link_ticket(const std::string& test_id, const std::string& external_ticket_id) override;
+  std::string ticket_url(const std::string& external_ticket_id) const override;
 
   /// What GET /v1/status answers from now on (Sandbox::set_service_status); nullopt: every service up, the
   /// default, so tests can show an impacted answer without a fault of their own.
@@ -153,7 +162,7 @@ class Service {
 
   // Tickets linked by link-ticket-to-test-case: lower-case test id -> external ticket id. The flag spares the
   // listings the lock until a first ticket is linked.
-  std::mutex tickets_mutex_;
+  mutable std::mutex tickets_mutex_;
   std::map<std::string, std::string> tickets_;
   std::atomic<bool> any_ticket_linked_{false};
 

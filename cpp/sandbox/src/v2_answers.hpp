@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <variant>
 #include <vector>
 
@@ -75,14 +76,40 @@ std::variant<List, Reply> page_of(std::vector<Item> all, const Request& request,
   return page_of<List>(all.size(), request, filter, [&](std::size_t i) { return std::move(all[i]); });
 }
 
-/// The JSON answer of a page: nextCursor null on the last page, as v2 answers.
+/// Writes null into `json` (the encoding of `value`) for every field, at any depth, that the description requires
+/// and allows as null (schema::kRequiredNullable) and `value` leaves absent: the encoder writes no absent field,
+/// and v2 answers such a field as null ("null when unknown"), which its readers may count on.
+template <typename T>
+void write_required_nulls(const T& value, trunk::Json& json) {
+  if constexpr (trunk::schema::Described<T>) {
+    trunk::schema::for_each_field<T>([&](const auto& field) {
+      const auto& member = value.*(field.member);
+      using Member = std::remove_cvref_t<decltype(member)>;
+      const std::string key(field.wire);
+      if constexpr (trunk::schema::IsOptional<Member>::value) {
+        if (!member && field.rules.required && field.rules.nullable) json[key] = nullptr;
+        if (member && json.contains(key)) write_required_nulls(*member, json[key]);
+      } else if constexpr (trunk::schema::IsVector<Member>::value) {
+        if (!json.contains(key)) return;
+        for (std::size_t i = 0; i < member.size(); ++i) write_required_nulls(member[i], json[key][i]);
+      }
+    });
+  }
+}
+
+/// The JSON of an answer, with its required nulls written (write_required_nulls).
+template <typename T>
+trunk::Json answer_json(const T& value) {
+  trunk::Json json = trunk::to_json(value);
+  write_required_nulls(value, json);
+  return json;
+}
+
+/// The JSON answer of a page: nextCursor null on the last page, as v2 answers (write_required_nulls).
 template <typename List>
 Reply page_reply(const std::variant<List, Reply>& page) {
   if (const auto* refused = std::get_if<Reply>(&page)) return *refused;
-  const List& list = std::get<List>(page);
-  trunk::Json json = trunk::to_json(list);
-  if (!list.next_cursor) json["nextCursor"] = nullptr;
-  return json_reply(json);
+  return json_reply(answer_json(std::get<List>(page)));
 }
 
 }  // namespace trunk::sandbox::v2

@@ -61,6 +61,12 @@ inline std::vector<Permission> needed_permissions<trunk::op::SubmitToMergeQueue>
   return out;
 }
 
+// Linking a ticket to a test (Trunk's changelog of 2026-11-16: "Link tickets").
+template <>
+inline std::vector<Permission> needed_permissions<trunk::op::LinkTicketToTest>(const trunk::LinkTicketRequest&) {
+  return {Permission::link_tickets};
+}
+
 template <>
 inline std::vector<Permission> needed_permissions<trunk::op::ReprioritizePullRequest>(
     const trunk::ReprioritizeRequest&) {

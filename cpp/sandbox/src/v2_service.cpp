@@ -43,7 +43,8 @@ std::string random_key_text() {
   return out;
 }
 
-/// A UUID (version 4's shape) determined by `text`.
+}  // namespace
+
 std::string uuid_of(const std::string& text) {
   const std::uint64_t high = text_hash(text), low = mix64(high ^ 0x5EED5EED5EED5EEDULL);
   char out[40];
@@ -53,7 +54,6 @@ std::string uuid_of(const std::string& text) {
                 static_cast<unsigned long long>(low & 0xFFFFFFFFFFFFULL));
   return out;
 }
-}  // namespace
 
 std::string repository_id(const std::string& repo_key) { return uuid_of("repository\n" + repo_key); }
 
@@ -61,13 +61,19 @@ std::string pull_request_id(const std::string& repo_key, std::int64_t number) {
   return uuid_of("pull request\n" + repo_key + "\n" + std::to_string(number));
 }
 
-std::string merge_queue_id(const std::string& repo_key, const std::string& branch) {
+std::string short_id_of(const std::string& text) {
   static constexpr char kAlphabet[] = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
-  std::uint64_t bits = text_hash("queue\n" + repo_key + "\n" + branch);
+  std::uint64_t bits = text_hash(text);
   std::string id;
   for (int i = 0; i < 8; ++i, bits /= 62) id += kAlphabet[bits % 62];
   return id;
 }
+
+std::string merge_queue_id(const std::string& repo_key, const std::string& branch) {
+  return short_id_of("queue\n" + repo_key + "\n" + branch);
+}
+
+std::string test_collection_id(const std::string& repo_key) { return short_id_of("test collection\n" + repo_key); }
 
 Reply v2_error(int status, std::string_view code, std::string message) {
   // A message may quote what the caller sent, which need not be UTF-8: such bytes become U+FFFD, never a 500.
@@ -78,9 +84,9 @@ Reply v2_error(int status, std::string_view code, std::string message) {
   return reply;
 }
 
-V2Service::V2Service(QueueStore& queues, std::vector<trunk::Repo> repos, std::string api_key, QueueStore::Clock clock,
-                     bool documented_rate_limits)
-    : queues_(queues), repos_(std::move(repos)), api_key_(std::move(api_key)), clock_(std::move(clock)) {
+V2Service::V2Service(QueueStore& queues, TestLedger& tests, std::vector<trunk::Repo> repos, std::string api_key,
+                     QueueStore::Clock clock, bool documented_rate_limits)
+    : queues_(queues), tests_(tests), repos_(std::move(repos)), api_key_(std::move(api_key)), clock_(std::move(clock)) {
   if (documented_rate_limits) rate_limits_ = std::make_unique<v2::RateLimits>();
 }
 
@@ -190,6 +196,13 @@ Reply V2Service::handle(std::string_view method, std::string_view path,
                         std::string_view query, const std::optional<std::string>& trunk_token) {
   using Serve = Reply (V2Service::*)(const std::vector<std::pair<std::string, std::string>>&, std::string_view,
                                      std::string_view, Held);
+  // Trunk moved its tests from /v2/test-cases/... to /v2/tests/...; the old paths still answer, as aliases.
+  std::string aliased;
+  if (constexpr std::string_view kOld = "/v2/test-cases"; path.starts_with(kOld) &&
+                                                            (path.size() == kOld.size() || path[kOld.size()] == '/')) {
+    aliased = "/v2/tests" + std::string(path.substr(kOld.size()));
+    path = aliased;
+  }
   Serve operation = nullptr;
   std::string allowed;  // the methods of a known path, for the 405
   std::vector<std::pair<std::string, std::string>> parameters;

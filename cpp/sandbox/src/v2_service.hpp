@@ -24,17 +24,26 @@
 #include "trunk/merge_queue_v2.hpp"
 #include "trunk/operations.hpp"
 #include "trunk/repo.hpp"
+#include "test_ledger.hpp"
+#include "trunk/models.hpp"
 #include "trunk/sandbox/permissions.hpp"
 #include "v2_rate_limits.hpp"
 
 namespace trunk::sandbox {
 
+/// A UUID (version 4's shape) determined by `text`.
+std::string uuid_of(const std::string& text);
+/// 8 letters and digits determined by `text` (the shape of v2's queue and collection ids).
+std::string short_id_of(const std::string& text);
 /// The UUID the sandbox gives a repository ("host/owner/name").
 std::string repository_id(const std::string& repo_key);
 /// The UUID the sandbox gives a pull request: one per repository and number, whatever queue it is submitted to.
 std::string pull_request_id(const std::string& repo_key, std::int64_t number);
 /// The id the sandbox gives the queue of `branch` in a repository.
 std::string merge_queue_id(const std::string& repo_key, const std::string& branch);
+
+/// The id of the test collection the sandbox makes of each repository's tests.
+std::string test_collection_id(const std::string& repo_key);
 
 /// A v2 error answer: the envelope with a machine code.
 Reply v2_error(int status, std::string_view code, std::string message);
@@ -43,8 +52,9 @@ class V2Service {
  public:
   /// `clock`: the sandbox's (a queue's createdAt is when v2 first saw it).
   /// `documented_rate_limits`: apply v2's documented per-key and per-organization limits (v2_rate_limits.hpp).
-  V2Service(QueueStore& queues, std::vector<trunk::Repo> repos, std::string api_key, QueueStore::Clock clock,
-            bool documented_rate_limits = false);
+  /// `tests`: the flaky tests v1 serves, which v2's tests read (test_ledger.hpp).
+  V2Service(QueueStore& queues, TestLedger& tests, std::vector<trunk::Repo> repos, std::string api_key,
+            QueueStore::Clock clock, bool documented_rate_limits = false);
 
   /// Whether `path` is one of v2's (then handle() answers it).
   static bool serves(std::string_view path) { return path.starts_with("/v2/"); }
@@ -125,6 +135,15 @@ class V2Service {
   static std::vector<trunk::QueueEntryStateTransition> transitions_of(const std::string& pr_id,
                                                                       const std::vector<Entry>& entries,
                                                                       std::optional<trunk::HistoryDirection> direction);
+  // ---- flaky tests (v2_test_collections.cpp, v2_tests.cpp) ----
+  /// The collection the sandbox makes of a repository's tests.
+  trunk::TestCollection collection_of(const trunk::Repo& repo) const;
+  /// Every collection, newest first: those created through v2, then one per repository.
+  std::vector<trunk::TestCollection> collections();
+  /// A test as a v2 listing shows it; with its metrics over `period` when given.
+  trunk::TestCaseSummary to_test_summary(const TestLedger::Entry& entry,
+                                         std::optional<trunk::MetricsPeriod> period) const;
+
   /// Applies a v1 update to the queue `id` names and answers with `respond(key, settings)`.
   template <typename Respond>
   Reply update(const std::string& id, trunk::UpdateQueueRequest change, Respond&& respond);
@@ -140,6 +159,7 @@ class V2Service {
   };
 
   QueueStore& queues_;
+  TestLedger& tests_;
   std::vector<trunk::Repo> repos_;
   std::string api_key_;
   std::unique_ptr<v2::RateLimits> rate_limits_;  // null: the documented limits are off
@@ -150,6 +170,7 @@ class V2Service {
   std::map<std::string, trunk::Timestamp> repositories_seen_;  ///< by repository key: when v2 first showed it
   std::vector<std::pair<std::string, Held>> keys_;  ///< the keys create_api_key made, with their permissions
   std::vector<std::string> trunk_tokens_;           ///< the tokens create_trunk_token made
+  std::vector<trunk::TestCollection> created_collections_;  ///< by create_test_collection, oldest first
 };
 
 #define TRUNK_V2_DECLARE_ANSWER_(Type, name, method, path, RequestType, ...) \

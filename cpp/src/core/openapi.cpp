@@ -109,6 +109,7 @@ Doc value_schema(const schema::Rules& rules) {
     Doc out{{"type", "string"}};
     if (rules.uuid) out["format"] = "uuid";
     if (rules.non_empty) out["minLength"] = 1;
+    if (rules.max_length != std::numeric_limits<std::size_t>::max()) out["maxLength"] = rules.max_length;
     return out;
   } else if constexpr (std::is_same_v<T, std::int64_t>) {
     Doc out{{"type", "integer"}, {"format", "int64"}};

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <limits>
 #include <span>
 #include <string>
 #include <variant>
@@ -61,6 +62,19 @@ class FieldChecker {
     }
     if (!checker_.utf8(path, text)) return;
     if (rules.non_empty && text.empty()) checker_.add(path, detail::quoted(text), "must not be empty");
+    if (rules.max_length != std::numeric_limits<std::size_t>::max()) {
+      const std::size_t characters = code_points(text);
+      if (characters > rules.max_length) {
+        checker_.add(path, std::to_string(characters) + " characters",
+                     "must be at most " + std::to_string(rules.max_length) + " characters long");
+      }
+    }
+  }
+
+  /// Characters of well-formed UTF-8 text: every byte but the continuation bytes (10xxxxxx) starts one.
+  static std::size_t code_points(std::string_view text) noexcept {
+    return static_cast<std::size_t>(
+        std::count_if(text.begin(), text.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
   }
 
   void value(const std::string& path, const schema::Rules& rules, std::int64_t number) {
@@ -262,6 +276,34 @@ void check_cross_field_rules(const UploadImpactedTargetsRequest& request, std::s
       checker.add("impactsAllTargets", request.impacts_all_targets ? "true" : "(absent)",
                   "exactly one of impactedTargets and impactsAllTargets is required");
     }
+  }
+}
+
+/// v2's test metrics are over a period: embedding them, sorting by one and "newly flaky" each need `period`
+/// (the description: "Required by each of them"); checked after it.
+void check_needs_period(bool needed, std::string_view field, std::string value, Checker& checker) {
+  if (needed) checker.add(std::string(field), std::move(value), "needs period (1d, 7d, 14d or 30d)");
+}
+
+void check_cross_field_rules(const GetTestCaseRequest& request, std::string_view after, Checker& checker) {
+  if (after == "period") check_needs_period(request.include && !request.period, "include", "\"metrics\"", checker);
+}
+
+void check_cross_field_rules(const ListTestCasesRequest& request, std::string_view after, Checker& checker) {
+  if (after != "sort" || request.period) return;
+  check_needs_period(request.include.has_value(), "include", "\"metrics\"", checker);
+  check_needs_period(request.newly_flaky.has_value(), "newlyFlaky", request.newly_flaky == true ? "true" : "false",
+                     checker);
+  if (request.sort && *request.sort != TestSort::name) {
+    check_needs_period(true, "sort", "\"" + std::string(to_wire(*request.sort)) + "\"", checker);
+  }
+}
+
+void check_cross_field_rules(const ListTestRunsRequest& request, std::string_view after, Checker& checker) {
+  // Alternatives, as the description says: both is a 400, not an intersection.
+  if (after == "pullRequestOnly" && request.branches && request.pull_request_only) {
+    checker.add("pullRequestOnly", *request.pull_request_only ? "true" : "false",
+                "must not be set together with branches");
   }
 }
 
