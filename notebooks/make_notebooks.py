@@ -83,78 +83,88 @@ calls[1].body"""),
 FLAKY_TRIAGE = [
     ("md", """# Flaky-test triage
 
-Which unhealthy tests hurt the team the most? This notebook lists the tests the service classes as **flaky**
-and **broken**, ranks them by the pull requests they impacted and by how often they fail, charts the failure
-rates, and opens the worst one to read its most common failures.
+Which tests hurt the team the most, what changed this week, and which to quarantine first? This notebook reads
+Trunk's v2 flaky-test API: every test with its metrics over 30 and 7 days, ranked worst first by the service, the
+status history of the unhealthy ones, and the runs of the worst.
 
-It runs against the local sandbox; against the real service use `Client()` with `TRUNK_API_TOKEN` set."""),
-    ("code", """from datetime import datetime, timedelta, timezone
+It runs against the local sandbox; against the real service use `Client()` with `TRUNK_API_KEY` set (an API key
+from Trunk's settings). Teams still on a v1 organization token: notebook 05 reads v1's day-by-day history."""),
+    ("code", """from datetime import timedelta
 
 import matplotlib.pyplot as plt  # in Jupyter the inline backend draws with Agg, so this also works headless
 import pandas as pd
 
-from trunk_api import HealthStatus, Sandbox
+from trunk_api import Sandbox
 
 sandbox = Sandbox(seed=11, tests=2000).start()
 client = sandbox.client()
-repo, org = sandbox.repos[0], sandbox.org_url_slug"""),
-    ("md", """## Unhealthy tests
+repo = sandbox.repos[0]
+collection = next(iter(client.v2.test_collections.list(q=f"{repo.owner}/{repo.name}")))
+collection.name, collection.test_case_count"""),
+    ("md", """## Every test, with its metrics
 
-The unhealthy listing carries no failure rates (the service omits them there), so the rates come from the
-failing-tests listing of the last 7 days, joined on the test id."""),
-    ("code", """flaky = client.iter_unhealthy_tests(repo, org, HealthStatus.FLAKY).to_pandas()
-broken = client.iter_unhealthy_tests(repo, org, "broken").to_pandas()
-unhealthy = pd.concat([flaky, broken], ignore_index=True)
-unhealthy["status_value"].value_counts()"""),
-    ("code", """end = datetime.now(timezone.utc)
-rates = client.iter_failing_tests(repo, org, end - timedelta(days=7), end).to_pandas()
-rates = rates[["id", "failure_rate_last_7d", "failure_rate_last_24h"]]
+One listing gives every test with its metrics over the period (`include="metrics"`): failure rate, runs,
+failures, pull requests impacted, 95th-percentile duration. Sorting by a metric is the service's, worst first."""),
+    ("code", """month = client.v2.tests.list(test_collection_id=collection.id, include="metrics", period="30d",
+                             sort="prsImpacted").to_pandas()
+week = client.v2.tests.list(test_collection_id=collection.id, include="metrics", period="7d").to_pandas()
+tests = month.merge(week[["id", "metrics_failure_rate", "metrics_prs_impacted"]], on="id", how="left",
+                    suffixes=("_30d", "_7d"))
+tests["status"].value_counts()"""),
+    ("code", """columns = ["name", "status", "quarantine_state", "metrics_prs_impacted_30d", "metrics_failure_rate_30d",
+           "metrics_failure_rate_7d", "metrics_duration_p95_ms", "codeowners"]
+unhealthy = tests[tests["status"] != "healthy"]
+unhealthy[columns].head(10)"""),
+    ("md", """## What changed this week
 
-triage = (unhealthy.drop(columns=["failure_rate_last_7d", "failure_rate_last_24h"])
-                   .merge(rates, on="id", how="left"))
-triage["failure_rate_last_7d"] = triage["failure_rate_last_7d"].fillna(0.0)
-triage.shape"""),
-    ("md", """## Ranking
+Each unhealthy test's status history since a week ago (newest first, one row per change): which tests became
+flaky or broken, and which recovered. A history is one call per test; a notebook runs an event loop, so the
+`AsyncClient` (every operation of `Client` as a coroutine) reads them all concurrently, awaited in the cell."""),
+    ("code", """import asyncio
 
-First by pull requests impacted in the last 7 days (the cost to other people), then by failure rate."""),
-    ("code", """ranked = triage.sort_values(["pull_requests_impacted_last_7d", "failure_rate_last_7d"], ascending=False)
-ranked[["name", "status_value", "pull_requests_impacted_last_7d", "failure_rate_last_7d", "quarantined",
-        "codeowners"]].head(10)"""),
-    ("md", """Candidates for quarantine: flaky, not quarantined yet, and impacting several pull requests."""),
-    ("code", """candidates = ranked[(ranked["status_value"] == "flaky") & ~ranked["quarantined"].fillna(False)
-                    & (ranked["pull_requests_impacted_last_7d"] >= 3)]
-candidates[["name", "pull_requests_impacted_last_7d", "codeowners"]].head(10)"""),
-    ("md", """## Failure rates of the top 15"""),
-    ("code", """top = ranked.head(15).iloc[::-1]
-colors = top["status_value"].map({"flaky": "tab:orange", "broken": "tab:red"}).fillna("tab:gray")
+week_ago = (pd.Timestamp(tests["status_since"].max()) - timedelta(days=7)).to_pydatetime()
+async with sandbox.async_client() as aclient:
+    histories = await asyncio.gather(*(
+        aclient.v2.tests.status_history(test_id, started_after=week_ago, progress=False).to_list()
+        for test_id in unhealthy["id"]))
+changes = pd.DataFrame([
+    {"name": name, "from_status": str(change.from_status), "to_status": str(change.to_status),
+     "started_at": change.started_at}
+    for name, history in zip(unhealthy["name"], histories) for change in history])
+changes.groupby(["from_status", "to_status"]).size().rename("changes this week")"""),
+    ("code", """changes.sort_values("started_at", ascending=False).head(10)"""),
+    ("md", """## Which to quarantine first, and why
+
+Flaky (not broken: a broken test needs a fix, not a quarantine), not quarantined yet, ranked by the pull requests
+it failed on in the last 7 days, then by its failure rate; the reason is said in words."""),
+    ("code", """candidates = tests[(tests["status"] == "flaky") & (tests["quarantine_state"] == "notQuarantined")].copy()
+candidates = candidates.sort_values(["metrics_prs_impacted_7d", "metrics_failure_rate_7d"], ascending=False)
+candidates["why"] = candidates.apply(
+    lambda t: (f"flaky since {pd.Timestamp(t.status_since):%a %d %b}; failed {t.metrics_failure_count:.0f} of "
+               f"{t.metrics_run_count:.0f} runs in 30 days; {t.metrics_prs_impacted_7d:.0f} pull requests hit "
+               f"this week"), axis=1)
+candidates[["name", "codeowners", "why"]].head(10)"""),
+    ("md", """## Failure rates of the top 15, over 30 and 7 days"""),
+    ("code", """top = unhealthy.head(15).iloc[::-1]
 fig, ax = plt.subplots(figsize=(9, 6))
-ax.barh(top["name"], top["failure_rate_last_7d"] * 100, color=colors)
-ax.set_xlabel("failure rate over the last 7 days (%)")
-ax.set_title("Unhealthy tests ranked by pull requests impacted (orange: flaky, red: broken)")
+ax.barh(top["name"], top["metrics_failure_rate_30d"] * 100, color="tab:orange", label="30 days")
+ax.barh(top["name"], top["metrics_failure_rate_7d"] * 100, color="none", edgecolor="black", label="7 days")
+ax.set_xlabel("failure rate (%)")
+ax.set_title("Unhealthy tests ranked by pull requests impacted over 30 days")
+ax.legend()
 fig.tight_layout()"""),
-    ("md", """## The worst test
+    ("md", """## The worst test and its failing runs
 
-`get_test_details` returns every field, including the most common failures."""),
-    ("code", """worst = client.get_test_details(repo, org, ranked.iloc[0]["id"])
-print(worst.name, "-", worst.file_path)
-print("status:", worst.status.value, "|", (worst.status.reason or "").strip())
-print(f"failure rate: {worst.failure_rate_last_24h:.0%} (24h), {worst.failure_rate_last_7d:.0%} (7d)")
-print("link:", worst.html_url)"""),
-    ("code", """pd.DataFrame([failure.to_dict() for failure in worst.most_common_failures or []])"""),
-    ("md", """## The details of the top 15, asynchronously
-
-A notebook runs an event loop, so the `AsyncClient` (every operation of `Client` as a coroutine) can be awaited
-directly in a cell. Here the most common failure of each of the top 15 is fetched concurrently; a listing is an
-async iterator, collected with `await ....to_list()` or `await ....to_pandas()`."""),
-    ("code", """async with sandbox.async_client() as aclient:
-    details = await aclient.get_test_details_many(repo, org, list(ranked.head(15)["id"]))
-    still_flaky = await aclient.iter_unhealthy_tests(repo, org, "FLAKY").to_pandas()
-pd.DataFrame({
-    "name": [test.name for test in details],
-    "most common failure": [test.most_common_failures[0].summary if test.most_common_failures else None
-                            for test in details],
-    "flaky": [test.id in set(still_flaky["id"]) for test in details],
-})"""),
+`get` adds what a listing leaves out: the monitors classifying the test, when it was first seen and when it last
+failed. Its runs say where each failure happened."""),
+    ("code", """worst = client.v2.tests.get(unhealthy.iloc[0]["id"], include="metrics", period="30d")
+print(worst.name, "-", worst.file)
+print("status:", worst.status, "since", worst.status_since, "| monitors:",
+      [m.monitor_type for m in worst.active_monitors])
+print(f"failure rate over 30 days: {worst.metrics.failure_rate:.0%}, last failure {worst.last_failure_at}")
+print("link:", worst.url)
+client.v2.tests.runs(worst.id, conclusion="failure", max_results=10).to_pandas()[
+    ["started_at", "branch", "status_at_run_time", "pull_request_number", "build_url"]]"""),
     ("code", """sandbox.stop()"""),
 ]
 

@@ -70,7 +70,13 @@ def _flat_fields(model: str) -> list[dict[str, Any]]:
 
 
 def _singular(name: str) -> str:
-    return name[:-2] if name.endswith("ses") else name[:-1] if name.endswith("s") else name
+    """The option of one item of a list field: --required-status, --branch, --number; a word that is singular
+    already (status) stays."""
+    if name.endswith(("us", "ss")):
+        return name
+    if name.endswith(("ses", "ches", "shes", "xes")):
+        return name[:-2]
+    return name[:-1] if name.endswith("s") else name
 
 
 def option_fields(operation: str, *, listing: bool = False) -> list[dict[str, Any]]:

@@ -44,6 +44,7 @@ def test_quick_benchmark_produces_every_scenario_row(tmp_path: Path) -> None:
         ("13", "setup: advance 5 days (untimed)"), ("13", "ours twin.calibrate()"),
         ("13", "requests + json, the same pages"),
         ("14", "ours twin.compare() (no peer)"),
+        ("15", "bare transfer of the same pages (floor)"), ("15", "ours v2 to_arrow()"), ("15", "ours v2 to_list()"),
     }
     # Scenarios 9 and 10 run C++ tools of build/cpp when they are built (scripts/test builds the tree before pytest).
     queue_tool = ROOT / "build" / "cpp" / "cpp" / "sandbox" / "trunk_bench_queue"
@@ -58,9 +59,10 @@ def test_quick_benchmark_produces_every_scenario_row(tmp_path: Path) -> None:
             assert row["cpu_seconds"] > 0
         else:
             assert row["seconds"] > 0
-    assert {t["scenario"].split()[0] for t in result["targets"]} == {"1", "2", "3", "4", "5", "8", "10", "11", "12", "13", "14"} | (
+    assert {t["scenario"].split()[0] for t in result["targets"]} == {"1", "2", "3", "4", "5", "8", "10", "11", "12", "13", "14",
+                                                                     "15"} | (
         {"9"} if queue_tool.exists() else set())
-    assert len(result["targets"]) == 31 + queue_tool.exists() + (webhooks_row in contenders)
+    assert len(result["targets"]) == 32 + queue_tool.exists() + (webhooks_row in contenders)
     # Scenario 11's checks are about delivery, not speed: they hold at the quick size too.
     checks = [t for t in result["targets"] if t["scenario"].startswith("11 ") and t["what"].startswith("check: ")]
     assert [t["what"] for t in checks] == ["check: none lost", "check: none unsigned",

@@ -296,6 +296,79 @@ class QueueEntryConclusion(str, enum.Enum):
     FAILED = 'failed'
     CANCELLED = 'cancelled'
 
+class QuarantineState(str, enum.Enum):
+    """Whether a test is quarantined now: from its status, its collection's settings and any override."""
+    __test__: ClassVar[bool]  # False: pytest must not collect TestHealth & co.
+    QUARANTINED = 'quarantined'
+    NOT_QUARANTINED = 'notQuarantined'
+
+class QuarantineMode(str, enum.Enum):
+    """A per-test quarantine override: always quarantined, or never, whatever its status."""
+    __test__: ClassVar[bool]  # False: pytest must not collect TestHealth & co.
+    ALWAYS_QUARANTINE = 'alwaysQuarantine'
+    NEVER_QUARANTINE = 'neverQuarantine'
+
+class MonitorType(str, enum.Enum):
+    """What a monitor watches; manual is the 'flag as flaky' mark, which has no monitor resource."""
+    __test__: ClassVar[bool]  # False: pytest must not collect TestHealth & co.
+    FAILURE_RATE = 'failureRate'
+    PASS_ON_RETRY = 'passOnRetry'
+    FAILURE_COUNT = 'failureCount'
+    NEW_TEST = 'newTest'
+    SKIPPED_TEST = 'skippedTest'
+    SLOW_TEST = 'slowTest'
+    TIMEOUT_INFLATION = 'timeoutInflation'
+    MANUAL = 'manual'
+
+class LabelSourceType(str, enum.Enum):
+    """What put a label on a test: a person (or an API key), or a monitor."""
+    __test__: ClassVar[bool]  # False: pytest must not collect TestHealth & co.
+    USER = 'user'
+    MONITOR = 'monitor'
+
+class TicketProvider(str, enum.Enum):
+    """The ticketing system a ticket lives in."""
+    __test__: ClassVar[bool]  # False: pytest must not collect TestHealth & co.
+    JIRA_CLOUD = 'jiraCloud'
+    LINEAR = 'linear'
+    ASANA = 'asana'
+
+class TestRunConclusion(str, enum.Enum):
+    """How one run of a test finished."""
+    __test__: ClassVar[bool]  # False: pytest must not collect TestHealth & co.
+    SUCCESS = 'success'
+    FAILURE = 'failure'
+    SKIPPED = 'skipped'
+
+class MetricsPeriod(str, enum.Enum):
+    """The window of a test's metrics: the last 1, 7, 14 or 30 days."""
+    __test__: ClassVar[bool]  # False: pytest must not collect TestHealth & co.
+    ONE_DAY = '1d'
+    SEVEN_DAYS = '7d'
+    FOURTEEN_DAYS = '14d'
+    THIRTY_DAYS = '30d'
+
+class TestSort(str, enum.Enum):
+    """What a test listing is sorted by: the name, or a metric of the period (worst first)."""
+    __test__: ClassVar[bool]  # False: pytest must not collect TestHealth & co.
+    NAME = 'name'
+    FAILURE_RATE = 'failureRate'
+    DURATION_P95 = 'durationP95'
+    PRS_IMPACTED = 'prsImpacted'
+    LAST_RUN_AT = 'lastRunAt'
+    LAST_FAILURE_AT = 'lastFailureAt'
+
+class SortDirection(str, enum.Enum):
+    """Ascending or descending."""
+    __test__: ClassVar[bool]  # False: pytest must not collect TestHealth & co.
+    ASC = 'asc'
+    DESC = 'desc'
+
+class TestInclude(str, enum.Enum):
+    """What to embed in a test: its metrics for the period."""
+    __test__: ClassVar[bool]  # False: pytest must not collect TestHealth & co.
+    METRICS = 'metrics'
+
 class QueueEventAction(str, enum.Enum):
     """What moved a pull request or a batch in a merge queue (the suffix of its pull_request.* or pull_request_batch.* event; "canceled" with one l, unlike the API's cancelled)."""
     __test__: ClassVar[bool]  # False: pytest must not collect TestHealth & co.
@@ -2609,6 +2682,615 @@ class PullRequestImpactedTargets:
     __hash__: ClassVar[None]  # type: ignore[assignment]
     def __copy__(self) -> PullRequestImpactedTargets: ...
     def __deepcopy__(self, memo: dict[int, Any]) -> PullRequestImpactedTargets: ...
+
+class TestCollection:
+    """A test collection: the tests of one upload stream, and its quarantine settings."""
+    __match_args__: ClassVar[tuple[str, ...]] = ('id', 'name', 'description', 'test_case_count', 'quarantine_enabled', 'auto_quarantine_enabled', 'created_at', 'updated_at')
+    __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
+    @property
+    def id(self) -> str | None:
+        """the collection's id (8 letters and digits)"""
+    @property
+    def name(self) -> str | None:
+        """its name"""
+    @property
+    def description(self) -> str | None:
+        """its description"""
+    @property
+    def test_case_count(self) -> int | None:
+        """distinct tests its ingested uploads hold (0 until the first)"""
+    @property
+    def quarantine_enabled(self) -> bool | None:
+        """whether quarantining is on"""
+    @property
+    def auto_quarantine_enabled(self) -> bool | None:
+        """whether flaky tests are quarantined automatically"""
+    @property
+    def created_at(self) -> datetime | None:
+        """when it was created"""
+    @property
+    def updated_at(self) -> datetime | None:
+        """when it last changed"""
+    @property
+    def extra(self) -> dict[str, Any]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> TestCollection: ...
+    def __eq__(self, other: object) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __copy__(self) -> TestCollection: ...
+    def __deepcopy__(self, memo: dict[int, Any]) -> TestCollection: ...
+
+class TestCollectionList:
+    """One page of test collections."""
+    __match_args__: ClassVar[tuple[str, ...]] = ('data', 'next_cursor', 'has_more', 'total')
+    __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
+    @property
+    def data(self) -> list[TestCollection]:
+        """the collections of this page"""
+    @property
+    def next_cursor(self) -> str | None:
+        """cursor of the next page; null on the last page"""
+    @property
+    def has_more(self) -> bool | None:
+        """whether another page follows"""
+    @property
+    def total(self) -> int | None:
+        """items of the whole listing, when asked"""
+    @property
+    def extra(self) -> dict[str, Any]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> TestCollectionList: ...
+    def __eq__(self, other: object) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __copy__(self) -> TestCollectionList: ...
+    def __deepcopy__(self, memo: dict[int, Any]) -> TestCollectionList: ...
+
+class TestCaseMetrics:
+    """A test's metrics over the period asked for."""
+    __match_args__: ClassVar[tuple[str, ...]] = ('failure_rate', 'prs_impacted', 'run_count', 'failure_count', 'duration_p95_ms', 'last_run_at', 'last_failure_at')
+    __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
+    @property
+    def failure_rate(self) -> float | None:
+        """failing runs over all runs in the period, 0 to 1"""
+    @property
+    def prs_impacted(self) -> int | None:
+        """distinct pull requests that saw the test fail while it was unhealthy and not quarantined"""
+    @property
+    def run_count(self) -> int | None:
+        """runs in the period"""
+    @property
+    def failure_count(self) -> int | None:
+        """failing runs in it"""
+    @property
+    def duration_p95_ms(self) -> int | None:
+        """95th-percentile duration in milliseconds (null: nothing measurable ran)"""
+    @property
+    def last_run_at(self) -> datetime | None:
+        """the period's last run"""
+    @property
+    def last_failure_at(self) -> datetime | None:
+        """the period's last failing run"""
+    @property
+    def extra(self) -> dict[str, Any]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> TestCaseMetrics: ...
+    def __eq__(self, other: object) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __copy__(self) -> TestCaseMetrics: ...
+    def __deepcopy__(self, memo: dict[int, Any]) -> TestCaseMetrics: ...
+
+class LabelUser:
+    """The person who applied a label."""
+    __match_args__: ClassVar[tuple[str, ...]] = ('id', 'name')
+    __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
+    @property
+    def id(self) -> str | None:
+        """the person's id"""
+    @property
+    def name(self) -> str | None:
+        """their name (null if unresolved)"""
+    @property
+    def extra(self) -> dict[str, Any]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> LabelUser: ...
+    def __eq__(self, other: object) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __copy__(self) -> LabelUser: ...
+    def __deepcopy__(self, memo: dict[int, Any]) -> LabelUser: ...
+
+class LabelSource:
+    """Something that put a label on a test: a person or a monitor."""
+    __match_args__: ClassVar[tuple[str, ...]] = ('type', 'user', 'monitor_id', 'monitor_type', 'assigned_at')
+    __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
+    @property
+    def type(self) -> LabelSourceType | str | None:
+        """user or monitor"""
+    @property
+    def user(self) -> LabelUser | None:
+        """user sources: who applied it (null when an API key did)"""
+    @property
+    def monitor_id(self) -> str | None:
+        """monitor sources: the monitor"""
+    @property
+    def monitor_type(self) -> MonitorType | str | None:
+        """monitor sources: its type"""
+    @property
+    def assigned_at(self) -> datetime | None:
+        """since when this source applies it"""
+    @property
+    def extra(self) -> dict[str, Any]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> LabelSource: ...
+    def __eq__(self, other: object) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __copy__(self) -> LabelSource: ...
+    def __deepcopy__(self, memo: dict[int, Any]) -> LabelSource: ...
+
+class Label:
+    """A label on a test, one entry per label whatever put it there."""
+    __match_args__: ClassVar[tuple[str, ...]] = ('id', 'name', 'description', 'assigned_at', 'sources')
+    __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
+    @property
+    def id(self) -> str | None:
+        """the label's id"""
+    @property
+    def name(self) -> str | None:
+        """its name (case matters)"""
+    @property
+    def description(self) -> str | None:
+        """its description"""
+    @property
+    def assigned_at(self) -> datetime | None:
+        """the earliest of its sources"""
+    @property
+    def sources(self) -> list[LabelSource]:
+        """everything that put it on the test"""
+    @property
+    def extra(self) -> dict[str, Any]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> Label: ...
+    def __eq__(self, other: object) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __copy__(self) -> Label: ...
+    def __deepcopy__(self, memo: dict[int, Any]) -> Label: ...
+
+class QuarantineOverride:
+    """The quarantine override in effect on a test."""
+    __match_args__: ClassVar[tuple[str, ...]] = ('mode', 'reason', 'created_at')
+    __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
+    @property
+    def mode(self) -> QuarantineMode | str | None:
+        """alwaysQuarantine or neverQuarantine"""
+    @property
+    def reason(self) -> str | None:
+        """why, as its author said"""
+    @property
+    def created_at(self) -> datetime | None:
+        """when it was set"""
+    @property
+    def extra(self) -> dict[str, Any]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> QuarantineOverride: ...
+    def __eq__(self, other: object) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __copy__(self) -> QuarantineOverride: ...
+    def __deepcopy__(self, memo: dict[int, Any]) -> QuarantineOverride: ...
+
+class ActiveMonitor:
+    """A monitor watching a test."""
+    __match_args__: ClassVar[tuple[str, ...]] = ('monitor_id', 'monitor_type', 'active_since')
+    __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
+    @property
+    def monitor_id(self) -> str | None:
+        """the monitor (null for manual, which has no monitor resource)"""
+    @property
+    def monitor_type(self) -> MonitorType | str | None:
+        """its type"""
+    @property
+    def active_since(self) -> datetime | None:
+        """active on the test since at least this time"""
+    @property
+    def extra(self) -> dict[str, Any]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> ActiveMonitor: ...
+    def __eq__(self, other: object) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __copy__(self) -> ActiveMonitor: ...
+    def __deepcopy__(self, memo: dict[int, Any]) -> ActiveMonitor: ...
+
+class TestCaseSummary:
+    """A test as a v2 listing shows it."""
+    __match_args__: ClassVar[tuple[str, ...]] = ('id', 'test_collection_id', 'repo_id', 'name', 'parent_name', 'class_name', 'file', 'target', 'variant', 'cross_variant_id', 'codeowners', 'status', 'status_since', 'quarantine_state', 'labels', 'metrics', 'url', 'quarantined_since')
+    __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
+    @property
+    def id(self) -> str | None:
+        """the test's id: stable across repositories and collections (v1's test id)"""
+    @property
+    def test_collection_id(self) -> str | None:
+        """its collection"""
+    @property
+    def repo_id(self) -> str | None:
+        """the repository it was uploaded for (the nil UUID for none)"""
+    @property
+    def name(self) -> str | None:
+        """test name"""
+    @property
+    def parent_name(self) -> str | None:
+        """parent suite"""
+    @property
+    def class_name(self) -> str | None:
+        """class of the test"""
+    @property
+    def file(self) -> str | None:
+        """file of the test"""
+    @property
+    def target(self) -> str | None:
+        """the build target that ran it, if reported"""
+    @property
+    def variant(self) -> str | None:
+        """variant of the test"""
+    @property
+    def cross_variant_id(self) -> str | None:
+        """groups the same test across variants"""
+    @property
+    def codeowners(self) -> list[str]:
+        """owners of the test"""
+    @property
+    def status(self) -> TestHealth | str | None:
+        """healthy, flaky or broken, across every active monitor"""
+    @property
+    def status_since(self) -> datetime | None:
+        """when the status last changed (null: never classified)"""
+    @property
+    def quarantine_state(self) -> QuarantineState | str | None:
+        """quarantined or notQuarantined"""
+    @property
+    def labels(self) -> list[Label]:
+        """its labels"""
+    @property
+    def metrics(self) -> TestCaseMetrics | None:
+        """with include=metrics: its metrics for the period (null: no run in it)"""
+    @property
+    def url(self) -> str | None:
+        """its page in Trunk's web app (docs, 2026-10)"""
+    @property
+    def quarantined_since(self) -> datetime | None:
+        """when its current quarantine started (docs, 2026-10; null: not quarantined)"""
+    @property
+    def extra(self) -> dict[str, Any]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> TestCaseSummary: ...
+    def __eq__(self, other: object) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __copy__(self) -> TestCaseSummary: ...
+    def __deepcopy__(self, memo: dict[int, Any]) -> TestCaseSummary: ...
+
+class TestCaseV2:
+    """A test read alone: a listing's row, with its override, monitors, first and last times."""
+    __match_args__: ClassVar[tuple[str, ...]] = ('id', 'test_collection_id', 'repo_id', 'name', 'parent_name', 'class_name', 'file', 'target', 'variant', 'cross_variant_id', 'codeowners', 'status', 'status_since', 'quarantine_state', 'labels', 'metrics', 'url', 'quarantined_since', 'quarantine_override', 'active_monitors', 'first_seen_at', 'last_failure_at')
+    __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
+    @property
+    def id(self) -> str | None:
+        """the test's id: stable across repositories and collections (v1's test id)"""
+    @property
+    def test_collection_id(self) -> str | None:
+        """its collection"""
+    @property
+    def repo_id(self) -> str | None:
+        """the repository it was uploaded for (the nil UUID for none)"""
+    @property
+    def name(self) -> str | None:
+        """test name"""
+    @property
+    def parent_name(self) -> str | None:
+        """parent suite"""
+    @property
+    def class_name(self) -> str | None:
+        """class of the test"""
+    @property
+    def file(self) -> str | None:
+        """file of the test"""
+    @property
+    def target(self) -> str | None:
+        """the build target that ran it, if reported"""
+    @property
+    def variant(self) -> str | None:
+        """variant of the test"""
+    @property
+    def cross_variant_id(self) -> str | None:
+        """groups the same test across variants"""
+    @property
+    def codeowners(self) -> list[str]:
+        """owners of the test"""
+    @property
+    def status(self) -> TestHealth | str | None:
+        """healthy, flaky or broken, across every active monitor"""
+    @property
+    def status_since(self) -> datetime | None:
+        """when the status last changed (null: never classified)"""
+    @property
+    def quarantine_state(self) -> QuarantineState | str | None:
+        """quarantined or notQuarantined"""
+    @property
+    def labels(self) -> list[Label]:
+        """its labels"""
+    @property
+    def metrics(self) -> TestCaseMetrics | None:
+        """with include=metrics: its metrics for the period (null: no run in it)"""
+    @property
+    def url(self) -> str | None:
+        """its page in Trunk's web app (docs, 2026-10)"""
+    @property
+    def quarantined_since(self) -> datetime | None:
+        """when its current quarantine started (docs, 2026-10; null: not quarantined)"""
+    @property
+    def quarantine_override(self) -> QuarantineOverride | None:
+        """the override in effect (null: none)"""
+    @property
+    def active_monitors(self) -> list[ActiveMonitor]:
+        """the monitors classifying it now"""
+    @property
+    def first_seen_at(self) -> datetime | None:
+        """when it was first ingested"""
+    @property
+    def last_failure_at(self) -> datetime | None:
+        """its latest failing run Trunk still holds"""
+    @property
+    def extra(self) -> dict[str, Any]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> TestCaseV2: ...
+    def __eq__(self, other: object) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __copy__(self) -> TestCaseV2: ...
+    def __deepcopy__(self, memo: dict[int, Any]) -> TestCaseV2: ...
+
+class TestCaseList:
+    """One page of tests."""
+    __match_args__: ClassVar[tuple[str, ...]] = ('data', 'next_cursor', 'has_more', 'total')
+    __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
+    @property
+    def data(self) -> list[TestCaseSummary]:
+        """the tests of this page"""
+    @property
+    def next_cursor(self) -> str | None:
+        """cursor of the next page; null on the last page"""
+    @property
+    def has_more(self) -> bool | None:
+        """whether another page follows"""
+    @property
+    def total(self) -> int | None:
+        """items of the whole listing, when asked"""
+    @property
+    def extra(self) -> dict[str, Any]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> TestCaseList: ...
+    def __eq__(self, other: object) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __copy__(self) -> TestCaseList: ...
+    def __deepcopy__(self, memo: dict[int, Any]) -> TestCaseList: ...
+
+class ClassifyingMonitor:
+    """A monitor that classified a test when its status changed."""
+    __match_args__: ClassVar[tuple[str, ...]] = ('monitor_id', 'monitor_type')
+    __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
+    @property
+    def monitor_id(self) -> str | None:
+        """the monitor (null for manual)"""
+    @property
+    def monitor_type(self) -> MonitorType | str | None:
+        """failureRate, passOnRetry, failureCount or manual"""
+    @property
+    def extra(self) -> dict[str, Any]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> ClassifyingMonitor: ...
+    def __eq__(self, other: object) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __copy__(self) -> ClassifyingMonitor: ...
+    def __deepcopy__(self, memo: dict[int, Any]) -> ClassifyingMonitor: ...
+
+class StatusHistoryEntry:
+    """One change of a test's status."""
+    __match_args__: ClassVar[tuple[str, ...]] = ('id', 'from_status', 'to_status', 'active_monitors', 'started_at')
+    __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
+    @property
+    def id(self) -> str | None:
+        """the change's id"""
+    @property
+    def from_status(self) -> TestHealth | str | None:
+        """the status it left"""
+    @property
+    def to_status(self) -> TestHealth | str | None:
+        """the status it took"""
+    @property
+    def active_monitors(self) -> list[ClassifyingMonitor]:
+        """the monitors active right after the change, as recorded then"""
+    @property
+    def started_at(self) -> datetime | None:
+        """when the new status began"""
+    @property
+    def extra(self) -> dict[str, Any]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> StatusHistoryEntry: ...
+    def __eq__(self, other: object) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __copy__(self) -> StatusHistoryEntry: ...
+    def __deepcopy__(self, memo: dict[int, Any]) -> StatusHistoryEntry: ...
+
+class StatusHistoryEntryList:
+    """One page of a test's status changes."""
+    __match_args__: ClassVar[tuple[str, ...]] = ('data', 'next_cursor', 'has_more', 'total')
+    __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
+    @property
+    def data(self) -> list[StatusHistoryEntry]:
+        """the changes of this page"""
+    @property
+    def next_cursor(self) -> str | None:
+        """cursor of the next page; null on the last page"""
+    @property
+    def has_more(self) -> bool | None:
+        """whether another page follows"""
+    @property
+    def total(self) -> int | None:
+        """items of the whole listing, when asked"""
+    @property
+    def extra(self) -> dict[str, Any]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> StatusHistoryEntryList: ...
+    def __eq__(self, other: object) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __copy__(self) -> StatusHistoryEntryList: ...
+    def __deepcopy__(self, memo: dict[int, Any]) -> StatusHistoryEntryList: ...
+
+class TestRunPullRequest:
+    """The pull request a test run ran for."""
+    __match_args__: ClassVar[tuple[str, ...]] = ('number', 'url')
+    __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
+    @property
+    def number(self) -> int | None:
+        """its number"""
+    @property
+    def url(self) -> str | None:
+        """its address, when Trunk has it"""
+    @property
+    def extra(self) -> dict[str, Any]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> TestRunPullRequest: ...
+    def __eq__(self, other: object) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __copy__(self) -> TestRunPullRequest: ...
+    def __deepcopy__(self, memo: dict[int, Any]) -> TestRunPullRequest: ...
+
+class TestRunV2:
+    """One run of a test: how it ended, where and when it ran."""
+    __match_args__: ClassVar[tuple[str, ...]] = ('id', 'conclusion', 'branch', 'is_pull_request', 'sha', 'quarantine_state', 'status_at_run_time', 'started_at', 'ended_at', 'pull_request', 'build_url', 'workflow', 'job_name')
+    __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
+    @property
+    def id(self) -> str | None:
+        """the run's id"""
+    @property
+    def conclusion(self) -> TestRunConclusion | str | None:
+        """success, failure or skipped"""
+    @property
+    def branch(self) -> str | None:
+        """the branch it ran on"""
+    @property
+    def is_pull_request(self) -> bool | None:
+        """whether on a pull request's branch"""
+    @property
+    def sha(self) -> str | None:
+        """the commit"""
+    @property
+    def quarantine_state(self) -> QuarantineState | str | None:
+        """whether the test was quarantined then"""
+    @property
+    def status_at_run_time(self) -> TestHealth | str | None:
+        """the test's status then"""
+    @property
+    def started_at(self) -> datetime | None:
+        """when it started"""
+    @property
+    def ended_at(self) -> datetime | None:
+        """when it ended"""
+    @property
+    def pull_request(self) -> TestRunPullRequest | None:
+        """its pull request (null off pull requests)"""
+    @property
+    def build_url(self) -> str | None:
+        """the CI job that reported it (null for older runs)"""
+    @property
+    def workflow(self) -> str | None:
+        """its CI workflow"""
+    @property
+    def job_name(self) -> str | None:
+        """its CI job"""
+    @property
+    def extra(self) -> dict[str, Any]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> TestRunV2: ...
+    def __eq__(self, other: object) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __copy__(self) -> TestRunV2: ...
+    def __deepcopy__(self, memo: dict[int, Any]) -> TestRunV2: ...
+
+class TestRunList:
+    """One page of a test's runs."""
+    __match_args__: ClassVar[tuple[str, ...]] = ('data', 'next_cursor', 'has_more', 'total')
+    __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
+    @property
+    def data(self) -> list[TestRunV2]:
+        """the runs of this page"""
+    @property
+    def next_cursor(self) -> str | None:
+        """cursor of the next page; null on the last page"""
+    @property
+    def has_more(self) -> bool | None:
+        """whether another page follows"""
+    @property
+    def total(self) -> int | None:
+        """items of the whole listing, when asked"""
+    @property
+    def extra(self) -> dict[str, Any]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> TestRunList: ...
+    def __eq__(self, other: object) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __copy__(self) -> TestRunList: ...
+    def __deepcopy__(self, memo: dict[int, Any]) -> TestRunList: ...
+
+class Ticket:
+    """A ticket linked to a test, as Trunk last read it from its tracker."""
+    __match_args__: ClassVar[tuple[str, ...]] = ('id', 'provider', 'key', 'url', 'title', 'status', 'assignee', 'synced_at')
+    __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
+    @property
+    def id(self) -> str | None:
+        """Trunk's id for the linked ticket"""
+    @property
+    def provider(self) -> TicketProvider | str | None:
+        """jiraCloud, linear or asana"""
+    @property
+    def key(self) -> str | None:
+        """the tracker's key (TRUNK-123)"""
+    @property
+    def url(self) -> str | None:
+        """its address"""
+    @property
+    def title(self) -> str | None:
+        """its title"""
+    @property
+    def status(self) -> str | None:
+        """the tracker's status name, as last read"""
+    @property
+    def assignee(self) -> str | None:
+        """who it is assigned to"""
+    @property
+    def synced_at(self) -> datetime | None:
+        """when Trunk last read it"""
+    @property
+    def extra(self) -> dict[str, Any]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> Ticket: ...
+    def __eq__(self, other: object) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __copy__(self) -> Ticket: ...
+    def __deepcopy__(self, memo: dict[int, Any]) -> Ticket: ...
 
 class Repo:
     """A repository: host (github.com, gitlab.com or self-hosted), owner, name."""
