@@ -462,8 +462,9 @@ makes each run take seconds, and the same seed gives the same outcome."""),
 HISTORY = [
     ("md", """# A month of failing tests, in DuckDB
 
-The service answers for at most 7 days at a time and keeps no history of test health. This notebook exports 30
-days of failing tests to a folder of Parquet files, one partition per UTC day (`day=YYYY-MM-DD/`, the layout
+v1's listings answer for at most 7 days at a time and keep no history of test health. This notebook is for teams
+still on a v1 organization token (with a v2 API key, v2 gives a test's metrics over 30 days and its status
+history directly: notebook 02). It exports 30 days of failing tests to a folder of Parquet files, one partition per UTC day (`day=YYYY-MM-DD/`, the layout
 `trunk-api export failing --since 30d --to DIR` writes), and asks that folder questions in SQL with DuckDB:
 how many tests failed each day, and how often the worst offenders failed, week by week.
 
