@@ -25,6 +25,7 @@
 #include "trunk/operations.hpp"
 #include "trunk/repo.hpp"
 #include "test_ledger.hpp"
+#include "test_timeline.hpp"
 #include "trunk/models.hpp"
 #include "trunk/sandbox/permissions.hpp"
 #include "v2_rate_limits.hpp"
@@ -140,6 +141,9 @@ class V2Service {
   trunk::TestCollection collection_of(const trunk::Repo& repo) const;
   /// Every collection, newest first: those created through v2, then one per repository.
   std::vector<trunk::TestCollection> collections();
+  /// A test's metrics over `period` before the history's now: computed once per test and period, as the history
+  /// never changes (a listing sorted by a metric reads every test's for every page).
+  std::optional<PeriodMetrics> metrics_of(const TestRecord& test, trunk::MetricsPeriod period) const;
   /// A test as a v2 listing shows it; with its metrics over `period` when given.
   trunk::TestCaseSummary to_test_summary(const TestLedger::Entry& entry,
                                          std::optional<trunk::MetricsPeriod> period) const;
@@ -171,6 +175,8 @@ class V2Service {
   std::vector<std::pair<std::string, Held>> keys_;  ///< the keys create_api_key made, with their permissions
   std::vector<std::string> trunk_tokens_;           ///< the tokens create_trunk_token made
   std::vector<trunk::TestCollection> created_collections_;  ///< by create_test_collection, oldest first
+  mutable std::mutex metrics_mutex_;
+  mutable std::map<std::pair<const TestRecord*, trunk::MetricsPeriod>, std::optional<PeriodMetrics>> metrics_;
 };
 
 #define TRUNK_V2_DECLARE_ANSWER_(Type, name, method, path, RequestType, ...) \

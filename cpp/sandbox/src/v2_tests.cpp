@@ -115,6 +115,17 @@ std::string filter_of(std::string_view listing, const Request& request) {
 
 }  // namespace
 
+std::optional<PeriodMetrics> V2Service::metrics_of(const TestRecord& test, trunk::MetricsPeriod period) const {
+  const auto key = std::pair{&test, period};
+  {
+    std::lock_guard lock(metrics_mutex_);
+    if (const auto found = metrics_.find(key); found != metrics_.end()) return found->second;
+  }
+  auto computed = metrics_over(test, to_micros(tests_.tests_now()), period_us(period));
+  std::lock_guard lock(metrics_mutex_);
+  return metrics_.emplace(key, std::move(computed)).first->second;
+}
+
 trunk::TestCaseSummary V2Service::to_test_summary(const TestLedger::Entry& entry,
                                                   std::optional<trunk::MetricsPeriod> period) const {
   const TestRecord& test = *entry.test;
@@ -140,7 +151,7 @@ trunk::TestCaseSummary V2Service::to_test_summary(const TestLedger::Entry& entry
   if (test.quarantined && !test.runs.empty()) out.quarantined_since = from_micros(test.runs.front().time_us);
   out.url = tests_.test_url(entry);
   if (period) {
-    if (const auto metrics = metrics_over(test, now_us, period_us(*period))) {
+    if (const auto metrics = metrics_of(test, *period)) {
       trunk::TestCaseMetrics m;
       m.failure_rate = metrics->failure_rate();
       m.prs_impacted = metrics->prs_impacted;
@@ -203,10 +214,16 @@ Reply V2Service::answer<trunk::op::ListTestCases>(const trunk::ListTestCasesRequ
     std::optional<PeriodMetrics> metrics;
   };
   std::vector<Row> rows;
+  const RepoHistory* last_repo = nullptr;  // the collection is the repository's: decided once per repository
+  bool repo_selected = true;
   tests_.for_each_test([&](const TestLedger::Entry& entry) {
     const TestRecord& test = *entry.test;
-    const std::string repo_key = entry.repo->repo.to_string();
-    if (request.test_collection_id && *request.test_collection_id != test_collection_id(repo_key)) return;
+    if (entry.repo != last_repo) {
+      last_repo = entry.repo;
+      repo_selected = !request.test_collection_id ||
+                      *request.test_collection_id == test_collection_id(entry.repo->repo.to_string());
+    }
+    if (!repo_selected) return;
     if (request.status && std::find(request.status->begin(), request.status->end(), to_wire_health(entry.health())) ==
                               request.status->end()) {
       return;
@@ -231,7 +248,8 @@ Reply V2Service::answer<trunk::op::ListTestCases>(const trunk::ListTestCasesRequ
                                       [](const StatusChange& c) { return c.to == Health::flaky; });
       if (first == changes.end() || first->at_us < now_us - *window) return;
     }
-    Row row{entry, window ? metrics_over(test, now_us, *window) : std::nullopt};
+    // The metrics only where the sort needs them (the page's rows get theirs from to_test_summary).
+    Row row{entry, sort != trunk::TestSort::name && request.period ? metrics_of(test, *request.period) : std::nullopt};
     if (sort != trunk::TestSort::name) {
       // A metric sort leaves out the tests without a value to compare.
       if (!row.metrics || (sort == trunk::TestSort::last_failure_at && !row.metrics->last_failure_us)) return;
