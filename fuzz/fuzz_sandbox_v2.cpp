@@ -5,7 +5,8 @@
 // Input: one selector byte, then the path-parameter value up to the first '\n', then the rest (no '\n': the value
 // is empty and all of it is the rest).
 //   selector & 0x1f       operation: index into the v2 rows of trunk/operations.hpp (TRUNK_V2_OPERATIONS, in row
-//                         order), modulo their count
+//                         order), modulo their count, plus 32 when the input after the selector has an odd length
+//                         (the selector byte is full; v2 has more than 32 operations since its flaky tests)
 //   (selector >> 5) & 3   access: 0 the operation's method with the right API key (Authorization: Bearer <key>),
 //                         1 no Authorization, 2 a wrong credential (by the rest's length % 4: another key, the right
 //                         key without "Bearer ", v1's organization token, a trunk token the sandbox did not make as
@@ -100,8 +101,8 @@ constexpr int kV2Operations = [] {
   return count;
 }();
 // Every v2 operation is fuzzed by construction (the selector indexes all of them); the selector must still reach them.
-static_assert(kV2Operations > 0 && kV2Operations <= 32,
-              "the selector's 5 operation bits no longer reach every v2 operation: widen them");
+static_assert(kV2Operations > 0 && kV2Operations <= 64,
+              "the selector's 5 operation bits and the input's parity no longer reach every v2 operation: widen them");
 
 struct Row {
   std::string_view method;
@@ -345,7 +346,8 @@ void check_served(int served, const Request& request, const sb::Reply& reply) {
 void run(const std::uint8_t* data, std::size_t size) {
   const std::uint8_t selector = data[0];
   const std::string_view input(reinterpret_cast<const char*>(data) + 1, size - 1);
-  const Row& row = rows()[static_cast<std::size_t>((selector & 0x1f) % kV2Operations)];
+  const std::size_t operation = (selector & 0x1fU) | ((input.size() & 1U) << 5);
+  const Row& row = rows()[operation % static_cast<std::size_t>(kV2Operations)];
   const int access = (selector >> 5) & 3;
   const bool real = (selector & 0x80) != 0;
   const std::size_t newline = input.find('\n');
