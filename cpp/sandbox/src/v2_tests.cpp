@@ -22,13 +22,9 @@ std::int64_t period_us(trunk::MetricsPeriod period) {
   return kPeriodDays[static_cast<std::size_t>(period)] * kDayUs;
 }
 
+/// v2 spells a test's status as v1 does (health_wire), so v1's spelling is read back, not mapped again here.
 trunk::TestHealth to_wire_health(Health health) {
-  switch (health) {
-    case Health::flaky: return trunk::TestHealth::flaky;
-    case Health::broken: return trunk::TestHealth::broken;
-    case Health::healthy: break;
-  }
-  return trunk::TestHealth::healthy;
+  return trunk::enum_from_wire<trunk::TestHealth>(health_wire(health)).value_or(trunk::TestHealth::healthy);
 }
 
 /// The status changes of a test up to now: its runs' (status_changes), then the status set since, if any.
