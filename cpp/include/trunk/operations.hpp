@@ -187,7 +187,8 @@ namespace trunk {
     "A repository, by its v2 id.", 200, "repositories", "get")
 
 // v2's flaky tests. The stored description has the tests under /v2/test-cases/{testCaseId}; Trunk moved them to
-// /v2/tests/{testId} since (docs/reference/v2.md#flaky-tests), which the rows use.
+// /v2/tests/{testId} since (docs/reference/v2.md#flaky-tests), which the rows use. SetTestQuarantine is newer than
+// that description: its path and body are those a page of Trunk's docs shows.
 #define TRUNK_V2_TEST_COLLECTION_OPERATIONS(X)                                                                      \
   X(ListTestCollections, list_test_collections, "GET", "/v2/test-collections", ListTestCollectionsRequest,           \
     TestCollectionList, Repeat::safe, "One page of the organization's test collections, newest first.", 200,         \
@@ -210,7 +211,10 @@ namespace trunk {
     Repeat::safe, "One page of a test's runs, newest first.", 200, "tests", "runs")                                  \
   X(LinkTicketToTest, link_ticket_to_test, "POST", "/v2/tests/{testId}/ticket", LinkTicketRequest, Ticket,           \
     Repeat::safe, "Links an existing ticket to a test, replacing any other (linking it again changes nothing).",     \
-    201, "tests", "link_ticket")
+    201, "tests", "link_ticket")                                                                                    \
+  X(SetTestQuarantine, set_test_quarantine, "POST", "/v2/tests/{testId}/quarantine", SetTestQuarantineRequest,      \
+    TestCaseV2, Repeat::safe, "Sets or clears a test's quarantine override; answers the test with it.", 200,        \
+    "tests", "set_quarantine")
 
 /// The credential an operation sends: the one its request type declares (`static constexpr Credential
 /// credential`: GET /v1/status declares none, as its publisher's description says `security: []`), else its

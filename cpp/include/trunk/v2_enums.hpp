@@ -132,6 +132,14 @@ TRUNK_ENUM(QuarantineState, "Whether a test is quarantined now: from its status,
 TRUNK_ENUM(QuarantineMode, "A per-test quarantine override: always quarantined, or never, whatever its status.",
            TRUNK_QUARANTINE_MODE_VALUES)
 
+// What a request may set: either override, or `clear` to remove it (QuarantineMode is what a test then holds).
+#define TRUNK_QUARANTINE_OVERRIDE_MODE_VALUES(X)                                                             \
+  X(always_quarantine, "alwaysQuarantine") X(never_quarantine, "neverQuarantine") X(clear, "clear")
+TRUNK_ENUM(QuarantineOverrideMode,
+           "The quarantine override to set on a test: always, never, or clear (its status and its collection's "
+           "settings decide again).",
+           TRUNK_QUARANTINE_OVERRIDE_MODE_VALUES)
+
 // One enumeration for the description's three lists of monitor types (active, classifying, labelling: subsets of
 // this one); answers keep any other value.
 #define TRUNK_MONITOR_TYPE_VALUES(X)                                                                         \
@@ -174,9 +182,9 @@ TRUNK_ENUM(TestInclude, "What to embed in a test: its metrics for the period.", 
   X(Mergeability) X(MergeabilityReasonCode) X(RepositoryProvider) X(VerificationRunStatus)                  \
   X(RequiredStatusesSourceV2) X(CheckKind) X(CheckStatus) X(CheckConclusion) X(ProviderCheckStatus)          \
   X(ProviderCheckConclusion) X(ConflictCulpritKind) X(HistoryDirection) X(PendingSchedulability)            \
-  X(TestingOutcome) X(QueueEntryConclusion) X(QuarantineState) X(QuarantineMode) X(MonitorType)             \
-  X(LabelSourceType) X(TicketProvider) X(TestRunConclusion) X(MetricsPeriod) X(TestSort) X(SortDirection)     \
-  X(TestInclude)
+  X(TestingOutcome) X(QueueEntryConclusion) X(QuarantineState) X(QuarantineMode) X(QuarantineOverrideMode)  \
+  X(MonitorType) X(LabelSourceType) X(TicketProvider) X(TestRunConclusion) X(MetricsPeriod) X(TestSort)       \
+  X(SortDirection) X(TestInclude)
 
 // ---- v1 -> v2: the one place that maps v1's values to v2's (the migration guide's table) ------------------
 constexpr MergeQueueMode to_v2(QueueMode mode) noexcept {

@@ -1,4 +1,5 @@
 #include "history.hpp"
+#include "quarantine_override.hpp"
 
 #include <algorithm>
 #include <map>
@@ -175,7 +176,8 @@ trunk::TestCase to_test_case(const RepoHistory& repo, const TestRecord& test, co
   return out;
 }
 
-trunk::QuarantinedTest to_quarantined_test(const TestRecord& test, const DerivedFacts& facts) {
+trunk::QuarantinedTest to_quarantined_test(const TestRecord& test, const DerivedFacts& facts,
+                                           const std::optional<QuarantineOverride>& override) {
   trunk::QuarantinedTest out;
   out.name = test.name;
   out.parent = test.parent;
@@ -183,9 +185,10 @@ trunk::QuarantinedTest to_quarantined_test(const TestRecord& test, const Derived
   out.classname = test.classname;
   out.status = status_of(facts.health);
   out.codeowners = test.codeowners;
-  out.quarantine_setting = facts.health == Health::healthy ? trunk::QuarantineSetting::always_quarantine
-                                                           : trunk::QuarantineSetting::auto_quarantine;
-  out.quarantined_at = test.runs.empty() ? facts.status_since : from_micros(test.runs.front().time_us);
+  out.quarantine_setting = (override && override->always) || facts.health == Health::healthy
+                               ? trunk::QuarantineSetting::always_quarantine
+                               : trunk::QuarantineSetting::auto_quarantine;
+  out.quarantined_at = quarantined_since(test, override).value_or(facts.status_since);
   out.status_last_updated_at = facts.status_since;
   out.test_case_id = test.id;
   out.variant = test.variant;

@@ -10,7 +10,6 @@
 #include <vector>
 
 #include "trunk/repo.hpp"
-#include "trunk/quarantined_test.hpp"
 #include "trunk/test_case.hpp"
 #include "trunk/time.hpp"
 
@@ -99,10 +98,5 @@ std::string test_html_url(const RepoHistory& repo, const TestRecord& test, const
 trunk::TestCase to_test_case(const RepoHistory& repo, const TestRecord& test, const DerivedFacts& facts,
                              const std::string& org_url_slug, bool with_failure_fields);
 
-/// A quarantined test as list-quarantined-tests returns it. Decisions: the status is the test's health (upper
-/// case); a healthy test can only be quarantined by a person (ALWAYS_QUARANTINE), an unhealthy one was
-/// quarantined automatically (AUTO_QUARANTINE); quarantined_at is its first run, status_last_updated_at the
-/// start of its current status.
-trunk::QuarantinedTest to_quarantined_test(const TestRecord& test, const DerivedFacts& facts);
 
 }  // namespace trunk::sandbox

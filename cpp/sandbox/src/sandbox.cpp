@@ -30,6 +30,8 @@
 #include "webhook_sender.hpp"
 #include "trunk/error.hpp"
 #include "trunk/option_text.hpp"
+#include "trunk/test_quarantine_v2.hpp"
+#include "trunk/validation.hpp"
 
 namespace trunk::sandbox {
 
@@ -447,13 +449,44 @@ bool Sandbox::set_test_status(const std::string& test_id, std::string_view statu
   const auto change = impl_->service->set_test_status(test_id, health, at);
   if (!change) return false;
   if (impl_->webhooks->has_endpoints()) {
-    impl_->webhooks->publish(test_status_events(*change->repo, *change->test, change->previous, change->now, at,
-                                                impl_->options.org_url_slug));
+    impl_->webhooks->publish(test_status_events(*change->repo, *change->test, change->previous, change->now,
+                                                change->quarantined, at, impl_->options.org_url_slug));
     impl_->webhooks->flush();  // sent before this returns, as advance() does
   }
   return true;
 }
 
+bool Sandbox::set_quarantine(const std::string& test_id, std::string_view mode,
+                             const std::optional<std::string>& reason) {
+  if (!impl_->service) throw trunk::Error("sandbox: not started");
+  const auto parsed = trunk::enum_from_wire<trunk::QuarantineOverrideMode>(mode);
+  if (!parsed) {
+    std::string known;
+    for (const std::string_view wire : trunk::schema::Enum<trunk::QuarantineOverrideMode>::wire) {
+      known += (known.empty() ? "" : ", ") + std::string(wire);
+    }
+    throw trunk::ValidationError({{"mode", "\"" + std::string(mode) + "\"", "must be one of " + known}});
+  }
+  // The reason's rule is the API's (SetTestQuarantineRequest): one declaration for both ways of setting it.
+  trunk::SetTestQuarantineRequest as_request;
+  as_request.test_id = test_id.empty() ? "-" : test_id;  // an empty id is refused below, by the service
+  as_request.mode = *parsed;
+  as_request.reason = reason;
+  trunk::validate(as_request);
+  const trunk::Timestamp at = impl_->clock->now();
+  std::optional<QuarantineOverride> override;
+  if (*parsed != trunk::QuarantineOverrideMode::clear) {
+    override = QuarantineOverride{*parsed == trunk::QuarantineOverrideMode::always_quarantine, reason, at};
+  }
+  const auto change = impl_->service->set_quarantine(test_id, override);
+  if (!change) return false;
+  if (impl_->webhooks->has_endpoints()) {
+    impl_->webhooks->publish({quarantine_setting_event(*change->repo, *change->test, change->facts, change->before,
+                                                       change->after, at, impl_->options.org_url_slug)});
+    impl_->webhooks->flush();  // sent before this returns, as set_test_status does
+  }
+  return true;
+}
 
 QueueControls Sandbox::queue_controls(const trunk::Repo& repo, const std::string& branch) const {
   return controls_of(impl_->service.get(), repo, branch);

@@ -260,7 +260,10 @@ std::string_view Service::served_test_json(const RepoIndex& repo, std::uint32_t 
   const std::string_view cached =
       test_json_->get(repo_index, t, *repo.data, repo.facts[t], org_url_slug_, with_failure_fields, scratch);
   const bool tickets = any_ticket_linked_.load(std::memory_order_acquire);
-  if (!tickets && !any_status_set_.load(std::memory_order_acquire)) return cached;
+  if (!tickets && !any_status_set_.load(std::memory_order_acquire) &&
+      !any_quarantine_set_.load(std::memory_order_acquire)) {
+    return cached;
+  }
   std::optional<std::string> ticket;
   if (tickets) {
     std::lock_guard lock(tickets_mutex_);
@@ -268,10 +271,12 @@ std::string_view Service::served_test_json(const RepoIndex& repo, std::uint32_t 
     if (linked != tickets_.end()) ticket = linked->second;
   }
   const std::optional<StatusOverride> status = status_override(repo.data->tests[t].id);
-  if (!ticket && !status) return cached;
-  // Rare (a test someone linked, or whose status was set): the cached text is left as it is, and this test's
-  // JSON re-made around it.
+  const std::optional<QuarantineOverride> quarantine = quarantine_override_of(repo.data->tests[t].id);
+  if (!ticket && !status && !quarantine) return cached;
+  // Rare (a test someone linked, whose status was set, or whose quarantine was overridden): the cached text is left
+  // as it is, and this test's JSON re-made around it.
   trunk::Json test = trunk::Json::parse(cached);
+  if (quarantine) test["quarantined"] = quarantine->always;
   if (ticket) test["ticket"] = trunk::Json{{"html_url", ticket_url(*ticket)}};
   if (status) {
     test["status"] = trunk::Json{{"value", health_wire(status->health)},
@@ -326,7 +331,9 @@ std::optional<Service::StatusChange> Service::set_test_status(const std::string&
       status_overrides_[lower(test_id)] = StatusOverride{health, at};
     }
     any_status_set_.store(true, std::memory_order_release);
-    return StatusChange{repo.data, &repo.data->tests[found->second], previous, effective_facts(repo, found->second)};
+    const TestRecord& test = repo.data->tests[found->second];
+    return StatusChange{repo.data, &test, previous, effective_facts(repo, found->second),
+                        is_quarantined(test, quarantine_override_of(test.id))};
   }
   throw trunk::ValidationError({{"test_id", "\"" + test_id + "\"", "must be the id of a test of this sandbox"}});
 }
@@ -554,14 +561,16 @@ template <>
 auto Service::answer(const trunk::ListQuarantinedTestsRequest& request, const RepoIndex& repo) {
   const std::string canonical = "quarantined\n" + request.repo.to_string() + "\n" + request.org_url_slug + "\n" +
                                 std::to_string(request.page_query.page_size);
-  auto window = page_window(repo.quarantined.size(), canonical, request.page_query);
+  const std::vector<std::uint32_t> rows = quarantined_rows(repo);
+  auto window = page_window(rows.size(), canonical, request.page_query);
   if (auto* error = std::get_if<Reply>(&window)) return std::move(*error);
   const auto& [info, begin, end] = std::get<PageWindow>(window);
   trunk::QuarantinedTestPage page;
   page.page = info;
   for (auto i = begin; i < end; ++i) {
-    const std::uint32_t t = repo.quarantined[static_cast<std::size_t>(i)];
-    page.quarantined_tests.push_back(to_quarantined_test(repo.data->tests[t], effective_facts(repo, t)));
+    const std::uint32_t t = rows[static_cast<std::size_t>(i)];
+    const TestRecord& test = repo.data->tests[t];
+    page.quarantined_tests.push_back(to_quarantined_test(test, effective_facts(repo, t), quarantine_override_of(test.id)));
   }
   return json_reply(trunk::to_json(page));
 }

@@ -91,8 +91,21 @@ class Service : public TestLedger {
     const TestRecord* test = nullptr;
     Health previous = Health::healthy;
     DerivedFacts now;  ///< what the API reports of the test from now on (its new health included)
+    bool quarantined = false;  ///< whether it is quarantined now (its override's, else the history's)
   };
   std::optional<StatusChange> set_test_status(const std::string& test_id, Health health, trunk::Timestamp at);
+
+  /// A test's quarantine override as a person sets it (Sandbox::set_quarantine; nullopt clears it), applied as v2's
+  /// POST /v2/tests/{testId}/quarantine applies it: what it was and the test, for the webhook event; nullopt when
+  /// the test already had that mode. Throws trunk::ValidationError (field test_id) for an id no repository holds.
+  struct QuarantineSettingChange {
+    const RepoHistory* repo = nullptr;
+    const TestRecord* test = nullptr;
+    DerivedFacts facts;  ///< what v1 reports of the test now
+    std::optional<QuarantineOverride> before, after;
+  };
+  std::optional<QuarantineSettingChange> set_quarantine(const std::string& test_id,
+                                                        std::optional<QuarantineOverride> override);
 
   // TestLedger: the tests as v2 reads them (service_test_ledger.cpp).
   trunk::Timestamp tests_now() const override { return history_.now; }
@@ -100,6 +113,8 @@ class Service : public TestLedger {
   void for_each_test(const std::function<void(const Entry&)>& f) const override;
   std::string test_url(const Entry& entry) const override;
   void link_ticket(const std::string& test_id, const std::string& external_ticket_id) override;
+  QuarantineChange set_quarantine_override(const std::string& test_id,
+                                           std::optional<QuarantineOverride> override) override;
   std::string ticket_url(const std::string& external_ticket_id) const override;
 
   /// What GET /v1/status answers from now on (Sandbox::set_service_status); nullopt: every service up, the
@@ -180,6 +195,15 @@ class Service : public TestLedger {
   DerivedFacts effective_facts(const RepoIndex& repo, std::uint32_t t) const;
   /// The rows of list-unhealthy-tests for `health`, with the set health of every test applied.
   std::vector<std::uint32_t> unhealthy_rows(const RepoIndex& repo, Health health) const;
+
+  // Quarantine overrides (v2's POST /v2/tests/{testId}/quarantine, Sandbox::set_quarantine): lower-case test id ->
+  // the override. As above, the flag spares the listings the lock until a first override is set.
+  mutable std::mutex quarantine_mutex_;
+  std::map<std::string, QuarantineOverride> quarantine_overrides_;
+  std::atomic<bool> any_quarantine_set_{false};
+  std::optional<QuarantineOverride> quarantine_override_of(const std::string& test_id) const;
+  /// The rows of list-quarantined-tests: the tests quarantined now, every override applied, in listing order.
+  std::vector<std::uint32_t> quarantined_rows(const RepoIndex& repo) const;
 
   // Failing-tests windows already computed: listing page after page asks for the same window again.
   std::mutex cache_mutex_;

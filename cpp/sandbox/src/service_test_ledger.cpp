@@ -1,5 +1,5 @@
-// Service as the TestLedger v2's tests read (test_ledger.hpp): the same tests, set statuses and tickets that v1's
-// answers show.
+// Service as the TestLedger v2's tests read (test_ledger.hpp): the same tests, set statuses, tickets and quarantine
+// overrides that v1's answers show.
 #include "identifiers.hpp"
 #include "service.hpp"
 
@@ -10,7 +10,7 @@ std::optional<TestLedger::Entry> Service::find_test(std::string_view id) const {
   for (const RepoIndex& repo : index_) {
     const auto found = repo.by_id.find(key);
     if (found == repo.by_id.end()) continue;
-    Entry entry{repo.data, &repo.data->tests[found->second], &repo.facts[found->second], {}, {}, {}};
+    Entry entry{repo.data, &repo.data->tests[found->second], &repo.facts[found->second], {}, {}, {}, {}};
     if (const auto set = status_override(key)) {
       entry.set_health = set->health;
       entry.set_at = set->since;
@@ -19,6 +19,7 @@ std::optional<TestLedger::Entry> Service::find_test(std::string_view id) const {
       std::lock_guard lock(tickets_mutex_);
       if (const auto linked = tickets_.find(key); linked != tickets_.end()) entry.ticket = linked->second;
     }
+    entry.quarantine_override = quarantine_override_of(key);
     return entry;
   }
   return std::nullopt;
@@ -28,6 +29,11 @@ void Service::for_each_test(const std::function<void(const Entry&)>& f) const {
   // The changes are copied once per walk, not looked up once per test under the locks.
   std::map<std::string, StatusOverride> statuses;
   std::map<std::string, std::string> tickets;
+  std::map<std::string, QuarantineOverride> quarantines;
+  if (any_quarantine_set_.load(std::memory_order_acquire)) {
+    std::lock_guard lock(quarantine_mutex_);
+    quarantines = quarantine_overrides_;
+  }
   if (any_status_set_.load(std::memory_order_acquire)) {
     std::lock_guard lock(status_mutex_);
     statuses = status_overrides_;
@@ -38,14 +44,15 @@ void Service::for_each_test(const std::function<void(const Entry&)>& f) const {
   }
   for (const RepoIndex& repo : index_) {
     for (std::uint32_t t = 0; t < repo.facts.size(); ++t) {
-      Entry entry{repo.data, &repo.data->tests[t], &repo.facts[t], {}, {}, {}};
-      if (!statuses.empty() || !tickets.empty()) {
+      Entry entry{repo.data, &repo.data->tests[t], &repo.facts[t], {}, {}, {}, {}};
+      if (!statuses.empty() || !tickets.empty() || !quarantines.empty()) {
         const std::string key = lower(repo.data->tests[t].id);
         if (const auto set = statuses.find(key); set != statuses.end()) {
           entry.set_health = set->second.health;
           entry.set_at = set->second.since;
         }
         if (const auto linked = tickets.find(key); linked != tickets.end()) entry.ticket = linked->second;
+        if (const auto set = quarantines.find(key); set != quarantines.end()) entry.quarantine_override = set->second;
       }
       f(entry);
     }

@@ -1,6 +1,6 @@
 #pragma once
 // The flaky-test state both API versions read (docs/sandbox.md#flaky-tests-in-v2): the tests of the history with
-// what was changed since (a status set by set_test_status, a linked ticket). Service owns it and answers v1 from it;
+// what was changed since (a status set by set_test_status, a linked ticket, a quarantine override). Service owns it and answers v1 from it;
 // V2Service reads it through this interface, so a test reads the same through either version at any moment.
 
 #include <functional>
@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "history.hpp"
+#include "quarantine_override.hpp"
 
 namespace trunk::sandbox {
 
@@ -22,8 +23,10 @@ class TestLedger {
     std::optional<Health> set_health;         ///< set by set_test_status ...
     std::optional<trunk::Timestamp> set_at;   ///< ... at this moment
     std::optional<std::string> ticket;        ///< the external id of the ticket linked to it
+    std::optional<QuarantineOverride> quarantine_override;
 
     Health health() const noexcept { return set_health.value_or(derived->health); }
+    bool quarantined() const noexcept { return is_quarantined(*test, quarantine_override); }
   };
 
   virtual ~TestLedger() = default;
@@ -37,6 +40,15 @@ class TestLedger {
   virtual std::string test_url(const Entry& entry) const = 0;
   /// Links a ticket to a test, replacing any (what v1's link-ticket-to-test-case does). The test must exist.
   virtual void link_ticket(const std::string& test_id, const std::string& external_ticket_id) = 0;
+  /// Sets a test's quarantine override, or clears it (nullopt); the override it had before. Setting the mode it
+  /// already has changes nothing, its reason and time included (Trunk's overrides are idempotent by state). The
+  /// test must exist.
+  struct QuarantineChange {
+    std::optional<QuarantineOverride> before;
+    bool changed = false;
+  };
+  virtual QuarantineChange set_quarantine_override(const std::string& test_id,
+                                                   std::optional<QuarantineOverride> override) = 0;
   /// The address of a ticket's page in the sandbox's tracker (what v1 shows as ticket.html_url).
   virtual std::string ticket_url(const std::string& external_ticket_id) const = 0;
 };

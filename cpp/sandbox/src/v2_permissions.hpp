@@ -67,6 +67,12 @@ inline std::vector<Permission> needed_permissions<trunk::op::LinkTicketToTest>(c
   return {Permission::link_tickets};
 }
 
+// Setting or clearing a test's quarantine override ("Quarantine tests").
+template <>
+inline std::vector<Permission> needed_permissions<trunk::op::SetTestQuarantine>(const trunk::SetTestQuarantineRequest&) {
+  return {Permission::quarantine_tests};
+}
+
 template <>
 inline std::vector<Permission> needed_permissions<trunk::op::ReprioritizePullRequest>(
     const trunk::ReprioritizeRequest&) {

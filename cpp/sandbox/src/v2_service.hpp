@@ -147,6 +147,9 @@ class V2Service {
   /// A test as a v2 listing shows it; with its metrics over `period` when given.
   trunk::TestCaseSummary to_test_summary(const TestLedger::Entry& entry,
                                          std::optional<trunk::MetricsPeriod> period) const;
+  /// A test read alone (GET /v2/tests/{testId}, and what setting its quarantine answers): its summary with its
+  /// override, monitors, first and last times; `metrics` null when asked for and no run is in the period.
+  Reply test_case_reply(const TestLedger::Entry& entry, std::optional<trunk::MetricsPeriod> period) const;
 
   /// Applies a v1 update to the queue `id` names and answers with `respond(key, settings)`.
   template <typename Respond>

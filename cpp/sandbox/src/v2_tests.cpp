@@ -142,9 +142,9 @@ trunk::TestCaseSummary V2Service::to_test_summary(const TestLedger::Entry& entry
   // When the status last changed; null for a test never classified (no change at all).
   const auto changes = changes_of(entry, now_us);
   if (!changes.empty()) out.status_since = from_micros(changes.back().at_us);
-  out.quarantine_state = test.quarantined ? trunk::QuarantineState::quarantined : trunk::QuarantineState::not_quarantined;
-  // v1 dates a test's quarantine from its first run (to_quarantined_test).
-  if (test.quarantined && !test.runs.empty()) out.quarantined_since = from_micros(test.runs.front().time_us);
+  out.quarantine_state =
+      entry.quarantined() ? trunk::QuarantineState::quarantined : trunk::QuarantineState::not_quarantined;
+  out.quarantined_since = quarantined_since(test, entry.quarantine_override);  // as v1's quarantined_at
   out.url = tests_.test_url(entry);
   if (period) {
     if (const auto metrics = metrics_of(test, *period)) {
@@ -162,12 +162,8 @@ trunk::TestCaseSummary V2Service::to_test_summary(const TestLedger::Entry& entry
   return out;
 }
 
-template <>
-Reply V2Service::answer<trunk::op::GetTestCase>(const trunk::GetTestCaseRequest& request) {
-  const auto entry = tests_.find_test(request.test_id);
-  if (!entry) return v2_error(404, "TEST_CASE_NOT_FOUND", "no test has the id " + request.test_id);
-  const std::optional<trunk::MetricsPeriod> period = request.include ? request.period : std::nullopt;
-  trunk::TestCaseSummary summary = to_test_summary(*entry, period);
+Reply V2Service::test_case_reply(const TestLedger::Entry& entry, std::optional<trunk::MetricsPeriod> period) const {
+  trunk::TestCaseSummary summary = to_test_summary(entry, period);
   trunk::TestCaseV2 out;
   trunk::schema::for_each_field<trunk::TestCaseSummary>([&](const auto& field) {
     // The summary's fields are the first of TestCaseV2's, under the same names (test_case_v2.hpp).
@@ -178,8 +174,15 @@ Reply V2Service::answer<trunk::op::GetTestCase>(const trunk::GetTestCaseRequest&
       }
     });
   });
-  const TestRecord& test = *entry->test;
-  if (const auto monitor = classifying_monitor(*out.test_collection_id, entry->health())) {
+  if (const auto& override = entry.quarantine_override) {
+    trunk::QuarantineOverride shown;
+    shown.mode = override->always ? trunk::QuarantineMode::always_quarantine : trunk::QuarantineMode::never_quarantine;
+    shown.reason = override->reason;
+    shown.created_at = override->since;
+    out.quarantine_override = std::move(shown);
+  }
+  const TestRecord& test = *entry.test;
+  if (const auto monitor = classifying_monitor(*out.test_collection_id, entry.health())) {
     trunk::ActiveMonitor active;
     active.monitor_id = monitor->first;
     active.monitor_type = monitor->second;
@@ -197,6 +200,28 @@ Reply V2Service::answer<trunk::op::GetTestCase>(const trunk::GetTestCaseRequest&
   trunk::Json json = v2::answer_json(out);
   if (period && !out.metrics) json["metrics"] = nullptr;  // asked for, and no run in the period
   return json_reply(json);
+}
+
+template <>
+Reply V2Service::answer<trunk::op::GetTestCase>(const trunk::GetTestCaseRequest& request) {
+  const auto entry = tests_.find_test(request.test_id);
+  if (!entry) return v2_error(404, "TEST_CASE_NOT_FOUND", "no test has the id " + request.test_id);
+  return test_case_reply(*entry, request.include ? request.period : std::nullopt);
+}
+
+template <>
+Reply V2Service::answer<trunk::op::SetTestQuarantine>(const trunk::SetTestQuarantineRequest& request) {
+  const auto entry = tests_.find_test(request.test_id);
+  if (!entry) return v2_error(404, "TEST_CASE_NOT_FOUND", "no test has the id " + request.test_id);
+  std::optional<QuarantineOverride> override;
+  if (request.mode != trunk::QuarantineOverrideMode::clear) {
+    override = QuarantineOverride{request.mode == trunk::QuarantineOverrideMode::always_quarantine, request.reason,
+                                  clock_()};
+  }
+  // Idempotent by state: the mode it already has leaves the override as it was. Trunk's docs say a change made with
+  // an API key sends no webhook yet, so none is sent.
+  tests_.set_quarantine_override(entry->test->id, std::move(override));
+  return test_case_reply(*tests_.find_test(request.test_id), std::nullopt);
 }
 
 template <>
@@ -234,7 +259,7 @@ Reply V2Service::answer<trunk::op::ListTestCases>(const trunk::ListTestCasesRequ
     if (request.label) return;  // the sandbox's tests carry no label
     if (request.marked_flaky == true) return;  // nor the manual flaky mark
     if (request.quarantine_state &&
-        (*request.quarantine_state == trunk::QuarantineState::quarantined) != test.quarantined) {
+        (*request.quarantine_state == trunk::QuarantineState::quarantined) != entry.quarantined()) {
       return;
     }
     if (request.newly_flaky == true && window) {
@@ -326,7 +351,11 @@ Reply V2Service::answer<trunk::op::ListTestRuns>(const trunk::ListTestRunsReques
   const TestRecord& test = *entry->test;
   const RepoHistory& repo = *entry->repo;
   const std::int64_t now_us = to_micros(tests_.tests_now());
-  const auto quarantine = test.quarantined ? trunk::QuarantineState::quarantined : trunk::QuarantineState::not_quarantined;
+  // A run's quarantine is the one in force when it ran.
+  const auto quarantine_of = [&](const Run& run) {
+    return quarantined_at_run(test, entry->quarantine_override, run.time_us) ? trunk::QuarantineState::quarantined
+                                                                              : trunk::QuarantineState::not_quarantined;
+  };
   std::vector<std::size_t> selected;  // run indices, newest first
   for (std::size_t i = test.runs.size(); i-- > 0;) {
     const Run& run = test.runs[i];
@@ -341,7 +370,7 @@ Reply V2Service::answer<trunk::op::ListTestRuns>(const trunk::ListTestRunsReques
         })) {
       continue;
     }
-    if (request.quarantine_state && *request.quarantine_state != quarantine) continue;
+    if (request.quarantine_state && *request.quarantine_state != quarantine_of(run)) continue;
     if (request.started_after && at < *request.started_after) continue;
     if (request.started_before && at >= *request.started_before) continue;
     selected.push_back(i);
@@ -357,7 +386,7 @@ Reply V2Service::answer<trunk::op::ListTestRuns>(const trunk::ListTestRunsReques
     out.branch = branch_of(run.pull_request);
     out.is_pull_request = true;
     out.sha = hex40(text_hash(repo_key + "\npull request\n" + std::to_string(run.pull_request)));
-    out.quarantine_state = quarantine;
+    out.quarantine_state = quarantine_of(run);
     out.status_at_run_time = to_wire_health(health_at(test, run.time_us));
     out.started_at = from_micros(run.time_us);
     out.ended_at = from_micros(run.time_us + run_duration_ms(test, i) * 1000);

@@ -193,7 +193,7 @@ std::string derived_uuid(std::string_view seed) {
 }  // namespace
 
 std::vector<OutgoingEvent> test_status_events(const RepoHistory& repo, const TestRecord& test, Health previous,
-                                              const DerivedFacts& facts, trunk::Timestamp at,
+                                              const DerivedFacts& facts, bool quarantined, trunk::Timestamp at,
                                               const std::string& org_url_slug) {
   const Health now = facts.health;
   const std::string monitor_id = derived_uuid("monitor:" + test.id);
@@ -210,7 +210,7 @@ std::vector<OutgoingEvent> test_status_events(const RepoHistory& repo, const Tes
   identity.file_path = full.file_path;
   identity.html_url = full.html_url;
   identity.codeowners = full.codeowners;
-  identity.quarantined = full.quarantined;
+  identity.quarantined = quarantined;
   identity.variant = test.variant;
 
   trunk::TestCaseMonitorStatusChangedEvent monitor_event;
@@ -242,6 +242,7 @@ std::vector<OutgoingEvent> test_status_events(const RepoHistory& repo, const Tes
   trunk::LegacyTestCaseStatusChangedEvent legacy;
   legacy.type = trunk::WebhookEventType::test_case_status_changed;
   trunk::TestCase whole = to_test_case(repo, test, facts, org_url_slug, true);
+  whole.quarantined = quarantined;
   trunk::LegacyStatusChange change;
   change.previous_status = trunk::OpenEnum<trunk::TestHealth>::from_wire(health_wire(previous));
   change.current_status = whole.status;
@@ -252,6 +253,37 @@ std::vector<OutgoingEvent> test_status_events(const RepoHistory& repo, const Tes
   return {{type_name(trunk::WebhookEventType::test_case_monitor_status_changed), trunk::encode(monitor_event), at, key, 0},
           {type_name(trunk::WebhookEventType::test_case_status_changed_v2), trunk::encode(status_event), at, key, 0},
           {type_name(trunk::WebhookEventType::test_case_status_changed), trunk::encode(legacy), at, key, 0}};
+}
+
+namespace {
+
+trunk::QuarantiningSetting setting_of(const std::optional<QuarantineOverride>& override) {
+  if (!override) return trunk::QuarantiningSetting::unspecified;
+  return override->always ? trunk::QuarantiningSetting::always_quarantine : trunk::QuarantiningSetting::never_quarantine;
+}
+
+}  // namespace
+
+OutgoingEvent quarantine_setting_event(const RepoHistory& repo, const TestRecord& test, const DerivedFacts& facts,
+                                       const std::optional<QuarantineOverride>& before,
+                                       const std::optional<QuarantineOverride>& after, trunk::Timestamp at,
+                                       const std::string& org_url_slug) {
+  trunk::QuarantineSettingChange change;
+  change.actor = trunk::Actor{std::string(kSandboxPersonEmail), std::string(kSandboxPersonName), {}};
+  change.previous_quarantining_setting = setting_of(before);
+  change.updated_quarantining_setting = setting_of(after);
+  if (after && after->reason) change.reason = *after->reason;
+  change.timestamp = at;
+  trunk::TestCaseQuarantiningSettingChangedEvent event;
+  event.type = trunk::WebhookEventType::test_case_quarantining_setting_changed;
+  event.quarantine_setting_changed = std::move(change);
+  event.test_case = to_test_case(repo, test, facts, org_url_slug, true);
+  event.test_case->quarantined = is_quarantined(test, after);
+  trunk::Json json = trunk::to_json(event);
+  // The published example gives a reason as null when the person gave none.
+  if (!after || !after->reason) json["quarantine_setting_changed"]["reason"] = nullptr;
+  return {type_name(trunk::WebhookEventType::test_case_quarantining_setting_changed), json.dump(), at,
+          "test:" + test.id, 0};
 }
 
 }  // namespace trunk::sandbox

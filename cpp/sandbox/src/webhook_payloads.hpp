@@ -22,11 +22,13 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 #include "history.hpp"
 #include "merge_queue.hpp"
+#include "quarantine_override.hpp"
 #include "trunk/repo.hpp"
 #include "trunk/time.hpp"
 #include "trunk/webhook_events.hpp"
@@ -72,7 +74,20 @@ class QueueEventWriter {
 /// monitor is the sandbox's own (type "sandbox"); its id is derived from the test's, so one test's events name
 /// one monitor.
 std::vector<OutgoingEvent> test_status_events(const RepoHistory& repo, const TestRecord& test, Health previous,
-                                              const DerivedFacts& now, trunk::Timestamp at,
+                                              const DerivedFacts& now, bool quarantined, trunk::Timestamp at,
                                               const std::string& org_url_slug);
+
+/// The person the sandbox's web-app changes are made by (Sandbox::set_quarantine), as events name them.
+inline constexpr std::string_view kSandboxPersonEmail = "sandbox.person@example.com";
+inline constexpr std::string_view kSandboxPersonName = "Sandbox Person";
+
+/// test_case.quarantining_setting_changed for a person's change of a test's quarantine override from `before` to
+/// `after` (nullopt: none, UNSPECIFIED on the wire) at `at` (Sandbox::set_quarantine). Its test_case is the whole
+/// test as v1 reports it then (`facts`), quarantined as the new override leaves it. Trunk's docs say a change made
+/// through the API sends no such event yet, so v2's POST /v2/tests/{testId}/quarantine sends none.
+OutgoingEvent quarantine_setting_event(const RepoHistory& repo, const TestRecord& test, const DerivedFacts& facts,
+                                       const std::optional<QuarantineOverride>& before,
+                                       const std::optional<QuarantineOverride>& after, trunk::Timestamp at,
+                                       const std::string& org_url_slug);
 
 }  // namespace trunk::sandbox

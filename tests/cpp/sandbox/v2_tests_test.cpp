@@ -85,6 +85,25 @@ class TestsV2 : public V2Fixture {
   }
 
   std::string collection_id() const { return trunk::sandbox::test_collection_id(repo().to_string()); }
+
+  /// v1's quarantined tests of the repository, by id.
+  std::map<std::string, trunk::QuarantinedTest> v1_quarantined() {
+    trunk::ListQuarantinedTestsRequest request;
+    request.repo = repo();
+    request.org_url_slug = sandbox_->org_url_slug();
+    std::map<std::string, trunk::QuarantinedTest> out;
+    for (const auto& test : client_->pager<trunk::op::ListQuarantinedTests>(request)) out[*test.test_case_id] = test;
+    return out;
+  }
+
+  trunk::TestCaseV2 set_quarantine(const std::string& id, trunk::QuarantineOverrideMode mode,
+                                   std::optional<std::string> reason = std::nullopt) {
+    trunk::SetTestQuarantineRequest request;
+    request.test_id = id;
+    request.mode = mode;
+    request.reason = std::move(reason);
+    return client_->set_test_quarantine(request);
+  }
 };
 
 TEST_F(TestsV2, EachRepositoryIsACollectionHoldingItsTestsAndCreatedOnesComeFirst) {
@@ -329,6 +348,104 @@ TEST_F(TestsV2, ALinkedTicketIsV1sTooAndNeedsItsPermission) {
   try {
     client_->link_ticket_to_test(link);
     FAIL() << "an unknown test was linked";
+  } catch (const trunk::NotFoundError& e) {
+    EXPECT_EQ(e.code(), "TEST_CASE_NOT_FOUND");
+  }
+}
+
+TEST_F(TestsV2, AQuarantineOverrideDecidesBothVersionsUntilCleared) {
+  using Mode = trunk::QuarantineOverrideMode;
+  const auto before = v1_quarantined();
+  std::string free_id, quarantined_id;  // one test of each kind, in v1's words
+  for (const std::string& id : sandbox_->test_ids(repo())) {
+    (before.count(id) ? quarantined_id : free_id) = id;
+  }
+  ASSERT_FALSE(free_id.empty());
+  ASSERT_FALSE(quarantined_id.empty());
+  const auto runs_before = runs(trunk::ListTestRunsRequest{free_id});
+
+  // alwaysQuarantine: quarantined in both versions from now on, dated by the override.
+  const auto set = set_quarantine(free_id, Mode::always_quarantine, "flaky in CI");
+  ASSERT_TRUE(set.quarantine_override.has_value());
+  EXPECT_EQ(set.quarantine_override->mode, trunk::QuarantineMode::always_quarantine);
+  EXPECT_EQ(set.quarantine_override->reason, "flaky in CI");
+  EXPECT_EQ(set.quarantine_override->created_at, sandbox_->clock_now());
+  EXPECT_EQ(set.quarantine_state, trunk::QuarantineState::quarantined);
+  EXPECT_EQ(set.quarantined_since, sandbox_->clock_now());
+  EXPECT_EQ(get(free_id), set);
+  EXPECT_TRUE(v1_details(free_id).quarantined.value_or(false));
+  const auto listed = v1_quarantined();
+  ASSERT_EQ(listed.count(free_id), 1u);
+  EXPECT_EQ(listed.at(free_id).quarantine_setting, trunk::QuarantineSetting::always_quarantine);
+  EXPECT_EQ(listed.at(free_id).quarantined_at, set.quarantined_since);
+  EXPECT_EQ(listed.size(), before.size() + 1);
+  trunk::ListTestCasesRequest only_quarantined;
+  only_quarantined.quarantine_state = trunk::QuarantineState::quarantined;
+  EXPECT_EQ(ids(all(only_quarantined)).count(free_id), 1u);
+  // A run's quarantine is the one in force when it ran: the history's runs all came before the override.
+  EXPECT_EQ(runs(trunk::ListTestRunsRequest{free_id}), runs_before);
+
+  // The same mode again changes nothing, its reason and time included (idempotent by state).
+  sandbox_->advance(std::chrono::minutes(5));
+  const auto again = set_quarantine(free_id, Mode::always_quarantine, "another reason");
+  EXPECT_EQ(again.quarantine_override, set.quarantine_override);
+
+  // neverQuarantine takes a quarantined test out of both versions; clear hands the decision back.
+  const auto never = set_quarantine(quarantined_id, Mode::never_quarantine);
+  EXPECT_EQ(never.quarantine_override->mode, trunk::QuarantineMode::never_quarantine);
+  EXPECT_FALSE(never.quarantine_override->reason.has_value());
+  EXPECT_EQ(never.quarantine_state, trunk::QuarantineState::not_quarantined);
+  EXPECT_FALSE(never.quarantined_since.has_value());
+  EXPECT_FALSE(v1_details(quarantined_id).quarantined.value_or(true));
+  EXPECT_EQ(v1_quarantined().count(quarantined_id), 0u);
+  const auto cleared = set_quarantine(quarantined_id, Mode::clear);
+  EXPECT_FALSE(cleared.quarantine_override.has_value());
+  EXPECT_EQ(cleared.quarantine_state, trunk::QuarantineState::quarantined);
+  EXPECT_EQ(v1_quarantined().at(quarantined_id), before.at(quarantined_id));
+  set_quarantine(free_id, Mode::clear);
+  EXPECT_EQ(v1_quarantined(), before);
+  EXPECT_EQ(get(free_id).quarantine_state, trunk::QuarantineState::not_quarantined);
+}
+
+TEST_F(TestsV2, AQuarantineOverridesReasonIsCheckedAtItsBoundariesAndNeedsItsPermission) {
+  using Mode = trunk::QuarantineOverrideMode;
+  const std::string id = sandbox_->test_ids(repo()).front();
+  EXPECT_EQ(set_quarantine(id, Mode::always_quarantine, std::string(trunk::kMaxQuarantineReasonLength, 'r'))
+                .quarantine_override->reason->size(),
+            trunk::kMaxQuarantineReasonLength);
+  std::string two_byte_letters;  // characters, not bytes: 1000 of them are a valid reason
+  for (std::size_t i = 0; i < trunk::kMaxQuarantineReasonLength; ++i) two_byte_letters += "\xC3\xA9";
+  EXPECT_NO_THROW(set_quarantine(id, Mode::never_quarantine, two_byte_letters));
+  for (const std::string& bad : {std::string(trunk::kMaxQuarantineReasonLength + 1, 'r'), std::string()}) {
+    try {
+      set_quarantine(id, Mode::always_quarantine, bad);
+      ADD_FAILURE() << "a reason of " << bad.size() << " characters was sent";
+    } catch (const trunk::ValidationError& e) {
+      ASSERT_EQ(e.violations().size(), 1u) << e.what();
+      EXPECT_EQ(e.violations()[0].field, "reason");
+    }
+  }
+  EXPECT_EQ(get(id).quarantine_override->mode, trunk::QuarantineMode::never_quarantine);  // nothing was sent
+
+  trunk::ClientOptions options;
+  options.base_url = sandbox_->url();
+  options.api_key = sandbox_->create_api_key({trunk::sandbox::Permission::link_tickets});
+  options.retry.max_retries = 0;
+  trunk::Client without(std::move(options));
+  trunk::SetTestQuarantineRequest request;
+  request.test_id = id;
+  request.mode = Mode::clear;
+  EXPECT_THROW(without.set_test_quarantine(request), trunk::PermissionDeniedError);
+  EXPECT_EQ(get(id).quarantine_override->mode, trunk::QuarantineMode::never_quarantine);  // unchanged
+  options = {};
+  options.base_url = sandbox_->url();
+  options.api_key = sandbox_->create_api_key({trunk::sandbox::Permission::quarantine_tests});
+  EXPECT_FALSE(trunk::Client(std::move(options)).set_test_quarantine(request).quarantine_override.has_value());
+
+  request.test_id = "00000000-0000-4000-8000-000000000000";
+  try {
+    client_->set_test_quarantine(request);
+    FAIL() << "an unknown test was found";
   } catch (const trunk::NotFoundError& e) {
     EXPECT_EQ(e.code(), "TEST_CASE_NOT_FOUND");
   }

@@ -559,5 +559,74 @@ TEST(WebhookSending, SettingATestsStatusChangesTheAnswersAndSendsTheV2Event) {
   }
 }
 
+/// The ids list-quarantined-tests answers, first page.
+std::set<std::string> quarantined_ids(const trunk::sandbox::Sandbox& box) {
+  const Json body = {{"repo", repo_json(box.repos().at(0))}, {"org_url_slug", box.org_url_slug()},
+                     {"page_query", {{"page_size", 100}}}};
+  const auto reply = post(box, std::string(paths::kListQuarantinedTests), body);
+  EXPECT_EQ(reply.status, 200) << reply.body;
+  std::set<std::string> ids;
+  const Json page = reply.json();
+  for (const Json& test : page["quarantined_tests"]) ids.insert(test["test_case_id"]);
+  return ids;
+}
+
+TEST(WebhookSending, APersonsQuarantineOverrideChangesTheAnswersAndSendsTheQuarantineEvent) {
+  Receiver receiver;
+  auto box = start_sandbox(sim_options());
+  const auto endpoint = box->add_webhook(
+      {receiver.url(), std::nullopt, std::vector<std::string>{"test_case.quarantining_setting_changed"}});
+  const auto before = quarantined_ids(*box);
+  std::string id;
+  for (const std::string& candidate : box->test_ids(box->repos().at(0))) {
+    if (before.count(candidate) == 0) id = candidate;
+  }
+  ASSERT_FALSE(id.empty());
+
+  EXPECT_TRUE(box->set_quarantine(id, "alwaysQuarantine", std::string("flaky in CI")));
+  EXPECT_FALSE(box->set_quarantine(id, "alwaysQuarantine")) << "already always: nothing changes, nothing is sent";
+  auto after = before;
+  after.insert(id);
+  EXPECT_EQ(quarantined_ids(*box), after);
+
+  ASSERT_EQ(receiver.received().size(), 1U);
+  const auto delivery = receiver.received()[0];  // received() answers a copy
+  const trunk::WebhookEvent event =
+      trunk::verify_webhook(endpoint.secret, {delivery.id, delivery.timestamp, delivery.signature}, delivery.body);
+  const auto* changed = std::get_if<trunk::TestCaseQuarantiningSettingChangedEvent>(&event);
+  ASSERT_NE(changed, nullptr) << delivery.body;
+  EXPECT_EQ(changed->quarantine_setting_changed->previous_quarantining_setting->wire(), "UNSPECIFIED");
+  EXPECT_EQ(changed->quarantine_setting_changed->updated_quarantining_setting->wire(), "ALWAYS_QUARANTINE");
+  EXPECT_EQ(changed->quarantine_setting_changed->reason, "flaky in CI");
+  EXPECT_EQ(changed->quarantine_setting_changed->timestamp, box->clock_now());
+  EXPECT_TRUE(changed->quarantine_setting_changed->actor->email.has_value());
+  EXPECT_EQ(changed->test_case->id, id);
+  EXPECT_EQ(changed->test_case->quarantined, true);
+
+  // Cleared: the history decides again, and the event says UNSPECIFIED, its reason null as none was given.
+  EXPECT_TRUE(box->set_quarantine(id, "clear"));
+  EXPECT_EQ(quarantined_ids(*box), before);
+  ASSERT_EQ(receiver.received().size(), 2U);
+  const Json cleared = Json::parse(receiver.received()[1].body);
+  EXPECT_EQ(cleared["quarantine_setting_changed"]["previous_quarantining_setting"], "ALWAYS_QUARANTINE");
+  EXPECT_EQ(cleared["quarantine_setting_changed"]["updated_quarantining_setting"], "UNSPECIFIED");
+  EXPECT_TRUE(cleared["quarantine_setting_changed"]["reason"].is_null());
+  EXPECT_EQ(cleared["test_case"]["quarantined"], false);
+
+  EXPECT_THROW(box->set_quarantine("no-such-test", "clear"), trunk::ValidationError);
+  const auto field_of = [&](const std::function<void()>& call) -> std::string {
+    try {
+      call();
+    } catch (const trunk::ValidationError& e) {
+      return e.violations().at(0).field;
+    }
+    return "(accepted)";
+  };
+  EXPECT_EQ(field_of([&] { box->set_quarantine(id, "ALWAYS"); }), "mode");
+  EXPECT_EQ(field_of([&] { box->set_quarantine(id, "alwaysQuarantine", std::string(1001, 'r')); }), "reason");
+  EXPECT_EQ(field_of([&] { box->set_quarantine(id, "alwaysQuarantine", std::string()); }), "reason");
+  EXPECT_EQ(receiver.received().size(), 2U) << "a refused change sends nothing";
+}
+
 }  // namespace
 }  // namespace sandbox_test

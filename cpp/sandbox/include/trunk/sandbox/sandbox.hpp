@@ -115,6 +115,15 @@ class Sandbox {
   /// Throws trunk::ValidationError naming test_id or status. Available after start(). Thread-safe.
   bool set_test_status(const std::string& test_id, std::string_view status);
 
+  /// Sets a test's quarantine override as a person in Trunk's web app would: "alwaysQuarantine",
+  /// "neverQuarantine" or "clear" (QuarantineOverrideMode's spelling), with an optional reason of 1 to 1000
+  /// characters. From then on both API versions show it (v1's quarantined listing and `quarantined`, v2's
+  /// quarantineState, quarantinedSince and quarantineOverride), and the webhook endpoints get
+  /// test_case.quarantining_setting_changed. False when the test already had that mode (nothing changes or is sent).
+  /// Throws trunk::ValidationError naming test_id, mode or reason. Available after start(). Thread-safe.
+  bool set_quarantine(const std::string& test_id, std::string_view mode,
+                      const std::optional<std::string>& reason = std::nullopt);
+
   /// Staging exact situations in a merge queue (docs/sandbox.md, "Staging exact situations"). The queue is the
   /// one of `repo` on target branch `branch`; each call first runs it to the clock's now, so a change applies to
   /// runs that start afterwards. Throws trunk::ValidationError naming field, value and rule (nothing changes
