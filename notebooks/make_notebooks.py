@@ -144,6 +144,13 @@ candidates["why"] = candidates.apply(
                f"{t.metrics_run_count:.0f} runs in 30 days; {t.metrics_prs_impacted_7d:.0f} pull requests hit "
                f"this week"), axis=1)
 candidates[["name", "codeowners", "why"]].head(10)"""),
+    ("md", """Quarantining the first candidate is one call with an API key holding "Quarantine tests": the override
+keeps its failures from blocking merges whatever its status, until it is cleared (`mode="clear"`). Both API
+versions see it at once, v1's quarantined listing included."""),
+    ("code", """first = candidates.iloc[0]
+overridden = client.v2.tests.set_quarantine(first["id"], "alwaysQuarantine", reason=first["why"][:1000])
+v1_quarantined = {t.test_case_id for t in client.iter_quarantined_tests(repo, sandbox.org_url_slug)}
+overridden.quarantine_state, overridden.quarantine_override.created_at, first["id"] in v1_quarantined"""),
     ("md", """## Failure rates of the top 15, over 30 and 7 days"""),
     ("code", """top = unhealthy.head(15).iloc[::-1]
 fig, ax = plt.subplots(figsize=(9, 6))

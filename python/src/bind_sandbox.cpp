@@ -14,6 +14,7 @@
 #include "convert_time.hpp"
 #include "option_keywords.hpp"
 #include "trunk/sandbox/sandbox.hpp"
+#include "trunk/v2_enums.hpp"
 #include "trunk/webhook_signature.hpp"
 
 namespace py = pybind11;
@@ -201,6 +202,16 @@ void bind_sandbox(py::module_& m) {
         py::gil_scoped_release release;  // waits until the event was sent to the endpoints
         return self.set_test_status(id, value);
       }, py::arg("test_id"), py::arg("status"))
+      .def("set_quarantine", [](Sandbox& self, py::handle test_id, py::handle mode, py::handle reason) {
+        ArgCollector args;
+        const std::string id = args.text(test_id, "test_id");
+        const auto parsed = args.enumeration<trunk::QuarantineOverrideMode>(mode, "mode");
+        std::optional<std::string> why;
+        if (!reason.is_none()) why = args.text(reason, "reason");
+        args.throw_if_failed();
+        py::gil_scoped_release release;  // waits until the event was sent to the endpoints
+        return self.set_quarantine(id, trunk::to_wire(parsed), why);
+      }, py::arg("test_id"), py::arg("mode"), py::kw_only(), py::arg("reason") = py::none())
       .def("remove_webhook", &Sandbox::remove_webhook, py::arg("id"), py::call_guard<py::gil_scoped_release>())
       .def("webhooks", [](const Sandbox& self) {
         py::list out;

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from trunk_api._core import declarations, sandbox as engine
-from trunk_api._core.models import Repo
+from trunk_api._core.models import QuarantineOverrideMode, Repo
 from trunk_api._core.sandbox import (
     Arrivals,
     EmpiricalRunDuration,
@@ -304,6 +304,16 @@ class Sandbox:
         ``test_case.status_changed`` events before this returns. False when the test already had that health
         (nothing is sent)."""
         return self._core.set_test_status(test_id, status)
+
+    def set_quarantine(self, test_id: str, mode: QuarantineOverrideMode | str, *, reason: str | None = None) -> bool:
+        """Sets a test's quarantine override as a person in Trunk's web app would (``"alwaysQuarantine"``,
+        ``"neverQuarantine"``, or ``"clear"`` to remove it; ``reason`` 1 to 1000 characters): both API versions
+        show it from now on (v1's quarantined listing and ``quarantined``, v2's ``quarantine_state``,
+        ``quarantined_since`` and ``quarantine_override``), and the webhook endpoints get
+        ``test_case.quarantining_setting_changed`` before this returns. False when the test already had that mode
+        (nothing changes or is sent). ``client.v2.tests.set_quarantine`` changes it through the API instead, which
+        sends no event (as Trunk's docs say of a change made with an API key)."""
+        return self._core.set_quarantine(test_id, mode, reason=reason)
 
     @property
     def webhooks(self) -> list[WebhookEndpoint]:

@@ -214,3 +214,34 @@ def test_setting_a_tests_status_changes_the_listing_and_sends_the_v2_event(box):
         box.set_test_status(test_id, "wobbly")
     with pytest.raises(trunk_api.ValidationError, match="test_id"):
         box.set_test_status("nope", "FLAKY")
+
+
+def test_a_persons_quarantine_override_sends_its_event_and_one_made_with_a_key_sends_none(box):
+    events: list[Any] = []
+    _, _, served = _receiving(box, lambda event, _: events.append(event),
+                              events=["test_case.quarantining_setting_changed"])
+    client = box.client()
+    repo = box.repos[0]
+    quarantined = {t.test_case_id for t in client.iter_quarantined_tests(repo, box.org_url_slug)}
+    free = [i for i in box.test_ids(repo) if i not in quarantined]
+    try:
+        assert box.set_quarantine(free[0], "alwaysQuarantine", reason="flaky in CI") is True
+        assert box.set_quarantine(free[0], trunk_api.enums.QuarantineOverrideMode.ALWAYS_QUARANTINE) is False
+        client.v2.tests.set_quarantine(free[1], "alwaysQuarantine")  # through the API: no event, as Trunk's docs say
+    finally:
+        served.close()
+    now_quarantined = {t.test_case_id for t in client.iter_quarantined_tests(repo, box.org_url_slug)}
+    assert now_quarantined == quarantined | {free[0], free[1]}
+    (event,) = events
+    assert isinstance(event, trunk_api.webhooks.TestCaseQuarantiningSettingChangedEvent)
+    change = event.quarantine_setting_changed
+    assert (str(change.previous_quarantining_setting), str(change.updated_quarantining_setting)) == (
+        "UNSPECIFIED", "ALWAYS_QUARANTINE")
+    assert change.reason == "flaky in CI" and change.timestamp == box.clock_now
+    assert event.test_case.id == free[0] and event.test_case.quarantined is True
+    with pytest.raises(trunk_api.ValidationError, match="mode"):
+        box.set_quarantine(free[0], "sometimes")
+    with pytest.raises(trunk_api.ValidationError, match="reason"):
+        box.set_quarantine(free[0], "clear", reason="r" * 1001)
+    with pytest.raises(trunk_api.ValidationError, match="test_id"):
+        box.set_quarantine("nope", "clear")

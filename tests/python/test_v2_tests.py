@@ -14,7 +14,7 @@ import pytest
 import trunk_api
 from trunk_api import NotFoundError, PermissionDeniedError, ValidationError
 from trunk_api.cli import main
-from trunk_api.enums import HealthStatus, QuarantineState, TestHealth
+from trunk_api.enums import HealthStatus, QuarantineMode, QuarantineOverrideMode, QuarantineState, TestHealth
 
 from conftest import virtual_sandbox
 
@@ -49,7 +49,7 @@ def run_cli(monkeypatch, box, *args: str) -> tuple[int, str, str]:
 def test_the_resources_have_their_verbs(client) -> None:
     assert {"list", "list_page", "create", "get"} <= set(dir(client.v2.test_collections))
     assert {"list", "list_page", "get", "status_history", "status_history_page", "runs", "runs_page",
-            "link_ticket"} <= set(dir(client.v2.tests))
+            "link_ticket", "set_quarantine"} <= set(dir(client.v2.tests))
 
 
 def test_v2_says_what_v1_says_of_the_same_tests(box, client, collection) -> None:
@@ -120,6 +120,10 @@ def test_collections_are_created_and_found(client) -> None:
      "must not be set together with branches"),
     (lambda c: c.v2.tests.link_ticket("t", "k" * 2049), "externalTicketId", "at most 2048 characters"),
     (lambda c: c.v2.tests.link_ticket("t", "KAN-1", integration_id="nope"), "integrationId", "UUID"),
+    (lambda c: c.v2.tests.set_quarantine("t", "sometimes"), "mode",
+     "must be one of alwaysQuarantine, neverQuarantine, clear"),
+    (lambda c: c.v2.tests.set_quarantine("t", "clear", reason="r" * 1001), "reason", "at most 1000 characters"),
+    (lambda c: c.v2.tests.set_quarantine("t", "clear", reason=""), "reason", "must not be empty"),
 ])
 def test_bad_input_is_refused_before_sending_naming_the_field(client, call, field, rule) -> None:
     with pytest.raises(ValidationError) as refused:
@@ -140,6 +144,31 @@ def test_a_ticket_linked_through_v2_is_v1_s_and_needs_its_permission(box, client
     limited = trunk_api.Client(base_url=box.url, api_key=box.create_api_key(["quarantine_tests"]))
     with pytest.raises(PermissionDeniedError):
         limited.v2.tests.link_ticket(test_id, "KAN-8")
+
+
+def test_a_quarantine_override_decides_both_versions_until_cleared(box, client) -> None:
+    repo = box.repos[0]
+    v1_quarantined = {t.test_case_id for t in client.iter_quarantined_tests(repo, box.org_url_slug)}
+    test_id = next(i for i in box.test_ids(repo) if i not in v1_quarantined)
+    test = client.v2.tests.set_quarantine(test_id, "alwaysQuarantine", reason="é" * 1000)  # the longest reason
+    assert test.quarantine_state == QuarantineState.QUARANTINED and test.quarantined_since == box.clock_now
+    assert test.quarantine_override.mode == QuarantineMode.ALWAYS_QUARANTINE
+    assert test.quarantine_override.reason == "é" * 1000 and test.quarantine_override.created_at == box.clock_now
+    assert client.get_test_details(repo, box.org_url_slug, test_id).quarantined is True
+    listed = {t.test_case_id: t for t in client.iter_quarantined_tests(repo, box.org_url_slug)}
+    assert set(listed) == v1_quarantined | {test_id}
+    assert str(listed[test_id].quarantine_setting) == "ALWAYS_QUARANTINE"
+    assert client.v2.tests.set_quarantine(test_id, "neverQuarantine").quarantine_state == QuarantineState.NOT_QUARANTINED
+    assert test_id not in {t.id for t in client.v2.tests.list(quarantine_state="quarantined")}
+    cleared = client.v2.tests.set_quarantine(test_id, QuarantineOverrideMode.CLEAR)
+    assert cleared.quarantine_override is None and cleared.quarantine_state == QuarantineState.NOT_QUARANTINED
+    assert {t.test_case_id for t in client.iter_quarantined_tests(repo, box.org_url_slug)} == v1_quarantined
+    limited = trunk_api.Client(base_url=box.url, api_key=box.create_api_key(["link_tickets"]))
+    with pytest.raises(PermissionDeniedError):
+        limited.v2.tests.set_quarantine(test_id, "alwaysQuarantine")
+    with pytest.raises(NotFoundError) as missing:
+        client.v2.tests.set_quarantine("00000000-0000-4000-8000-000000000000", "clear")
+    assert missing.value.code == "TEST_CASE_NOT_FOUND"
 
 
 def test_async_reads_the_same(box, client, collection) -> None:
@@ -163,5 +192,12 @@ def test_the_command_line_lists_and_reads_tests(monkeypatch, box, collection) ->
     code, out, err = run_cli(monkeypatch, box, "v2", "tests", "get", "--test-id", rows[0]["id"], "--format", "json")
     assert code == 0, err
     assert json.loads(out)["id"] == rows[0]["id"]
+    code, out, err = run_cli(monkeypatch, box, "v2", "tests", "set-quarantine", "--test-id", rows[0]["id"],
+                             "--mode", "neverQuarantine", "--reason", "fixed in #12", "--format", "json")
+    assert code == 0, err
+    assert json.loads(out)["quarantineOverride"]["reason"] == "fixed in #12"
+    code, out, err = run_cli(monkeypatch, box, "v2", "tests", "set-quarantine", "--test-id", rows[0]["id"],
+                             "--mode", "clear", "--format", "json")
+    assert code == 0 and "quarantineOverride" not in json.loads(out), err  # none: absent, as the CLI prints it
     code, out, err = run_cli(monkeypatch, box, "v2", "test-collections", "create", "--name", "n" * 101)
     assert code != 0 and "name" in err and "at most 100 characters" in err

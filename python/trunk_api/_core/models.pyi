@@ -308,6 +308,13 @@ class QuarantineMode(str, enum.Enum):
     ALWAYS_QUARANTINE = 'alwaysQuarantine'
     NEVER_QUARANTINE = 'neverQuarantine'
 
+class QuarantineOverrideMode(str, enum.Enum):
+    """The quarantine override to set on a test: always, never, or clear (its status and its collection's settings decide again)."""
+    __test__: ClassVar[bool]  # False: pytest must not collect TestHealth & co.
+    ALWAYS_QUARANTINE = 'alwaysQuarantine'
+    NEVER_QUARANTINE = 'neverQuarantine'
+    CLEAR = 'clear'
+
 class MonitorType(str, enum.Enum):
     """What a monitor watches; manual is the 'flag as flaky' mark, which has no monitor resource."""
     __test__: ClassVar[bool]  # False: pytest must not collect TestHealth & co.

@@ -6,7 +6,7 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any, TypedDict
 
-from trunk_api._core.models import Repo, _RepoLike
+from trunk_api._core.models import QuarantineOverrideMode, Repo, _RepoLike
 from trunk_api._core.webhooks import WebhookSecret
 
 def sandbox_defaults() -> dict[str, Any]: ...
@@ -223,6 +223,7 @@ class Sandbox:
         self,
     ) -> list[tuple[str, str, str, int | None, int, int, str, datetime, int, bool, datetime | None]]: ...
     def set_test_status(self, test_id: str, status: str) -> bool: ...
+    def set_quarantine(self, test_id: str, mode: QuarantineOverrideMode | str, *, reason: str | None = None) -> bool: ...
     def queue_controls(self, repo: _RepoLike, branch: str) -> QueueControls: ...
     def set_queue_controls(
         self,
