@@ -181,8 +181,9 @@ class Service : public TestLedger {
   std::map<std::string, std::string> tickets_;
   std::atomic<bool> any_ticket_linked_{false};
 
-  // Health set by set_test_status: lower-case test id -> the health and since when. Like the tickets, the flag
-  // spares the hot path the lock until a first status is set; the derived index stays as it was.
+  // Health set by set_test_status (service_test_status.cpp): lower-case test id -> the health and since when. Like
+  // the tickets, the flag spares the hot path the lock until a first status is set; the derived index stays as it
+  // was.
   struct StatusOverride {
     Health health = Health::healthy;
     trunk::Timestamp since;
@@ -196,8 +197,8 @@ class Service : public TestLedger {
   /// The rows of list-unhealthy-tests for `health`, with the set health of every test applied.
   std::vector<std::uint32_t> unhealthy_rows(const RepoIndex& repo, Health health) const;
 
-  // Quarantine overrides (v2's POST /v2/tests/{testId}/quarantine, Sandbox::set_quarantine): lower-case test id ->
-  // the override. As above, the flag spares the listings the lock until a first override is set.
+  // Quarantine overrides (service_quarantine.cpp; v2's POST /v2/tests/{testId}/quarantine, Sandbox::set_quarantine):
+  // lower-case test id -> the override. As above, the flag spares the listings the lock until a first override is set.
   mutable std::mutex quarantine_mutex_;
   std::map<std::string, QuarantineOverride> quarantine_overrides_;
   std::atomic<bool> any_quarantine_set_{false};
