@@ -14,7 +14,8 @@
 //                         serve (the first of PUT, PATCH, DELETE, POST, GET it lacks), with the right key
 //   selector & 0x80       a real id instead of the value: storefront's main queue, one of the pull requests
 //                         submitted to it (#1 + the value's length % 4), the newest verification run of that queue,
-//                         or storefront's repository id, whichever the path's parameter names
+//                         storefront's repository id, its test collection, or one of its tests (by the value's
+//                         length), whichever the path's parameter names
 //   value                 substituted as it is (not percent-encoded) for every {...} of the path, so the router's
 //                         segment matching and percent-decoding are fuzzed too: a '/' or an empty value may make
 //                         another path, or none
@@ -195,6 +196,11 @@ std::string real_id(std::string_view path_template, std::string_view value) {
   }
   if (path_template.starts_with("/v2/merge-queue-verification-runs/")) return real_run_id();
   if (path_template.starts_with("/v2/repositories/")) return sb::repository_id(repo_key);
+  if (path_template.starts_with("/v2/test-collections/")) return sb::test_collection_id(repo_key);
+  if (path_template.starts_with("/v2/tests/")) {
+    const auto& tests = history().repos.at(0).tests;
+    return tests.at(value.size() % tests.size()).id;
+  }
   return std::string(value);  // no parameter: nothing is substituted
 }
 

@@ -162,16 +162,16 @@ OPERATIONS = ROOT / "cpp" / "include" / "trunk" / "operations.hpp"
 
 
 def v2_operations():
-    """The v2 rows' names in row order (TRUNK_V2_OPERATIONS): the selector's operation index."""
+    """The v2 rows in row order (TRUNK_V2_OPERATIONS), as (name, method): the selector's operation index."""
     text = OPERATIONS.read_text()
     groups = re.findall(r"(TRUNK_V2_\w+_OPERATIONS)\(X\)",
                         re.search(r"#define TRUNK_V2_OPERATIONS\(X\)(.*?)\n\n", text, re.S).group(1))
-    names = []
+    rows = []
     for group in groups:
-        rows = re.search(r"#define " + group + r"\(X\)(.*?)(?:\n\n|\nnamespace)", text, re.S).group(1)
-        names += re.findall(r"X\((\w+),", rows)
-    assert 0 < len(names) <= 32, "the selector's 5 operation bits reach 32 rows (fuzz_sandbox_v2.cpp)"
-    return names
+        block = re.search(r"#define " + group + r"\(X\)(.*?)(?:\n\n|\nnamespace)", text, re.S).group(1)
+        rows += re.findall(r"X\((\w+),\s*\w+,\s*\"(\w+)\"", block)
+    assert 0 < len(rows) <= 64, "the selector's 5 operation bits and the input's parity reach 64 rows (fuzz_sandbox_v2.cpp)"
+    return rows
 
 
 # The sandbox's ids (cpp/sandbox/src/v2_service.cpp), so a seed's body or query can name a real repository, queue or
@@ -208,27 +208,48 @@ def pull_request_id(repo_key, number):
     return uuid_of("pull request\n" + repo_key + "\n" + str(number))
 
 
-def merge_queue_id(repo_key, branch):
+def short_id_of(text):
     alphabet = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-    bits, out = text_hash("queue\n" + repo_key + "\n" + branch), ""
+    bits, out = text_hash(text), ""
     for _ in range(8):
         out += alphabet[bits % 62]
         bits //= 62
     return out
 
 
+def merge_queue_id(repo_key, branch):
+    return short_id_of("queue\n" + repo_key + "\n" + branch)
+
+
+def test_collection_id(repo_key):
+    return short_id_of("test collection\n" + repo_key)
+
+
 def sandbox_v2():
     t = "fuzz_sandbox_v2"
-    index = {name: i for i, name in enumerate(v2_operations())}
+    rows = v2_operations()
+    index = {name: i for i, (name, _) in enumerate(rows)}
+    method = dict(rows)
     storefront, payments = "github.com/acme/storefront", "gitlab.com/acme-labs/platform/payments"
     repo = repository_id(storefront)
     prs = [pull_request_id(storefront, n) for n in (1, 2, 3)]  # submitted before every input (fuzz_sandbox_v2.cpp)
 
     def seed(name, operation, rest="", value="", access=0, real=True):
-        """Selector (fuzz_sandbox_v2.cpp): operation index, access << 5, 0x80 for a real id; then value '\n' rest."""
-        selector = index[operation] | (access << 5) | (0x80 if real else 0)
+        """Selector (fuzz_sandbox_v2.cpp): the operation index's low 5 bits, access << 5, 0x80 for a real id; then
+        value '\n' rest, whose length is odd exactly when the index is 32 or more (its sixth bit)."""
+        i = index[operation]
+        selector = (i & 0x1F) | (access << 5) | (0x80 if real else 0)
         text = rest if isinstance(rest, bytes) else (rest if isinstance(rest, str) else compact(rest)).encode("utf-8")
-        write(t, name, bytes([selector]) + (value + "\n").encode("utf-8") + text)
+        data = (value + "\n").encode("utf-8") + text
+        if len(data) % 2 != i >> 5:
+            # Flip the parity without changing what the request means: without a value the separator can go (all
+            # of the input is then the rest); otherwise an empty query pair or a space after the JSON body.
+            if not value and b"\n" not in text:
+                data = text
+            else:
+                assert access != 3, name + ": pad a seed with another method by its value"
+                data += b"&" if method[operation] in ("GET", "DELETE") else b" "
+        write(t, name, bytes([selector]) + data)
 
     # One per operation: its method, the right key, the real id, a plausible query or body.
     seed("list_queues", "ListMergeQueues", "repositoryId=" + repo + "&targetBranch=main&limit=5&includeTotal=true")
@@ -276,6 +297,17 @@ def sandbox_v2():
                                                               "impactedTargets": ["//app", "//lib"]})
     seed("resolve_repositories", "ResolveRepositories", "providerUrl=https%3A%2F%2Fgithub.com%2Facme%2Fstorefront")
     seed("get_repository", "GetRepository")
+    seed("list_test_collections", "ListTestCollections", "limit=2&includeTotal=true")
+    seed("create_test_collection", "CreateTestCollection", {"name": "nightly", "description": "nightly suites"})
+    seed("get_test_collection", "GetTestCollection")
+    seed("list_tests", "ListTestCases", "testCollectionId=" + test_collection_id(storefront) +
+         "&status=flaky,broken&include=metrics&period=7d&sort=failureRate&direction=desc&q=file:checkout&limit=5")
+    seed("get_test", "GetTestCase", "include=metrics&period=30d")
+    seed("test_status_history", "ListTestStatusHistory", "limit=10&includeTotal=true", value="x")
+    seed("test_runs", "ListTestRuns", "conclusion=failure&branches=main,pr-1&limit=3", value="xx")
+    seed("link_ticket", "LinkTicketToTest", {"externalTicketId": "ENG-1234"})
+    seed("set_quarantine", "SetTestQuarantine", {"mode": "alwaysQuarantine", "reason": "flaky in CI"}, value="x")
+    seed("clear_quarantine", "SetTestQuarantine", {"mode": "clear"})
 
     # Variants: other ids and bodies, the refusals of each kind.
     seed("delete_empty_queue", "DeleteMergeQueue", value=merge_queue_id(payments, "main"), real=False)
@@ -301,8 +333,14 @@ def sandbox_v2():
     seed("malformed_json", "SwitchMergeQueueMode", '{"mode":')
     seed("body_not_object", "SubmitToMergeQueue", "[1,2]")
     seed("not_utf8", "UpdateMergeQueueConfig", b'{"requiredStatuses":["\xff\xfe"]}')
+    seed("get_test_unknown", "GetTestCase", value="no-such-test", real=False)
+    seed("list_tests_metric_sort_without_period", "ListTestCases", "sort=failureRate")
+    seed("test_runs_branches_and_pull_requests", "ListTestRuns", "branches=main&pullRequestOnly=true")
+    seed("create_test_collection_blank", "CreateTestCollection", {"name": " "})
+    seed("link_ticket_empty", "LinkTicketToTest", {"externalTicketId": ""})
+    seed("set_quarantine_unknown_mode", "SetTestQuarantine", {"mode": "sometimes", "reason": ""})
     seed("key_in_body", "CreateMergeQueue", {"repositoryId": "trunk_v2_fuzzkey0123456789", "targetBranch": "x"})
-    # Access: 1 no Authorization, 2 a wrong credential (by the rest's length % 3), 3 a method the path lacks.
+    # Access: 1 no Authorization, 2 a wrong credential (by the rest's length % 4), 3 a method the path lacks.
     seed("no_key", "GetMergeQueue", access=1)
     seed("wrong_key", "SubmitToMergeQueue", "", access=2)
     seed("key_without_bearer", "SubmitToMergeQueue", "x", access=2)

@@ -7,12 +7,15 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "sandbox_support.hpp"
 #include "trunk/client.hpp"
+#include "trunk/error.hpp"
 #include "v2_service.hpp"
 
 namespace sandbox_test {
@@ -35,6 +38,25 @@ class V2Fixture : public ::testing::Test {
     options.api_key = sandbox_->api_key();
     options.retry.max_retries = 0;
     client_ = std::make_unique<trunk::Client>(std::move(options));
+  }
+
+  /// A client whose API key holds only `permissions` (no retries: a refusal is seen at once).
+  std::unique_ptr<trunk::Client> client_with(const std::vector<trunk::sandbox::Permission>& permissions) {
+    trunk::ClientOptions options;
+    options.base_url = sandbox_->url();
+    options.api_key = sandbox_->create_api_key(permissions);
+    options.retry.max_retries = 0;
+    return std::make_unique<trunk::Client>(std::move(options));
+  }
+
+  /// The code of the NotFoundError `call` raises ("(found)" when it raises none).
+  static std::string not_found_code(const std::function<void()>& call) {
+    try {
+      call();
+    } catch (const trunk::NotFoundError& e) {
+      return e.code();
+    }
+    return "(found)";
   }
 
   trunk::Repo repo() const { return sandbox_->repos().at(0); }

@@ -25,13 +25,6 @@ class PermissionsV2 : public V2Fixture {
     options.clock = trunk::sandbox::ClockMode::virtual_time;
     return options;
   }
-  std::unique_ptr<trunk::Client> client_with(const std::vector<Permission>& permissions) {
-    trunk::ClientOptions options;
-    options.base_url = sandbox_->url();
-    options.api_key = sandbox_->create_api_key(permissions);
-    options.retry.max_retries = 0;
-    return std::make_unique<trunk::Client>(std::move(options));
-  }
   trunk::SubmitPullRequestRequestV2 submission(std::int64_t number) const {
     trunk::SubmitPullRequestRequestV2 request;
     request.id = main_id();

@@ -337,20 +337,11 @@ TEST_F(TestsV2, ALinkedTicketIsV1sTooAndNeedsItsPermission) {
   EXPECT_THROW(client_->link_ticket_to_test(link), trunk::ValidationError);
   link.integration_id.reset();
 
-  trunk::ClientOptions options;
-  options.base_url = sandbox_->url();
-  options.api_key = sandbox_->create_api_key({trunk::sandbox::Permission::quarantine_tests});
-  options.retry.max_retries = 0;
-  trunk::Client without(std::move(options));
-  EXPECT_THROW(without.link_ticket_to_test(link), trunk::PermissionDeniedError);
+  EXPECT_THROW(client_with({trunk::sandbox::Permission::quarantine_tests})->link_ticket_to_test(link),
+               trunk::PermissionDeniedError);
   EXPECT_EQ(v1_details(id).ticket->html_url, ticket.url);  // unchanged
   link.test_id = "00000000-0000-4000-8000-000000000000";
-  try {
-    client_->link_ticket_to_test(link);
-    FAIL() << "an unknown test was linked";
-  } catch (const trunk::NotFoundError& e) {
-    EXPECT_EQ(e.code(), "TEST_CASE_NOT_FOUND");
-  }
+  EXPECT_EQ(not_found_code([&] { client_->link_ticket_to_test(link); }), "TEST_CASE_NOT_FOUND");
 }
 
 TEST_F(TestsV2, AQuarantineOverrideDecidesBothVersionsUntilCleared) {
@@ -427,28 +418,18 @@ TEST_F(TestsV2, AQuarantineOverridesReasonIsCheckedAtItsBoundariesAndNeedsItsPer
   }
   EXPECT_EQ(get(id).quarantine_override->mode, trunk::QuarantineMode::never_quarantine);  // nothing was sent
 
-  trunk::ClientOptions options;
-  options.base_url = sandbox_->url();
-  options.api_key = sandbox_->create_api_key({trunk::sandbox::Permission::link_tickets});
-  options.retry.max_retries = 0;
-  trunk::Client without(std::move(options));
   trunk::SetTestQuarantineRequest request;
   request.test_id = id;
   request.mode = Mode::clear;
-  EXPECT_THROW(without.set_test_quarantine(request), trunk::PermissionDeniedError);
+  EXPECT_THROW(client_with({trunk::sandbox::Permission::link_tickets})->set_test_quarantine(request),
+               trunk::PermissionDeniedError);
   EXPECT_EQ(get(id).quarantine_override->mode, trunk::QuarantineMode::never_quarantine);  // unchanged
-  options = {};
-  options.base_url = sandbox_->url();
-  options.api_key = sandbox_->create_api_key({trunk::sandbox::Permission::quarantine_tests});
-  EXPECT_FALSE(trunk::Client(std::move(options)).set_test_quarantine(request).quarantine_override.has_value());
+  EXPECT_FALSE(client_with({trunk::sandbox::Permission::quarantine_tests})
+                   ->set_test_quarantine(request)
+                   .quarantine_override.has_value());
 
   request.test_id = "00000000-0000-4000-8000-000000000000";
-  try {
-    client_->set_test_quarantine(request);
-    FAIL() << "an unknown test was found";
-  } catch (const trunk::NotFoundError& e) {
-    EXPECT_EQ(e.code(), "TEST_CASE_NOT_FOUND");
-  }
+  EXPECT_EQ(not_found_code([&] { client_->set_test_quarantine(request); }), "TEST_CASE_NOT_FOUND");
 }
 
 TEST_F(TestsV2, MetricsNeedAPeriodAndTheOldPathsAnswerAsAliases) {
