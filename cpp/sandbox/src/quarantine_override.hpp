@@ -6,10 +6,12 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "history.hpp"
 #include "trunk/quarantined_test.hpp"
 #include "trunk/time.hpp"
+#include "trunk/v2_enums.hpp"
 
 namespace trunk::sandbox {
 
@@ -18,6 +20,13 @@ struct QuarantineOverride {
   std::optional<std::string> reason;  ///< as its author gave it
   trunk::Timestamp since;             ///< when it was set
 };
+
+/// The override a request's mode sets at `at`: nullopt for `clear` (v2's operation and Sandbox::set_quarantine both).
+inline std::optional<QuarantineOverride> override_of(trunk::QuarantineOverrideMode mode,
+                                                     std::optional<std::string> reason, trunk::Timestamp at) {
+  if (mode == trunk::QuarantineOverrideMode::clear) return std::nullopt;
+  return QuarantineOverride{mode == trunk::QuarantineOverrideMode::always_quarantine, std::move(reason), at};
+}
 
 /// Whether the test is quarantined now: its override's mode, else the history's flag.
 inline bool is_quarantined(const TestRecord& test, const std::optional<QuarantineOverride>& override) noexcept {

@@ -432,19 +432,28 @@ void Sandbox::set_service_status(std::optional<trunk::ServiceStatus> status) {
   impl_->service->set_service_status(std::move(status));
 }
 
+namespace {
+
+/// The value of enumeration E that `text` spells (as `wire`, its wire spelling); a ValidationError naming `field`,
+/// the text and the values allowed when it spells none.
+template <typename E>
+E parse_control_value(std::string_view field, std::string_view text, std::string_view wire) {
+  if (const auto parsed = trunk::enum_from_wire<E>(wire)) return *parsed;
+  std::string known;
+  for (const std::string_view value : trunk::schema::Enum<E>::wire) {
+    known += (known.empty() ? "" : ", ") + std::string(value);
+  }
+  throw trunk::ValidationError({{std::string(field), "\"" + std::string(text) + "\"", "must be one of " + known}});
+}
+
+}  // namespace
+
 bool Sandbox::set_test_status(const std::string& test_id, std::string_view status) {
   if (!impl_->service) throw trunk::Error("sandbox: not started");
   std::string upper(status);
   for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  const auto parsed = trunk::enum_from_wire<trunk::QuarantinedTestStatus>(upper);  // any case accepted
-  if (!parsed) {
-    std::string known;
-    for (const std::string_view wire : trunk::schema::Enum<trunk::QuarantinedTestStatus>::wire) {
-      known += (known.empty() ? "" : ", ") + std::string(wire);
-    }
-    throw trunk::ValidationError({{"status", "\"" + std::string(status) + "\"", "must be one of " + known}});
-  }
-  const Health health = health_of(*parsed);
+  // Any case accepted.
+  const Health health = health_of(parse_control_value<trunk::QuarantinedTestStatus>("status", status, upper));
   const trunk::Timestamp at = impl_->clock->now();
   const auto change = impl_->service->set_test_status(test_id, health, at);
   if (!change) return false;
@@ -459,26 +468,14 @@ bool Sandbox::set_test_status(const std::string& test_id, std::string_view statu
 bool Sandbox::set_quarantine(const std::string& test_id, std::string_view mode,
                              const std::optional<std::string>& reason) {
   if (!impl_->service) throw trunk::Error("sandbox: not started");
-  const auto parsed = trunk::enum_from_wire<trunk::QuarantineOverrideMode>(mode);
-  if (!parsed) {
-    std::string known;
-    for (const std::string_view wire : trunk::schema::Enum<trunk::QuarantineOverrideMode>::wire) {
-      known += (known.empty() ? "" : ", ") + std::string(wire);
-    }
-    throw trunk::ValidationError({{"mode", "\"" + std::string(mode) + "\"", "must be one of " + known}});
-  }
   // The reason's rule is the API's (SetTestQuarantineRequest): one declaration for both ways of setting it.
   trunk::SetTestQuarantineRequest as_request;
   as_request.test_id = test_id.empty() ? "-" : test_id;  // an empty id is refused below, by the service
-  as_request.mode = *parsed;
+  as_request.mode = parse_control_value<trunk::QuarantineOverrideMode>("mode", mode, mode);
   as_request.reason = reason;
   trunk::validate(as_request);
   const trunk::Timestamp at = impl_->clock->now();
-  std::optional<QuarantineOverride> override;
-  if (*parsed != trunk::QuarantineOverrideMode::clear) {
-    override = QuarantineOverride{*parsed == trunk::QuarantineOverrideMode::always_quarantine, reason, at};
-  }
-  const auto change = impl_->service->set_quarantine(test_id, override);
+  const auto change = impl_->service->set_quarantine(test_id, override_of(as_request.mode, reason, at));
   if (!change) return false;
   if (impl_->webhooks->has_endpoints()) {
     impl_->webhooks->publish({quarantine_setting_event(*change->repo, *change->test, change->facts, change->before,

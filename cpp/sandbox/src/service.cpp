@@ -519,7 +519,8 @@ auto Service::answer(const trunk::ListQuarantinedTestsRequest& request, const Re
   for (auto i = begin; i < end; ++i) {
     const std::uint32_t t = rows[static_cast<std::size_t>(i)];
     const TestRecord& test = repo.data->tests[t];
-    page.quarantined_tests.push_back(to_quarantined_test(test, effective_facts(repo, t), quarantine_override_of(test.id)));
+    page.quarantined_tests.push_back(
+        to_quarantined_test(test, effective_facts(repo, t), quarantine_override_of(test.id)));
   }
   return json_reply(trunk::to_json(page));
 }

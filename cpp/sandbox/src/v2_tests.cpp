@@ -213,14 +213,9 @@ template <>
 Reply V2Service::answer<trunk::op::SetTestQuarantine>(const trunk::SetTestQuarantineRequest& request) {
   const auto entry = tests_.find_test(request.test_id);
   if (!entry) return v2_error(404, "TEST_CASE_NOT_FOUND", "no test has the id " + request.test_id);
-  std::optional<QuarantineOverride> override;
-  if (request.mode != trunk::QuarantineOverrideMode::clear) {
-    override = QuarantineOverride{request.mode == trunk::QuarantineOverrideMode::always_quarantine, request.reason,
-                                  clock_()};
-  }
   // Idempotent by state: the mode it already has leaves the override as it was. Trunk's docs say a change made with
   // an API key sends no webhook yet, so none is sent.
-  tests_.set_quarantine_override(entry->test->id, std::move(override));
+  tests_.set_quarantine_override(entry->test->id, override_of(request.mode, request.reason, clock_()));
   return test_case_reply(*tests_.find_test(request.test_id), std::nullopt);
 }
 
