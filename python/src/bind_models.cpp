@@ -1,4 +1,4 @@
-// The answer models, the webhook events (and Repo) as immutable, dataclass-like Python classes over the C++ structs, each made
+// The answer models, the webhook events, Repo and the request parts given whole as immutable, dataclass-like Python classes over the C++ structs, each made
 // from its declaration (describe.hpp): attributes, docs, repr, ==, pickle, to_dict/from_dict, __match_args__.
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "bind_webhooks.hpp"
+#include "build_request.hpp"
 #include "bindings.hpp"
 #include "convert_args.hpp"
 #include "convert_time.hpp"
@@ -13,6 +14,7 @@
 #include "model_values.hpp"
 #include "py_enums.hpp"
 #include "trunk/models.hpp"
+#include "trunk/validation.hpp"
 #include "trunk/webhook_events.hpp"
 
 namespace py = pybind11;
@@ -74,18 +76,39 @@ void bind_repo(py::module_& m) {
   cls.def("__str__", &Repo::to_string);
 }
 
+/// The class of a request's part given whole (Dynamic CI's changed files, a force): the model's class with a
+/// keyword constructor that converts and checks each field as an operation's call does (build_request.hpp), so
+/// a bad value is refused when the part is made, named by its field.
+template <schema::Described T>
+void request_part_class(py::module_& m) {
+  auto& cls = model_class<T>(m).finish();
+  cls.def(py::init([](const py::args& positional, const py::kwargs& keywords) {
+            // build_request converts (and reports a bad conversion with the rules); a call checks the rest when
+            // it sends, a part when it is made.
+            T part = build_request<T>(schema::Model<T>::name, positional, keywords);
+            if (auto violations = check(part); !violations.empty()) throw ValidationError(std::move(violations));
+            return part;
+          }),
+          (std::string(schema::Model<T>::doc) + " Made from its fields (keywords, or the required ones in order) or "
+                                                "from_dict() of its wire form.")
+              .c_str());
+}
+
 }  // namespace
 
 #define TRUNK_BIND_MODEL_(Type) model_class<Type>(m).finish();
+#define TRUNK_BIND_REQUEST_PART_(Type) request_part_class<Type>(m);
 
 void bind_models(py::module_& m) {
   bind_enums(m);
   bind_repo(m);
   TRUNK_ANSWER_MODELS(TRUNK_BIND_MODEL_)
+  TRUNK_DYNAMIC_CI_V2_REQUEST_PARTS(TRUNK_BIND_REQUEST_PART_)
 }
 
 void bind_webhook_models(py::module_& m) { TRUNK_WEBHOOK_MODELS(TRUNK_BIND_MODEL_) }
 
 #undef TRUNK_BIND_MODEL_
+#undef TRUNK_BIND_REQUEST_PART_
 
 }  // namespace trunk::python

@@ -10,6 +10,7 @@
 #include <variant>
 
 #include "bindings.hpp"
+#include "build_request.hpp"
 #include "listing_iterator.hpp"
 #include "trunk/listings.hpp"
 #include "model_values.hpp"
@@ -82,6 +83,14 @@ std::string enum_of() {
   }
 }
 
+/// Whether T is a request part bound as a class of its own (TRUNK_DYNAMIC_CI_V2_REQUEST_PARTS).
+template <typename T>
+constexpr bool is_request_part() {
+#define TRUNK_IS_PART_(Type) std::is_same_v<T, Type> ||
+  return TRUNK_DYNAMIC_CI_V2_REQUEST_PARTS(TRUNK_IS_PART_) false;
+#undef TRUNK_IS_PART_
+}
+
 template <schema::Described T>
 py::dict describe_model() {
   py::list fields;
@@ -96,6 +105,9 @@ py::dict describe_model() {
     entry["doc"] = std::string(field.doc);
     entry["required"] = field.rules.required;
     entry["page_position"] = field.rules.page_position;
+    // A part a call takes as its own fields (pr -> number, sha; Dynamic CI's repo -> owner, name, host): the one
+    // rule (build_request.hpp) the CLI, the v2 resources and the stubs read here rather than spell again.
+    entry["flattened"] = kFlattened<Member>;
     // The declared default of a field that is neither optional nor required (take = 50): what is sent when the
     // caller does not say.
     if constexpr (!schema::IsOptional<Member>::value && !schema::Described<Member>) {
@@ -111,6 +123,8 @@ py::dict describe_model() {
   model["name"] = std::string(schema::Model<T>::name);
   model["doc"] = std::string(schema::Model<T>::doc);
   model["answer"] = schema::HasExtras<T>;
+  // Whether Python has a class of it: every answer, Repo, and the request parts given whole (bind_models.cpp).
+  model["bound"] = schema::HasExtras<T> || std::is_same_v<T, Repo> || is_request_part<T>();
   model["fields"] = fields;
   return model;
 }

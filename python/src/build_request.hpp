@@ -37,6 +37,8 @@ namespace trunk::python {
 template <typename V>
 void convert_value(ArgCollector& args, pybind11::handle value, const std::string& path, V& out);
 template <typename M>
+void convert_model(ArgCollector& args, pybind11::handle value, const std::string& path, M& out);
+template <typename M>
 void convert_model_list(ArgCollector& args, pybind11::handle value, const std::string& path, std::vector<M>& out);
 template <typename X>
 void convert_list(ArgCollector& args, pybind11::handle value, const std::string& path, std::vector<X>& out);
@@ -98,6 +100,8 @@ void convert_value(ArgCollector& args, pybind11::handle value, const std::string
     convert_variant(args, value, path, out, "an int (0..4294967295) or a priority name (str)");
   } else if constexpr (std::is_same_v<V, ImpactedTargets>) {
     convert_variant(args, value, path, out, "a list of target names or \"ALL\"");
+  } else if constexpr (schema::Described<V>) {
+    convert_model(args, value, path, out);
   } else if constexpr (schema::IsVector<V>::value && schema::Described<typename V::value_type>) {
     convert_model_list(args, value, path, out);
   } else if constexpr (std::is_same_v<V, std::vector<std::string>>) {
@@ -158,12 +162,22 @@ void convert_model_list(ArgCollector& args, pybind11::handle value, const std::s
         continue;
       }
     }
-    try {
-      out.push_back(py::isinstance<M>(item) ? item.cast<M>() : from_json<M>(json_from_python(item)));
-    } catch (const Error& error) {
-      args.reject_type(item, item_path, std::string("must be a ") + std::string(schema::Model<M>::name) +
-                                            " or its dict: " + error.what());
-    }
+    M part{};
+    convert_model(args, item, item_path, part);
+    out.push_back(std::move(part));
+  }
+}
+
+/// A model given whole in a request (Dynamic CI's changedFiles, an item of v2's batchingRules): its Python object,
+/// or a dict as its from_dict() takes it (wire names); a wrong one is named by its path.
+template <typename M>
+void convert_model(ArgCollector& args, pybind11::handle value, const std::string& path, M& out) {
+  namespace py = pybind11;
+  try {
+    out = py::isinstance<M>(value) ? value.cast<M>() : from_json<M>(json_from_python(value));
+  } catch (const Error& error) {
+    args.reject_type(value, path, std::string("must be a ") + std::string(schema::Model<M>::name) +
+                                      " or its dict: " + error.what());
   }
 }
 

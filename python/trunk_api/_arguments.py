@@ -33,9 +33,20 @@ def argument_annotation(field: dict[str, Any], private: bool = False) -> str:
         return prefix + "TimeLike"
     if base.startswith("list[") and named_by_one_integer(base[len("list["):-1]):
         return "Sequence[int | dict[str, Any]]"  # the bare numbers, or the parts' dicts (build_request.hpp)
+    if base.startswith("list[") and _is_model(base[len("list["):-1]):
+        return f"Sequence[{base[len('list['):-1]} | dict[str, Any]]"  # each part, or its dict (wire names)
     if base.startswith("list["):
         return "Sequence" + base[len("list"):]
+    if _is_model(base):
+        return f"{base} | dict[str, Any]"
     return base
+
+
+def _is_model(name: str) -> bool:
+    """Whether a type of the core's schema is a model (a part given whole: its object, or its dict)."""
+    from trunk_api._core import declarations
+
+    return any(entry["name"] == name for entry in declarations.schema()["models"])
 
 
 def named_by_one_integer(model: str) -> bool:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import json
 from typing import Any
 
 from trunk_api._core import declarations
@@ -18,8 +19,6 @@ from trunk_api._arguments import named_by_one_integer
 
 #: Option names that read better than the field's own (the queue commands have always said --branch).
 _OPTION_NAMES = {"target_branch": "branch"}
-#: Parts given as one option (a repository is HOST/OWNER/NAME) or handled by the listing commands.
-_WHOLE_PARTS = {"Repo", "PageQuery"}
 
 
 @functools.cache
@@ -50,11 +49,6 @@ def request_of(operation: str) -> str:
     raise LookupError(operation)  # pragma: no cover
 
 
-def _is_part(field: dict[str, Any]) -> bool:
-    models = {entry["name"] for entry in schema()["models"]}
-    return field["type"] in models and field["type"] not in _WHOLE_PARTS
-
-
 def is_nested(field: dict[str, Any]) -> bool:
     """Whether a field holds another model or a list (what a table's column cannot show in a word)."""
     models = {entry["name"] for entry in schema()["models"]}
@@ -65,7 +59,7 @@ def _flat_fields(model: str) -> list[dict[str, Any]]:
     """The request's fields with nested parts replaced by their own fields (the Python parameters)."""
     fields: list[dict[str, Any]] = []
     for field in declared_fields(model):
-        fields.extend(_flat_fields(field["type"]) if _is_part(field) else [field])
+        fields.extend(_flat_fields(field["type"]) if field["flattened"] else [field])
     return fields
 
 
@@ -130,6 +124,14 @@ def add_request_options(parser: argparse.ArgumentParser, operation: str, *, list
             else:
                 exclusive.add_argument("--clear-" + name.replace("_", "-"), action="store_true",
                                        dest="clear_" + name, help=f"set {name} to the empty list")
+        elif _is_model(kind.removesuffix(" | None")):  # a part given whole (Dynamic CI's changed files)
+            group.add_argument(flag, dest=name, required=required, type=_json_object, metavar="JSON",
+                               help=f"{doc} (a JSON object with the wire names)")
+        elif kind.startswith("list[") and _is_model(kind.removeprefix("list[").split("]")[0]) \
+                and not _named_by_one_integer(kind):  # parts given whole (v2's batching rules, Dynamic CI's forces)
+            group.add_argument("--" + _singular(name).replace("_", "-"), action="append", dest=name,
+                               required=required, type=_json_object, metavar="JSON",
+                               help=f"{doc} (a JSON object with the wire names; repeat the option for several)")
         elif _named_by_one_integer(kind):  # pull requests by number (getSubmittedPullRequests' prs)
             inner = declared_fields(kind.removeprefix("list[").split("]")[0])[0]
             group.add_argument("--" + inner["name"].replace("_", "-"), action="append", dest=name,
@@ -150,6 +152,21 @@ def add_request_options(parser: argparse.ArgumentParser, operation: str, *, list
 def _named_by_one_integer(kind: str) -> bool:
     """A list of a part that one integer names (PullRequestRef): the core takes the bare integers for it."""
     return kind.startswith("list[") and named_by_one_integer(kind.removeprefix("list[").split("]")[0])
+
+
+def _is_model(kind: str) -> bool:
+    return kind in {entry["name"] for entry in schema()["models"]}
+
+
+def _json_object(text: str) -> dict[str, Any]:
+    """An option's JSON object; argparse reports a ValueError as "invalid _json_object value", so it says more."""
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise argparse.ArgumentTypeError(f"not JSON: {error}") from None
+    if not isinstance(value, dict):
+        raise argparse.ArgumentTypeError(f"must be a JSON object, not {type(value).__name__}")
+    return value
 
 
 def _int_or_text(text: str) -> int | str:

@@ -259,8 +259,10 @@ def build_parser() -> argparse.ArgumentParser:
         listing = "iterator" in operation
         name = operation["iter"] if listing else operation["name"]
         handler = _run_v2_listing if listing else _run_write if operation["response"] == "NoContent" else _run_object
+        # A help line starts in lower case; the rest keeps its names' case (GitHub Actions, Buildkite).
+        summary = operation["doc"].rstrip(".")
         operation_command(resource_commands[resource], operation["verb"].replace("_", "-"), name,
-                          operation["doc"].rstrip(".").lower(), operation["doc"], handler, listing=listing)
+                          summary[:1].lower() + summary[1:], operation["doc"], handler, listing=listing)
 
     _cli_sandbox.add_command(commands)
     _cli_sandbox_controls.add_command(commands, add_repo_options=_add_repo_options)

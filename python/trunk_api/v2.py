@@ -32,12 +32,20 @@ OPERATIONS: list[dict[str, Any]] = [operation for operation in declarations.sche
 _MODELS = {model["name"]: model for model in declarations.schema()["models"]}
 
 
+def _call_fields(model: str) -> list[dict[str, Any]]:
+    """The request's fields as a call takes them: a part the core flattens (Dynamic CI's repo) as its own fields."""
+    fields: list[dict[str, Any]] = []
+    for field in _MODELS[model]["fields"]:
+        fields += _call_fields(field["type"]) if field["flattened"] else [field]
+    return fields
+
+
 def _request_signature(operation: dict[str, Any], listing: bool) -> inspect.Signature:
     """``(self, <required fields>, *, <optional fields>=None)`` of the operation's request; a listing's iterator
     takes ``max_results`` and no ``cursor`` (it walks the pages itself)."""
     parameters = [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
     keywords = []
-    for field in _MODELS[operation["request"]]["fields"]:
+    for field in _call_fields(operation["request"]):
         if listing and field["page_position"]:
             continue
         if field["optional"]:

@@ -2,7 +2,9 @@
 // JSON codec for every described message and model (describe.hpp), derived from their field lists.
 //
 // Encoders are strict: exact wire names, and only the fields that are set (no nulls); `requiredStatuses: []`
-// is sent when set to empty, an empty page_token is not sent.
+// is sent when set to empty, an empty page_token is not sent. The one null written is a request field's that is
+// declared required and nullable and left unset (Dynamic CI's baseSha and prNumber: "null for a run that is not
+// for a pull request"), as the service needs the key.
 //
 // Decoding of answers (every model with an `extra` member) is tolerant: unknown keys are kept in `extra`,
 // `null` and missing keys read as absent, enum values the library does not know are kept raw (OpenEnum), and a

@@ -81,7 +81,7 @@ namespace trunk {
 #define TRUNK_V2_OPERATIONS(X) \
   TRUNK_V2_MERGE_QUEUE_OPERATIONS(X) TRUNK_V2_PULL_REQUEST_OPERATIONS(X) TRUNK_V2_VERIFICATION_RUN_OPERATIONS(X) \
   TRUNK_V2_IMPACTED_TARGETS_OPERATIONS(X) TRUNK_V2_REPOSITORY_OPERATIONS(X) TRUNK_V2_TEST_COLLECTION_OPERATIONS(X) \
-  TRUNK_V2_TEST_OPERATIONS(X)
+  TRUNK_V2_TEST_OPERATIONS(X) TRUNK_V2_DYNAMIC_CI_OPERATIONS(X)
 
 #define TRUNK_V2_MERGE_QUEUE_OPERATIONS(X)                                                                           \
   X(ListMergeQueues, list_merge_queues, "GET", "/v2/merge-queues", ListMergeQueuesRequest, MergeQueueList,           \
@@ -215,6 +215,28 @@ namespace trunk {
   X(SetTestQuarantine, set_test_quarantine, "POST", "/v2/tests/{testId}/quarantine", SetTestQuarantineRequest,      \
     TestCaseV2, Repeat::safe, "Sets or clears a test's quarantine override; answers the test with it.", 200,        \
     "tests", "set_quarantine")
+
+// Dynamic CI (docs/reference/v2.md#dynamic-ci). A plan may be asked again for the same run (the service records
+// the run's id and attempt; asking twice changes nothing a caller sees), and the forces' PUT replaces the whole set,
+// so every row may be retried.
+#define TRUNK_V2_DYNAMIC_CI_OPERATIONS(X)                                                                           \
+  X(GenerateCiPlan, generate_ci_plan, "POST", "/v2/dynamic-ci/generate-plan", CiPlanRequest, CiPlan, Repeat::safe, \
+    "Dynamic CI's verdict on each job of a GitHub Actions run (a job absent from it must run).", 200,            \
+    "dynamic_ci", "generate_plan")                                                                              \
+  X(GenerateBuildkiteCiPlan, generate_buildkite_ci_plan, "POST", "/v2/dynamic-ci/generate-buildkite-plan",        \
+    BuildkitePlanRequest, CiPlan, Repeat::safe,                                                                 \
+    "Dynamic CI's verdict on each keyed step of a Buildkite build (a step absent from it must run).", 200,      \
+    "dynamic_ci", "generate_buildkite_plan")                                                                    \
+  X(ListCiPrJobs, list_ci_pr_jobs, "GET", "/v2/dynamic-ci/pr-jobs", ListCiPrJobsRequest, CiWorkflowList,          \
+    Repeat::safe, "One page of the workflows that ran on the repository's pull requests, with their jobs.", 200, \
+    "dynamic_ci", "pr_jobs")                                                                                    \
+  X(ListCiForceOverrides, list_ci_force_overrides, "GET", "/v2/dynamic-ci/force-overrides",                     \
+    ListCiForceOverridesRequest, ForceOverrideList, Repeat::safe, "One page of the forces active on a pull request.", \
+    200, "dynamic_ci", "force_overrides")                                                                       \
+  X(SetCiForceOverrides, set_ci_force_overrides, "PUT", "/v2/dynamic-ci/force-overrides",                       \
+    SetCiForceOverridesRequest, NoContent, Repeat::safe,                                                         \
+    "Replaces a pull request's forces with the set given (204); the next plan applies them.", 204, "dynamic_ci", \
+    "set_force_overrides")
 
 /// The credential an operation sends: the one its request type declares (`static constexpr Credential
 /// credential`: GET /v1/status declares none, as its publisher's description says `security: []`), else its

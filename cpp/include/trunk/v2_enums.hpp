@@ -175,6 +175,36 @@ TRUNK_ENUM(SortDirection, "Ascending or descending.", TRUNK_SORT_DIRECTION_VALUE
 #define TRUNK_TEST_INCLUDE_VALUES(X) X(metrics, "metrics")
 TRUNK_ENUM(TestInclude, "What to embed in a test: its metrics for the period.", TRUNK_TEST_INCLUDE_VALUES)
 
+// ---- Dynamic CI (dynamic_ci_v2.hpp) ----------------------------------------------------------------------
+// The independent signals that vote on a job; ignoreSignals names them, and an unknown one is refused so that a
+// typo surfaces (the service's rule).
+#define TRUNK_CI_SIGNAL_TYPE_VALUES(X)                                                                       \
+  X(estimated_cost, "estimated-cost") X(previous_result_on_pr, "previous-result-on-pr")                      \
+  X(historical_pass_rate, "historical-pass-rate") X(diff_driven_volatility, "diff-driven-volatility")         \
+  X(force_override, "force-override") X(merge_failure, "merge-failure") X(mid_pr_stack, "mid-pr-stack")       \
+  X(required_check, "required-check") X(merge_queue_is_required, "merge-queue-is-required")                   \
+  X(paths_filter, "paths-filter")
+TRUNK_ENUM(CiSignalType, "A signal of Dynamic CI: one independent reason to run or skip a job.",
+           TRUNK_CI_SIGNAL_TYPE_VALUES)
+
+// MUST_RUN and NEVER_RUN decide alone (MUST_RUN wins a tie); the votes are weighed; two INCOMPLETE run the job;
+// ABSTAIN leaves the tally.
+#define TRUNK_CI_SIGNAL_RECOMMENDATION_VALUES(X)                                                             \
+  X(must_run, "MUST_RUN") X(vote_run, "VOTE_RUN") X(vote_no_run, "VOTE_NO_RUN") X(never_run, "NEVER_RUN")     \
+  X(incomplete, "INCOMPLETE") X(abstain, "ABSTAIN")
+TRUNK_ENUM(CiSignalRecommendation, "What one signal contributed to a job's verdict.",
+           TRUNK_CI_SIGNAL_RECOMMENDATION_VALUES)
+
+#define TRUNK_CHANGED_FILE_STATUS_VALUES(X)                                                                  \
+  X(added, "added") X(modified, "modified") X(removed, "removed") X(renamed, "renamed") X(copied, "copied")    \
+  X(changed, "changed") X(unchanged, "unchanged")
+TRUNK_ENUM(ChangedFileStatus, "How a file changed, as GitHub reports it (changed, a type change, reads as modified).",
+           TRUNK_CHANGED_FILE_STATUS_VALUES)
+
+#define TRUNK_FORCE_OVERRIDE_SCOPE_VALUES(X) X(pull_request, "pullRequest") X(workflow, "workflow") X(job, "job")
+TRUNK_ENUM(ForceOverrideScope, "What a force covers: every job of the pull request, of one workflow, or one job.",
+           TRUNK_FORCE_OVERRIDE_SCOPE_VALUES)
+
 /// Every enumeration of v2, for the code instantiated per enumeration (beside TRUNK_ALL_ENUMS).
 #define TRUNK_V2_ENUMS(X)                                                                                    \
   X(MergeQueueState) X(MergeQueueMode) X(ManagedState) X(QueueOptimization) X(MergeStrategy)               \
@@ -184,7 +214,8 @@ TRUNK_ENUM(TestInclude, "What to embed in a test: its metrics for the period.", 
   X(ProviderCheckConclusion) X(ConflictCulpritKind) X(HistoryDirection) X(PendingSchedulability)            \
   X(TestingOutcome) X(QueueEntryConclusion) X(QuarantineState) X(QuarantineMode) X(QuarantineOverrideMode)  \
   X(MonitorType) X(LabelSourceType) X(TicketProvider) X(TestRunConclusion) X(MetricsPeriod) X(TestSort)       \
-  X(SortDirection) X(TestInclude)
+  X(SortDirection) X(TestInclude) X(CiSignalType) X(CiSignalRecommendation) X(ChangedFileStatus)             \
+  X(ForceOverrideScope)
 
 // ---- v1 -> v2: the one place that maps v1's values to v2's (the migration guide's table) ------------------
 constexpr MergeQueueMode to_v2(QueueMode mode) noexcept {

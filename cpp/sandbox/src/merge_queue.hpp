@@ -268,6 +268,9 @@ class MergeQueue {
   };
   /// Every submission, oldest first.
   std::vector<EntryView> entries() const;
+  /// The impacted targets last reported for pull request `number` at commit `sha`, submitted or not yet (Dynamic
+  /// CI's plans read them); nullopt when none were reported for that commit.
+  std::optional<trunk::ImpactedTargets> impacted_targets_at(std::int64_t number, const std::string& sha) const;
 
   /// One test run as v2 shows it, a verification run (merge_queue_views.cpp).
   struct RunView {

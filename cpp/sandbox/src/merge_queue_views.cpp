@@ -313,4 +313,17 @@ std::map<PullRequestState, std::uint64_t> MergeQueue::states() const {
   return out;
 }
 
+std::optional<trunk::ImpactedTargets> MergeQueue::impacted_targets_at(std::int64_t number,
+                                                                     const std::string& sha) const {
+  // A pull request's newest submission holds what was reported last, unless a later report waits for its next
+  // submission (early_targets_): that one is newer.
+  if (const auto early = early_targets_.find(number); early != early_targets_.end() && early->second.sha == sha) {
+    return early->second.targets;
+  }
+  for (auto it = submissions_.rbegin(); it != submissions_.rend(); ++it) {
+    if (it->number == number) return it->targets && it->targets_sha == sha ? it->targets : std::nullopt;
+  }
+  return std::nullopt;
+}
+
 }  // namespace trunk::sandbox

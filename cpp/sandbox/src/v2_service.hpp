@@ -17,6 +17,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "queue_store.hpp"
@@ -151,6 +152,18 @@ class V2Service {
   /// override, monitors, first and last times; `metrics` null when asked for and no run is in the period.
   Reply test_case_reply(const TestLedger::Entry& entry, std::optional<trunk::MetricsPeriod> period) const;
 
+  // ---- Dynamic CI (v2_dynamic_ci.cpp) ----
+  /// The sandbox repository a Dynamic CI request names (no host: github.com), or its refusal: 400
+  /// CI_HOST_UNSUPPORTED for another host, 404 REPOSITORY_NOT_FOUND for none the sandbox serves.
+  std::variant<trunk::Repo, Reply> ci_repository(const std::optional<std::string>& host, const std::string& owner,
+                                                 const std::string& name) const;
+  /// The plan of a run, for either plan request (a GitHub workflow's, a Buildkite pipeline's).
+  template <typename PlanRequest>
+  Reply ci_plan(const PlanRequest& request);
+  /// The impacted targets reported for a pull request of `repo` at `sha`, in any of its queues.
+  std::optional<trunk::ImpactedTargets> impacted_targets_at(const trunk::Repo& repo, std::int64_t number,
+                                                            const std::string& sha);
+
   /// Applies a v1 update to the queue `id` names and answers with `respond(key, settings)`.
   template <typename Respond>
   Reply update(const std::string& id, trunk::UpdateQueueRequest change, Respond&& respond);
@@ -178,6 +191,9 @@ class V2Service {
   std::vector<std::pair<std::string, Held>> keys_;  ///< the keys create_api_key made, with their permissions
   std::vector<std::string> trunk_tokens_;           ///< the tokens create_trunk_token made
   std::vector<trunk::TestCollection> created_collections_;  ///< by create_test_collection, oldest first
+  /// Dynamic CI's active forces, by repository key and pull-request number, oldest first (in memory).
+  std::map<std::pair<std::string, std::int64_t>, std::vector<trunk::ForceOverride>> ci_forces_;
+  std::uint64_t ci_forces_made_ = 0;  ///< forces saved so far: each new one's id is drawn from it
   mutable std::mutex metrics_mutex_;
   mutable std::map<std::pair<const TestRecord*, trunk::MetricsPeriod>, std::optional<PeriodMetrics>> metrics_;
 };

@@ -325,6 +325,8 @@ void read_object(const dom::object& object, const JsonPath& path, DecodeContext&
     // request may hold is decided (see the top of this file).
     if ((context.mode == DecodeMode::tolerant || Dispatch::entries[index].nullable) && value.is_null()) {
       Dispatch::entries[index].clear(out);
+      // A nullable field's null is a value it was given: a required one (Dynamic CI's baseSha) is present.
+      if (Dispatch::entries[index].nullable) seen.set(index);
       continue;
     }
     seen.set(index);

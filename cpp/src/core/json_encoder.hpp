@@ -1,6 +1,7 @@
 #pragma once
 // Internal: the encoder, driven by the field lists of describe.hpp. Strict: exact wire names, only the
-// fields that are set; a model's kept unknown keys are merged back (known fields win).
+// fields that are set (and a request's required, nullable field, which is null when unset); a model's kept
+// unknown keys are merged back (known fields win).
 
 #include <string>
 #include <type_traits>
@@ -50,7 +51,13 @@ Json encode_model(const T& value) {
     const auto& member = value.*(field.member);
     using Member = std::remove_cvref_t<decltype(member)>;
     if constexpr (schema::IsOptional<Member>::value) {
-      if (member) out[std::string(field.wire)] = encode_value(*member);
+      if (member) {
+        out[std::string(field.wire)] = encode_value(*member);
+      } else if constexpr (!schema::HasExtras<T>) {
+        // A request's field that is required and may be null (Dynamic CI's baseSha): unset is its null, which the
+        // service needs said rather than left out. Answers (with `extra`) never get a null they did not have.
+        if (field.rules.required && field.rules.nullable) out[std::string(field.wire)] = nullptr;
+      }
     } else if constexpr (std::is_same_v<Member, std::string>) {
       if (!(field.rules.omit_if_empty && member.empty())) out[std::string(field.wire)] = member;
     } else {

@@ -81,7 +81,12 @@ class FieldChecker {
     if (!rules.has_range() || (number >= rules.min && number <= rules.max)) return;
     const bool service_takes_it = number < rules.min && number >= rules.service_min;
     if (service_takes_it && judge_ == Judge::service) return;
-    std::string rule = "must be between " + std::to_string(rules.min) + " and " + std::to_string(rules.max);
+    // A bound alone (Dynamic CI's counts: 0 or more) reads as one; the other is the type's own limit.
+    std::string rule = rules.max == std::numeric_limits<std::int64_t>::max()
+                           ? "must be at least " + std::to_string(rules.min)
+                       : rules.min == std::numeric_limits<std::int64_t>::min()
+                           ? "must be at most " + std::to_string(rules.max)
+                           : "must be between " + std::to_string(rules.min) + " and " + std::to_string(rules.max);
     if (service_takes_it) {
       rule += ": the contract's range, which this client keeps, although Trunk's service takes " +
               std::to_string(number) + " (its default, which getQueue answers); leave the field out to keep the "
@@ -307,6 +312,35 @@ void check_cross_field_rules(const ListTestRunsRequest& request, std::string_vie
   }
 }
 
+// ---- rules of a part that may sit anywhere in a request: named under the part's own path ---------------------
+template <typename T>
+void check_part_rules(const T&, std::string_view, std::string_view, Checker&) {}
+
+/// A force names exactly what its scope covers (the description: an id the scope does not take is refused, as it
+/// "would otherwise force more than the job named").
+void check_part_rules(const ForceOverrideRequest& force, std::string_view after, std::string_view path,
+                      Checker& checker) {
+  if (after != "jobId") return;
+  const std::string scope(to_wire(force.scope));
+  auto rule = [&](std::string_view field, const std::optional<std::string>& id, bool wanted) {
+    if (id.has_value() == wanted) return;
+    checker.add(join(path, field), id ? detail::quoted(*id) : "(absent)",
+                std::string(wanted ? "is required" : "must not be set") + " for scope " + scope);
+  };
+  rule("workflowId", force.workflow_id, force.scope != ForceOverrideScope::pull_request);
+  rule("jobId", force.job_id, force.scope == ForceOverrideScope::job);
+}
+
+/// The diff lists its first 200 files: exactly min(totalFiles, 200) of them.
+void check_part_rules(const ChangedFiles& diff, std::string_view after, std::string_view path, Checker& checker) {
+  if (after != "files" || diff.total_files < 0) return;  // a negative total is reported on its own
+  const auto expected = std::min<std::int64_t>(diff.total_files, static_cast<std::int64_t>(kMaxChangedFiles));
+  if (static_cast<std::int64_t>(diff.files.size()) != expected) {
+    checker.add(join(path, "files"), std::to_string(diff.files.size()) + " items",
+                "must hold exactly min(totalFiles, 200) = " + std::to_string(expected) + " items");
+  }
+}
+
 }  // namespace
 
 template <schema::Described T>
@@ -316,6 +350,7 @@ std::vector<Violation> check(const T& value, std::string_view path, Judge judge)
   schema::for_each_field<T>([&](const auto& field) {
     fields.value(join(path, field.wire), field.rules, value.*(field.member));
     check_cross_field_rules(value, field.wire, checker);
+    check_part_rules(value, field.wire, path, checker);
   });
   return checker.take();
 }

@@ -376,6 +376,48 @@ class TestInclude(str, enum.Enum):
     __test__: ClassVar[bool]  # False: pytest must not collect TestHealth & co.
     METRICS = 'metrics'
 
+class CiSignalType(str, enum.Enum):
+    """A signal of Dynamic CI: one independent reason to run or skip a job."""
+    __test__: ClassVar[bool]  # False: pytest must not collect TestHealth & co.
+    ESTIMATED_COST = 'estimated-cost'
+    PREVIOUS_RESULT_ON_PR = 'previous-result-on-pr'
+    HISTORICAL_PASS_RATE = 'historical-pass-rate'
+    DIFF_DRIVEN_VOLATILITY = 'diff-driven-volatility'
+    FORCE_OVERRIDE = 'force-override'
+    MERGE_FAILURE = 'merge-failure'
+    MID_PR_STACK = 'mid-pr-stack'
+    REQUIRED_CHECK = 'required-check'
+    MERGE_QUEUE_IS_REQUIRED = 'merge-queue-is-required'
+    PATHS_FILTER = 'paths-filter'
+
+class CiSignalRecommendation(str, enum.Enum):
+    """What one signal contributed to a job's verdict."""
+    __test__: ClassVar[bool]  # False: pytest must not collect TestHealth & co.
+    MUST_RUN = 'MUST_RUN'
+    VOTE_RUN = 'VOTE_RUN'
+    VOTE_NO_RUN = 'VOTE_NO_RUN'
+    NEVER_RUN = 'NEVER_RUN'
+    INCOMPLETE = 'INCOMPLETE'
+    ABSTAIN = 'ABSTAIN'
+
+class ChangedFileStatus(str, enum.Enum):
+    """How a file changed, as GitHub reports it (changed, a type change, reads as modified)."""
+    __test__: ClassVar[bool]  # False: pytest must not collect TestHealth & co.
+    ADDED = 'added'
+    MODIFIED = 'modified'
+    REMOVED = 'removed'
+    RENAMED = 'renamed'
+    COPIED = 'copied'
+    CHANGED = 'changed'
+    UNCHANGED = 'unchanged'
+
+class ForceOverrideScope(str, enum.Enum):
+    """What a force covers: every job of the pull request, of one workflow, or one job."""
+    __test__: ClassVar[bool]  # False: pytest must not collect TestHealth & co.
+    PULL_REQUEST = 'pullRequest'
+    WORKFLOW = 'workflow'
+    JOB = 'job'
+
 class QueueEventAction(str, enum.Enum):
     """What moved a pull request or a batch in a merge queue (the suffix of its pull_request.* or pull_request_batch.* event; "canceled" with one l, unlike the API's cancelled)."""
     __test__: ClassVar[bool]  # False: pytest must not collect TestHealth & co.
@@ -3299,6 +3341,231 @@ class Ticket:
     def __copy__(self) -> Ticket: ...
     def __deepcopy__(self, memo: dict[int, Any]) -> Ticket: ...
 
+class CiSignalResult:
+    """One signal's contribution to a job's verdict."""
+    __match_args__: ClassVar[tuple[str, ...]] = ('type', 'recommendation', 'message', 'ignored')
+    __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
+    @property
+    def type(self) -> CiSignalType | str | None:
+        """the signal"""
+    @property
+    def recommendation(self) -> CiSignalRecommendation | str | None:
+        """what it contributed (or would have, when ignored)"""
+    @property
+    def message(self) -> str | None:
+        """its evidence, in words"""
+    @property
+    def ignored(self) -> bool | None:
+        """whether ignoreSignals left it out"""
+    @property
+    def extra(self) -> dict[str, Any]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> CiSignalResult: ...
+    def __eq__(self, other: object) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __copy__(self) -> CiSignalResult: ...
+    def __deepcopy__(self, memo: dict[int, Any]) -> CiSignalResult: ...
+
+class JobVerdict:
+    """Whether one job should run, and the signals behind it."""
+    __match_args__: ClassVar[tuple[str, ...]] = ('job_key', 'run', 'summary', 'signals')
+    __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
+    @property
+    def job_key(self) -> str | None:
+        """the job's key"""
+    @property
+    def run(self) -> bool | None:
+        """whether it should run"""
+    @property
+    def summary(self) -> str | None:
+        """why, in one line"""
+    @property
+    def signals(self) -> list[CiSignalResult]:
+        """every signal, abstentions included"""
+    @property
+    def extra(self) -> dict[str, Any]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> JobVerdict: ...
+    def __eq__(self, other: object) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __copy__(self) -> JobVerdict: ...
+    def __deepcopy__(self, memo: dict[int, Any]) -> JobVerdict: ...
+
+class PlanNotice:
+    """Why a plan has the shape it has, when its jobs cannot say it."""
+    __match_args__: ClassVar[tuple[str, ...]] = ('code', 'message')
+    __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
+    @property
+    def code(self) -> str | None:
+        """why every job runs (an open set: ORG_NOT_ENABLED, REPO_NOT_ENABLED, REPO_IN_SHADOW_MODE, ENGINE_UNAVAILABLE, WORKFLOW_NOT_RECOGNIZED)"""
+    @property
+    def message(self) -> str | None:
+        """the same in words, to show as is"""
+    @property
+    def extra(self) -> dict[str, Any]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> PlanNotice: ...
+    def __eq__(self, other: object) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __copy__(self) -> PlanNotice: ...
+    def __deepcopy__(self, memo: dict[int, Any]) -> PlanNotice: ...
+
+class CiPlan:
+    """Dynamic CI's plan for one run: a verdict per job it recognises."""
+    __match_args__: ClassVar[tuple[str, ...]] = ('jobs', 'notice')
+    __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
+    @property
+    def jobs(self) -> list[JobVerdict]:
+        """one verdict per job; a job absent from it must be run"""
+    @property
+    def notice(self) -> PlanNotice | None:
+        """present only when every job runs for a reason the verdicts cannot express"""
+    @property
+    def extra(self) -> dict[str, Any]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> CiPlan: ...
+    def __eq__(self, other: object) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __copy__(self) -> CiPlan: ...
+    def __deepcopy__(self, memo: dict[int, Any]) -> CiPlan: ...
+
+class CiJob:
+    """A job of a workflow, as Dynamic CI knows it."""
+    __match_args__: ClassVar[tuple[str, ...]] = ('job_id', 'job_key', 'name')
+    __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
+    @property
+    def job_id(self) -> str | None:
+        """Trunk's lasting id of the job"""
+    @property
+    def job_key(self) -> str | None:
+        """its jobs: key; null until Trunk resolves it (such a job always runs)"""
+    @property
+    def name(self) -> str | None:
+        """its display name (may change: address it by id or key)"""
+    @property
+    def extra(self) -> dict[str, Any]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> CiJob: ...
+    def __eq__(self, other: object) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __copy__(self) -> CiJob: ...
+    def __deepcopy__(self, memo: dict[int, Any]) -> CiJob: ...
+
+class CiWorkflow:
+    """A workflow that ran on the repository's pull requests, with its jobs."""
+    __match_args__: ClassVar[tuple[str, ...]] = ('workflow_id', 'name', 'path', 'jobs')
+    __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
+    @property
+    def workflow_id(self) -> str | None:
+        """its id"""
+    @property
+    def name(self) -> str | None:
+        """its name"""
+    @property
+    def path(self) -> str | None:
+        """its file (null when Trunk has not seen one)"""
+    @property
+    def jobs(self) -> list[CiJob]:
+        """the jobs it defines"""
+    @property
+    def extra(self) -> dict[str, Any]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> CiWorkflow: ...
+    def __eq__(self, other: object) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __copy__(self) -> CiWorkflow: ...
+    def __deepcopy__(self, memo: dict[int, Any]) -> CiWorkflow: ...
+
+class CiWorkflowList:
+    """One page of workflows."""
+    __match_args__: ClassVar[tuple[str, ...]] = ('data', 'next_cursor', 'has_more', 'total')
+    __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
+    @property
+    def data(self) -> list[CiWorkflow]:
+        """the workflows of this page"""
+    @property
+    def next_cursor(self) -> str | None:
+        """cursor of the next page; null on the last page"""
+    @property
+    def has_more(self) -> bool | None:
+        """whether another page follows"""
+    @property
+    def total(self) -> int | None:
+        """items of the whole listing, when asked"""
+    @property
+    def extra(self) -> dict[str, Any]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> CiWorkflowList: ...
+    def __eq__(self, other: object) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __copy__(self) -> CiWorkflowList: ...
+    def __deepcopy__(self, memo: dict[int, Any]) -> CiWorkflowList: ...
+
+class ForceOverride:
+    """A force active on a pull request: the jobs it makes run."""
+    __match_args__: ClassVar[tuple[str, ...]] = ('id', 'scope', 'workflow_id', 'job_id', 'head_sha_at_save', 'created_at')
+    __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
+    @property
+    def id(self) -> str | None:
+        """the force's id"""
+    @property
+    def scope(self) -> ForceOverrideScope | str | None:
+        """what it covers"""
+    @property
+    def workflow_id(self) -> str | None:
+        """its workflow (absent for a pullRequest scope)"""
+    @property
+    def job_id(self) -> str | None:
+        """its job (only for a job scope)"""
+    @property
+    def head_sha_at_save(self) -> str | None:
+        """the pull request's head commit when it was saved"""
+    @property
+    def created_at(self) -> datetime | None:
+        """when it was saved"""
+    @property
+    def extra(self) -> dict[str, Any]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> ForceOverride: ...
+    def __eq__(self, other: object) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __copy__(self) -> ForceOverride: ...
+    def __deepcopy__(self, memo: dict[int, Any]) -> ForceOverride: ...
+
+class ForceOverrideList:
+    """One page of a pull request's active forces."""
+    __match_args__: ClassVar[tuple[str, ...]] = ('data', 'next_cursor', 'has_more', 'total')
+    __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
+    @property
+    def data(self) -> list[ForceOverride]:
+        """the forces of this page"""
+    @property
+    def next_cursor(self) -> str | None:
+        """cursor of the next page; null on the last page"""
+    @property
+    def has_more(self) -> bool | None:
+        """whether another page follows"""
+    @property
+    def total(self) -> int | None:
+        """items of the whole listing, when asked"""
+    @property
+    def extra(self) -> dict[str, Any]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> ForceOverrideList: ...
+    def __eq__(self, other: object) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __copy__(self) -> ForceOverrideList: ...
+    def __deepcopy__(self, memo: dict[int, Any]) -> ForceOverrideList: ...
+
 class Repo:
     """A repository: host (github.com, gitlab.com or self-hosted), owner, name."""
     __match_args__: ClassVar[tuple[str, ...]] = ('host', 'owner', 'name')
@@ -3322,6 +3589,84 @@ class Repo:
     def __eq__(self, other: object) -> bool: ...
     def __copy__(self) -> Repo: ...
     def __deepcopy__(self, memo: dict[int, Any]) -> Repo: ...
+
+class ChangedFile:
+    """One changed file of a diff (no contents)."""
+    __match_args__: ClassVar[tuple[str, ...]] = ('path', 'previous_path', 'status', 'additions', 'deletions')
+    __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
+    def __init__(self, path: str, status: ChangedFileStatus | str, additions: int, deletions: int, *, previous_path: str | None = None) -> None: ...
+    @property
+    def path(self) -> str:
+        """the file's path (1 to 4096 characters)"""
+    @property
+    def previous_path(self) -> str | None:
+        """its old path, when renamed or copied"""
+    @property
+    def status(self) -> ChangedFileStatus:
+        """how it changed"""
+    @property
+    def additions(self) -> int:
+        """lines added (0 for a binary file)"""
+    @property
+    def deletions(self) -> int:
+        """lines removed (0 for a binary file)"""
+    def to_dict(self) -> dict[str, Any]: ...
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> ChangedFile: ...
+    def __eq__(self, other: object) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __copy__(self) -> ChangedFile: ...
+    def __deepcopy__(self, memo: dict[int, Any]) -> ChangedFile: ...
+
+class ChangedFiles:
+    """The files changed between base and the commit built (base...commit). Leave it out when you cannot compute the diff: an empty list says nothing changed, the strongest reason to skip."""
+    __match_args__: ClassVar[tuple[str, ...]] = ('base', 'total_files', 'total_additions', 'total_deletions', 'files')
+    __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
+    def __init__(self, base: str, total_files: int, total_additions: int, total_deletions: int, files: Sequence[ChangedFile | dict[str, Any]]) -> None: ...
+    @property
+    def base(self) -> str:
+        """the commit or ref the diff was taken from"""
+    @property
+    def total_files(self) -> int:
+        """how many files changed, before the 200-file cap"""
+    @property
+    def total_additions(self) -> int:
+        """lines added in every file"""
+    @property
+    def total_deletions(self) -> int:
+        """lines removed in every file"""
+    @property
+    def files(self) -> list[ChangedFile]:
+        """the first 200 changed files: exactly min(totalFiles, 200) of them"""
+    def to_dict(self) -> dict[str, Any]: ...
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> ChangedFiles: ...
+    def __eq__(self, other: object) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __copy__(self) -> ChangedFiles: ...
+    def __deepcopy__(self, memo: dict[int, Any]) -> ChangedFiles: ...
+
+class ForceOverrideRequest:
+    """One force to keep active: what it covers."""
+    __match_args__: ClassVar[tuple[str, ...]] = ('scope', 'workflow_id', 'job_id')
+    __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
+    def __init__(self, scope: ForceOverrideScope | str, *, workflow_id: str | None = None, job_id: str | None = None) -> None: ...
+    @property
+    def scope(self) -> ForceOverrideScope:
+        """pullRequest, workflow or job"""
+    @property
+    def workflow_id(self) -> str | None:
+        """the workflow (a UUID from pr_jobs): required for workflow and job, refused for pullRequest"""
+    @property
+    def job_id(self) -> str | None:
+        """the job (a UUID from pr_jobs): required for job, refused otherwise"""
+    def to_dict(self) -> dict[str, Any]: ...
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> ForceOverrideRequest: ...
+    def __eq__(self, other: object) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __copy__(self) -> ForceOverrideRequest: ...
+    def __deepcopy__(self, memo: dict[int, Any]) -> ForceOverrideRequest: ...
 
 _RepoLike = Repo | str
 _TimeLike = datetime | str

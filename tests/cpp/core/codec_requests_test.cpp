@@ -189,13 +189,21 @@ void find_nulls(const Json& json, const std::string& path, std::vector<std::stri
 
 // The client never sends null (the sandbox refuses it, below): every request, with nothing set and with
 // everything set, encodes without one.
-TEST(RequestEncode, NoRequestEverCarriesNull) {
+TEST(RequestEncode, NoRequestCarriesNullButARequiredNullableFieldLeftUnset) {
   std::vector<std::string> nulls;
 #define TRUNK_TEST_NO_NULL_(Type) find_nulls(to_json(Type{}), #Type, nulls);
   TRUNK_ALL_REQUEST_MODELS(TRUNK_TEST_NO_NULL_)
 #undef TRUNK_TEST_NO_NULL_
   find_nulls(to_json(full_update()), "full_update", nulls);
   find_nulls(to_json(failing_request()), "failing_request", nulls);
+  // Dynamic CI's plan requests need baseSha and prNumber said, null for a run off pull requests: the only nulls.
+  EXPECT_EQ(nulls, (std::vector<std::string>{"CiPlanRequest.baseSha", "CiPlanRequest.prNumber",
+                                             "BuildkitePlanRequest.baseSha", "BuildkitePlanRequest.prNumber"}));
+  nulls.clear();
+  CiPlanRequest set;
+  set.base_sha = "abc";
+  set.pr_number = 7;
+  find_nulls(to_json(set), "set", nulls);
   EXPECT_TRUE(nulls.empty()) << "null at " << ::testing::PrintToString(nulls);
   // The check itself finds a null where there is one.
   find_nulls(Json::parse(R"({"a": [1, null]})"), "", nulls);

@@ -385,6 +385,14 @@ TEST(OpenApi, DeclaresNullOnlyWhereTheDescriptionAllowsIt) {
       "/components/schemas/TestRunV2/properties/pullRequest/oneOf/1",
       "/components/schemas/TestRunV2/properties/workflow/oneOf/1",
       "/components/schemas/Ticket/properties/assignee/oneOf/1",
+      // Dynamic CI: a run off pull requests (its plan requests' baseSha and prNumber, required and null then), a
+      // job whose key Trunk has not resolved, a pipeline with no workflow file.
+      "/components/schemas/CiPlanRequest/properties/baseSha/oneOf/1",
+      "/components/schemas/CiPlanRequest/properties/prNumber/oneOf/1",
+      "/components/schemas/BuildkitePlanRequest/properties/baseSha/oneOf/1",
+      "/components/schemas/BuildkitePlanRequest/properties/prNumber/oneOf/1",
+      "/components/schemas/CiJob/properties/jobKey/oneOf/1",
+      "/components/schemas/CiWorkflow/properties/path/oneOf/1",
   };
   std::set<std::string> with_tests = declared;
   for (const char* test : {"TestCaseSummary", "TestCaseV2"}) {
