@@ -308,6 +308,23 @@ def sandbox_v2():
     seed("link_ticket", "LinkTicketToTest", {"externalTicketId": "ENG-1234"})
     seed("set_quarantine", "SetTestQuarantine", {"mode": "alwaysQuarantine", "reason": "flaky in CI"}, value="x")
     seed("clear_quarantine", "SetTestQuarantine", {"mode": "clear"})
+    plan = {"repo": {"owner": "acme", "name": "storefront"}, "commitSha": "abc123", "baseSha": "f00", "branch": "pr-1",
+            "prNumber": 1, "runId": "7", "runAttempt": 1, "workflowPath": ".github/workflows/ci.yaml",
+            "jobKeys": ["lint", "unit-tests"], "ignoreSignals": ["estimated-cost"], "prLabels": ["bug"],
+            "changedFiles": {"base": "f00", "totalFiles": 1, "totalAdditions": 3, "totalDeletions": 1,
+                             "files": [{"path": "src/a.cc", "status": "modified", "additions": 3, "deletions": 1}]}}
+    seed("ci_plan", "GenerateCiPlan", plan)
+    seed("ci_plan_push", "GenerateCiPlan", {**{k: v for k, v in plan.items() if k != "changedFiles"},
+                                            "baseSha": None, "prNumber": None, "branch": "main"})
+    seed("ci_buildkite_plan", "GenerateBuildkiteCiPlan", {
+        **{k: v for k, v in plan.items() if k != "workflowPath"}, "buildkiteOrganizationSlug": "acme",
+        "buildkitePipelineSlug": "storefront"})
+    seed("ci_pr_jobs", "ListCiPrJobs", "owner=acme&name=storefront&limit=1&includeTotal=true")
+    seed("ci_force_overrides", "ListCiForceOverrides", "owner=acme&name=storefront&prNumber=1")
+    seed("ci_set_force_overrides", "SetCiForceOverrides", {
+        "repo": {"owner": "acme", "name": "storefront"}, "prNumber": 1, "headSha": "abc123",
+        "overrides": [{"scope": "pullRequest"}, {"scope": "workflow", "workflowId": uuid_of(
+            "ci workflow\n" + storefront + "\n.github/workflows/ci.yaml")}]})
 
     # Variants: other ids and bodies, the refusals of each kind.
     seed("delete_empty_queue", "DeleteMergeQueue", value=merge_queue_id(payments, "main"), real=False)
@@ -339,6 +356,10 @@ def sandbox_v2():
     seed("create_test_collection_blank", "CreateTestCollection", {"name": " "})
     seed("link_ticket_empty", "LinkTicketToTest", {"externalTicketId": ""})
     seed("set_quarantine_unknown_mode", "SetTestQuarantine", {"mode": "sometimes", "reason": ""})
+    seed("ci_plan_without_base", "GenerateCiPlan", {k: v for k, v in plan.items() if k != "baseSha"})
+    seed("ci_plan_gitlab", "GenerateCiPlan", {**plan, "repo": {"host": "gitlab.com", "owner": "a", "name": "b"}})
+    seed("ci_force_scope_without_ids", "SetCiForceOverrides", {
+        "repo": {"owner": "acme", "name": "storefront"}, "prNumber": 1, "headSha": "x", "overrides": [{"scope": "job"}]})
     seed("key_in_body", "CreateMergeQueue", {"repositoryId": "trunk_v2_fuzzkey0123456789", "targetBranch": "x"})
     # Access: 1 no Authorization, 2 a wrong credential (by the rest's length % 4), 3 a method the path lacks.
     seed("no_key", "GetMergeQueue", access=1)

@@ -4,6 +4,7 @@ clients pointed at it. Tests that need faults start their own small sandbox."""
 from __future__ import annotations
 
 import contextlib
+import io
 
 import signal
 from collections.abc import Iterator
@@ -35,6 +36,18 @@ def virtual_sandbox(seed: int) -> trunk_api.Sandbox:
     """A sandbox of a v2 module's own, on the virtual clock with neither flaky nor broken runs, so every state a test
     reaches is reached on purpose (use it as a context manager)."""
     return trunk_api.Sandbox(seed=seed, tests=60, clock="virtual", flaky_failure_rate=0.0, broken_pull_request_rate=0.0)
+
+
+def run_v2_cli(monkeypatch: pytest.MonkeyPatch, box: trunk_api.Sandbox, *args: str) -> tuple[int, str, str]:
+    """`trunk-api ARGS` run in this process against the sandbox with its API key: (exit code, stdout, stderr)."""
+    from trunk_api.cli import main
+
+    monkeypatch.setenv("TRUNK_BASE_URL", box.url)
+    monkeypatch.setenv("TRUNK_API_KEY", box.api_key)
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(list(args))
+    return code, out.getvalue(), err.getvalue()
 
 
 def main_queue_of(client: trunk_api.Client, repo: trunk_api.Repo) -> trunk_api.MergeQueue:

@@ -5,18 +5,15 @@ from the command line, over the sandbox, whose plans follow the impacted targets
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import io
 import json
 
 import pytest
 
 import trunk_api
 from trunk_api import ChangedFile, ChangedFiles, ForceOverrideRequest, NotFoundError, ValidationError
-from trunk_api.cli import main
 from trunk_api.enums import CiSignalRecommendation, CiSignalType, ForceOverrideScope
 
-from conftest import main_queue_of, virtual_sandbox
+from conftest import main_queue_of, run_v2_cli, virtual_sandbox
 
 SHA = "9f2c1b7c2b4c9d1e0a3f5b6c7d8e9f0a1b2c3d4e"
 
@@ -47,15 +44,6 @@ def runs(answer) -> dict[str, bool]:
 def upload(client, box, number, targets) -> None:
     queue = main_queue_of(client, box.repos[0])
     client.v2.impacted_targets.upload(queue.repository_id, "main", SHA, number=number, impacted_targets=targets)
-
-
-def run_cli(monkeypatch, box, *args: str) -> tuple[int, str, str]:
-    monkeypatch.setenv("TRUNK_BASE_URL", box.url)
-    monkeypatch.setenv("TRUNK_API_KEY", box.api_key)
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = main(list(args))
-    return code, out.getvalue(), err.getvalue()
 
 
 def test_the_resource_has_its_verbs(client) -> None:
@@ -177,22 +165,22 @@ def test_async_plans_the_same(box, client) -> None:
 def test_the_command_line_plans_and_forces(monkeypatch, box, client) -> None:
     repo = box.repos[0]
     upload(client, box, 46, ["lint"])
-    code, out, err = run_cli(monkeypatch, box, "v2", "dynamic-ci", "generate-plan", "--owner", repo.owner,
+    code, out, err = run_v2_cli(monkeypatch, box, "v2", "dynamic-ci", "generate-plan", "--owner", repo.owner,
                              "--name", repo.name, "--commit-sha", SHA, "--branch", "pr-46", "--pr-number", "46",
                              "--run-id", "7", "--run-attempt", "1", "--workflow-path", ".github/workflows/ci.yaml",
                              "--ignore-signal", "estimated-cost", "--format", "json")
     assert code == 0, err
     verdicts = {job["jobKey"]: job["run"] for job in json.loads(out)["jobs"]}
     assert verdicts == {"lint": True, "unit-tests": False, "integration-tests": False}
-    code, out, err = run_cli(monkeypatch, box, "v2", "dynamic-ci", "set-force-overrides", "--owner", repo.owner,
+    code, out, err = run_v2_cli(monkeypatch, box, "v2", "dynamic-ci", "set-force-overrides", "--owner", repo.owner,
                              "--name", repo.name, "--pr-number", "46", "--head-sha", SHA,
                              "--override", '{"scope": "pullRequest"}')
     assert code == 0, err
-    code, out, err = run_cli(monkeypatch, box, "v2", "dynamic-ci", "force-overrides", "--owner", repo.owner,
+    code, out, err = run_v2_cli(monkeypatch, box, "v2", "dynamic-ci", "force-overrides", "--owner", repo.owner,
                              "--name", repo.name, "--pr-number", "46", "--format", "json")
     assert code == 0, err
     assert [row["scope"] for row in json.loads(out)] == ["pullRequest"]
-    code, out, err = run_cli(monkeypatch, box, "v2", "dynamic-ci", "set-force-overrides", "--owner", repo.owner,
+    code, out, err = run_v2_cli(monkeypatch, box, "v2", "dynamic-ci", "set-force-overrides", "--owner", repo.owner,
                              "--name", repo.name, "--pr-number", "46", "--head-sha", SHA, "--override", "[1]")
     assert code != 0 and "must be a JSON object" in err
 

@@ -5,18 +5,15 @@ the ones its v1 serves."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import io
 import json
 
 import pytest
 
 import trunk_api
 from trunk_api import NotFoundError, PermissionDeniedError, ValidationError
-from trunk_api.cli import main
 from trunk_api.enums import HealthStatus, QuarantineMode, QuarantineOverrideMode, QuarantineState, TestHealth
 
-from conftest import virtual_sandbox
+from conftest import run_v2_cli, virtual_sandbox
 
 
 @pytest.fixture(scope="module")
@@ -35,15 +32,6 @@ def collection(box, client):
     """The collection of the sandbox's first repository, found by its name as a caller finds it."""
     repo = box.repos[0]
     return next(c for c in client.v2.test_collections.list(q=f"{repo.owner}/{repo.name}"))
-
-
-def run_cli(monkeypatch, box, *args: str) -> tuple[int, str, str]:
-    monkeypatch.setenv("TRUNK_BASE_URL", box.url)
-    monkeypatch.setenv("TRUNK_API_KEY", box.api_key)
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = main(list(args))
-    return code, out.getvalue(), err.getvalue()
 
 
 def test_the_resources_have_their_verbs(client) -> None:
@@ -184,20 +172,20 @@ def test_async_reads_the_same(box, client, collection) -> None:
 
 
 def test_the_command_line_lists_and_reads_tests(monkeypatch, box, collection) -> None:
-    code, out, err = run_cli(monkeypatch, box, "v2", "tests", "list", "--test-collection-id", collection.id,
+    code, out, err = run_v2_cli(monkeypatch, box, "v2", "tests", "list", "--test-collection-id", collection.id,
                              "--status", "flaky", "--include", "metrics", "--period", "7d", "--format", "json")
     assert code == 0, err
     rows = json.loads(out)
     assert rows and all(row["status"] == "flaky" and "metrics" in row for row in rows)
-    code, out, err = run_cli(monkeypatch, box, "v2", "tests", "get", "--test-id", rows[0]["id"], "--format", "json")
+    code, out, err = run_v2_cli(monkeypatch, box, "v2", "tests", "get", "--test-id", rows[0]["id"], "--format", "json")
     assert code == 0, err
     assert json.loads(out)["id"] == rows[0]["id"]
-    code, out, err = run_cli(monkeypatch, box, "v2", "tests", "set-quarantine", "--test-id", rows[0]["id"],
+    code, out, err = run_v2_cli(monkeypatch, box, "v2", "tests", "set-quarantine", "--test-id", rows[0]["id"],
                              "--mode", "neverQuarantine", "--reason", "fixed in #12", "--format", "json")
     assert code == 0, err
     assert json.loads(out)["quarantineOverride"]["reason"] == "fixed in #12"
-    code, out, err = run_cli(monkeypatch, box, "v2", "tests", "set-quarantine", "--test-id", rows[0]["id"],
+    code, out, err = run_v2_cli(monkeypatch, box, "v2", "tests", "set-quarantine", "--test-id", rows[0]["id"],
                              "--mode", "clear", "--format", "json")
     assert code == 0 and "quarantineOverride" not in json.loads(out), err  # none: absent, as the CLI prints it
-    code, out, err = run_cli(monkeypatch, box, "v2", "test-collections", "create", "--name", "n" * 101)
+    code, out, err = run_v2_cli(monkeypatch, box, "v2", "test-collections", "create", "--name", "n" * 101)
     assert code != 0 and "name" in err and "at most 100 characters" in err

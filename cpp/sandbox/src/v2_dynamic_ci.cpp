@@ -23,6 +23,11 @@ bool covers(const trunk::ForceOverride& force, const ci::Workflow& workflow, con
   return scope == trunk::ForceOverrideScope::workflow || force.job_id == ci::job_id(workflow, job);
 }
 
+/// Whether two forces cover the same jobs (a force's identity in a PUT's set: its scope and ids).
+bool same_scope(const trunk::ForceOverride& a, const trunk::ForceOverride& b) {
+  return a.scope == b.scope && a.workflow_id == b.workflow_id && a.job_id == b.job_id;
+}
+
 /// The jobs a plan decides: those asked for, in the order asked (each once), else every keyed one.
 std::vector<const ci::JobDefinition*> jobs_asked(const std::optional<std::vector<std::string>>& keys) {
   std::vector<const ci::JobDefinition*> out;
@@ -200,9 +205,8 @@ Reply V2Service::answer<trunk::op::SetCiForceOverrides>(const trunk::SetCiForceO
         force.job_id = ci::job_id(*workflow, *job);
       }
     }
-    const bool repeated = std::any_of(wanted.begin(), wanted.end(), [&](const trunk::ForceOverride& other) {
-      return other.scope == force.scope && other.workflow_id == force.workflow_id && other.job_id == force.job_id;
-    });
+    const bool repeated = std::any_of(wanted.begin(), wanted.end(),
+                                      [&](const trunk::ForceOverride& other) { return same_scope(other, force); });
     if (!repeated) wanted.push_back(std::move(force));
   }
   std::lock_guard lock(mutex_);
@@ -210,9 +214,8 @@ Reply V2Service::answer<trunk::op::SetCiForceOverrides>(const trunk::SetCiForceO
   std::vector<trunk::ForceOverride> next;
   for (trunk::ForceOverride& force : wanted) {
     // An active force asked for again is left alone (its id, commit and time); a new one is saved now.
-    const auto kept = std::find_if(active.begin(), active.end(), [&](const trunk::ForceOverride& other) {
-      return other.scope == force.scope && other.workflow_id == force.workflow_id && other.job_id == force.job_id;
-    });
+    const auto kept = std::find_if(active.begin(), active.end(),
+                                   [&](const trunk::ForceOverride& other) { return same_scope(other, force); });
     if (kept != active.end()) {
       next.push_back(*kept);
       continue;

@@ -81,17 +81,6 @@ class DynamicCiV2 : public V2Fixture {
     }
     return out;
   }
-  template <typename Call>
-  static std::string error_code(Call&& call, int status) {
-    try {
-      call();
-    } catch (const trunk::ApiError& error) {
-      EXPECT_EQ(error.status_code(), status) << error.what();
-      return error.code();
-    }
-    ADD_FAILURE() << "no error";
-    return "";
-  }
   /// The wire field names a ValidationError reports ("" when the call throws none).
   template <typename Call>
   static std::vector<std::string> refused_fields(Call&& call) {

@@ -59,6 +59,19 @@ class V2Fixture : public ::testing::Test {
     return "(found)";
   }
 
+  /// The code of the ApiError `call` raises, which must have `status` (a failure when it raises none).
+  template <typename Call>
+  static std::string error_code(Call&& call, int status) {
+    try {
+      call();
+    } catch (const trunk::ApiError& error) {
+      EXPECT_EQ(error.status_code(), status) << error.what();
+      return error.code();
+    }
+    ADD_FAILURE() << "no error";
+    return "";
+  }
+
   trunk::Repo repo() const { return sandbox_->repos().at(0); }
   std::string repo_id() const { return trunk::sandbox::repository_id(repo().to_string()); }
   std::string main_id() const { return trunk::sandbox::merge_queue_id(repo().to_string(), "main"); }

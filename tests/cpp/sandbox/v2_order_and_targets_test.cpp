@@ -53,17 +53,6 @@ class OrderAndTargetsV2 : public V2Fixture {
     for (const auto& e : *g.edges) out.emplace_back(*e.from_pull_request_number, *e.to_pull_request_number);
     return out;
   }
-  template <typename Call>
-  std::string error_code(Call&& call, int status) {
-    try {
-      call();
-    } catch (const trunk::ApiError& error) {
-      EXPECT_EQ(error.status_code(), status) << error.what();
-      return error.code();
-    }
-    ADD_FAILURE() << "no error";
-    return "";
-  }
 
 };
 

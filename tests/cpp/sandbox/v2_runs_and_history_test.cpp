@@ -28,17 +28,6 @@ class RunsAndHistoryV2 : public V2Fixture {
     for (auto& t : client_->pager<trunk::op::ListQueueEntryHistory>(request)) out.push_back(t);
     return out;
   }
-  template <typename Call>
-  std::string error_code(Call&& call, int status) {
-    try {
-      call();
-    } catch (const trunk::ApiError& error) {
-      EXPECT_EQ(error.status_code(), status) << error.what();
-      return error.code();
-    }
-    ADD_FAILURE() << "no error";
-    return "";
-  }
 
 };
 
