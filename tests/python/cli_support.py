@@ -144,7 +144,7 @@ def queue_args(sandbox: Sandbox, branch: str) -> list[str]:
 
 def read_banner(process: subprocess.Popen[str]) -> dict[str, str]:
     """What `trunk-api sandbox` prints before it serves: its exports (TRUNK_BASE_URL, TRUNK_API_TOKEN,
-    TRUNK_API_KEY), its first repository and its org."""
+    TRUNK_API_KEY), its v2 API key, its first repository and its org."""
     assert process.stdout is not None
     printed: dict[str, str] = {}
     deadline = time.monotonic() + 60
@@ -158,6 +158,8 @@ def read_banner(process: subprocess.Popen[str]) -> dict[str, str]:
             printed.setdefault("repo", line.split()[1])
         elif line.startswith("org:"):
             printed["org"] = line.split()[1]
+        elif line.startswith("api key (v2):"):  # the key v2's clients send as a bearer token
+            printed["v2_api_key"] = line.split(":", 1)[1].strip()
         elif line.startswith("webhook:"):  # webhook: <id> <url> secret <whsec_...>
             printed.setdefault("webhook_secret", line.split()[4])
         if line.startswith("Press Ctrl-C"):

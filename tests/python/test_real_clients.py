@@ -63,6 +63,7 @@ class Published:
     api_key: str  # TRUNK_API_KEY (the provider's variable)
     owner: str
     name: str
+    v2_api_key: str  # the "api key (v2)" line: what the Dynamic CI action sends as a bearer token
 
 
 @pytest.fixture(scope="module")
@@ -73,7 +74,8 @@ def published() -> Iterator[Published]:
         printed = read_banner(process)
         host, owner, name = printed["repo"].split("/")
         assert host == "github.com"  # the Action always sends github.com
-        yield Published(printed["TRUNK_BASE_URL"], printed["TRUNK_API_TOKEN"], printed["TRUNK_API_KEY"], owner, name)
+        yield Published(printed["TRUNK_BASE_URL"], printed["TRUNK_API_TOKEN"], printed["TRUNK_API_KEY"], owner, name,
+                        printed["v2_api_key"])
         process.send_signal(signal.SIGTERM)
         assert process.wait(timeout=30) == 0
 
@@ -428,3 +430,74 @@ def test_a_push_to_a_pull_request_being_tested_takes_it_out_as_trunk_does(parall
     client.submit_pull_request(repo, 603, "main")
     again = client.get_submitted_pull_request(repo, 603, "main")
     assert (again.pr_sha, again.readiness.has_impacted_targets) == (PUSHED_HEAD, True)
+
+
+# ---- Trunk's Dynamic CI action ------------------------------------------------------------------------------
+
+def node_json(value: Any) -> bytes:
+    """JSON.stringify of these values: compact, keys in the order the object literal gives them."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def action_plan_request(published: Published, *, pull_request: int | None) -> dict[str, Any]:
+    """buildRequest (trunk-io/dynamic-ci, src/context.ts) on a runner: the repository from GITHUB_REPOSITORY, the
+    event's head and base commits and number (null off a pull request), workflowName from GITHUB_WORKFLOW, which
+    the stored description lacks, jobKeys from the action's input (empty: every job); ignoreSignals only when set."""
+    body: dict[str, Any] = {
+        "repo": {"host": "github.com", "owner": published.owner, "name": published.name},
+        "commitSha": SHA,
+        "baseSha": "1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d" if pull_request else None,
+        "branch": f"pr-{pull_request}" if pull_request else "main",
+        "prNumber": pull_request,
+        "runId": "18342998211",
+        "runAttempt": 1,
+        "triggeringActor": "octocat",
+        "eventName": "pull_request" if pull_request else "push",
+        "workflowPath": ".github/workflows/ci.yaml",
+        "workflowName": "CI",
+        "jobKeys": [],
+    }
+    if pull_request:
+        body["ignoreSignals"] = ["estimated-cost"]
+    return body
+
+
+def action_call(published: Published, body: dict[str, Any]) -> Answer:
+    """attemptOnce (src/api.ts): Node's fetch POST with content-type, a bearer API key and a fresh x-request-id,
+    and undici's own headers."""
+    root = published.base_url.rstrip("/").removesuffix("/v1")
+    return exchange(root + "/v2/dynamic-ci/generate-plan", [
+        "connection: keep-alive",
+        "content-type: application/json",
+        f"authorization: Bearer {published.v2_api_key}",
+        "x-request-id: 0b6f4c1e-7a1d-4f3e-9c55-2f1a8d9e6b70",
+        "accept: */*",
+        "accept-language: *",
+        "sec-fetch-mode: cors",
+        "user-agent: node",
+        "accept-encoding: gzip, deflate",
+    ], node_json(body))
+
+
+def parsed_as_the_action_would(answer: Answer) -> dict[str, bool]:
+    """The action's response schema (src/compat.ts): 200, and jobs whose jobKey, run, summary and signals (type,
+    recommendation, message, ignored) have these JSON types; anything else makes it fail open and run every job."""
+    assert answer.status == 200, answer.text
+    plan = answer.json()
+    for job in plan["jobs"]:
+        assert (type(job["jobKey"]), type(job["run"]), type(job["summary"])) == (str, bool, str), job
+        for signal_result in job["signals"]:
+            assert [type(signal_result[k]) for k in ("type", "recommendation", "message", "ignored")] == \
+                [str, str, str, bool], signal_result
+    return {job["jobKey"]: job["run"] for job in plan["jobs"]}
+
+
+def test_the_dynamic_ci_action_s_plan_request_is_answered_with_verdicts_it_reads(published):
+    """A pull request's run, after merge-action's script uploaded its impacted targets for the commit: the jobs of
+    targets it does not impact are skipped. A push's run (baseSha and prNumber null): every job runs."""
+    upload = action_upload(published, "704", "main", ["unit-tests"])
+    assert upload.status == 200, upload.text
+    assert parsed_as_the_action_would(action_call(published, action_plan_request(published, pull_request=704))) == {
+        "lint": False, "unit-tests": True, "integration-tests": False}
+    assert parsed_as_the_action_would(action_call(published, action_plan_request(published, pull_request=None))) == {
+        "lint": True, "unit-tests": True, "integration-tests": True}

@@ -104,7 +104,9 @@ TRUNK_DESCRIBE(ChangedFiles,
 #define TRUNK_CI_PLAN_REQUEST_FIELDS(X)                                                                       \
   TRUNK_CI_PLAN_COMMON_FIELDS(X)                                                                              \
   X(std::string, workflow_path, "workflowPath", {}, schema::kRequired,                                        \
-    "the workflow file whose jobs are decided (.github/workflows/ci.yaml)")
+    "the workflow file whose jobs are decided (.github/workflows/ci.yaml)")                                  \
+  X(std::optional<std::string>, workflow_name, "workflowName", {}, schema::kNone,                             \
+    "the workflow's name (github.workflow): Trunk's action sends it, the stored description lacks it")
 
 struct CiPlanRequest {
   TRUNK_MEMBERS(TRUNK_CI_PLAN_REQUEST_FIELDS)
