@@ -33,20 +33,32 @@ def argument_annotation(field: dict[str, Any], private: bool = False) -> str:
         return prefix + "TimeLike"
     if base.startswith("list[") and named_by_one_integer(base[len("list["):-1]):
         return "Sequence[int | dict[str, Any]]"  # the bare numbers, or the parts' dicts (build_request.hpp)
-    if base.startswith("list[") and _is_model(base[len("list["):-1]):
+    if base.startswith("list[") and is_model(base[len("list["):-1]):
         return f"Sequence[{base[len('list['):-1]} | dict[str, Any]]"  # each part, or its dict (wire names)
     if base.startswith("list["):
         return "Sequence" + base[len("list"):]
-    if _is_model(base):
+    if is_model(base):
         return f"{base} | dict[str, Any]"
     return base
 
 
-def _is_model(name: str) -> bool:
+def is_model(name: str) -> bool:
     """Whether a type of the core's schema is a model (a part given whole: its object, or its dict)."""
     from trunk_api._core import declarations
 
     return any(entry["name"] == name for entry in declarations.schema()["models"])
+
+
+def call_fields(model: str) -> list[dict[str, Any]]:
+    """A request's fields as a call takes them: a part the core flattens (``pr``, Dynamic CI's ``repo``) replaced by
+    its own fields, as the core's schema says (``flattened``)."""
+    from trunk_api._core import declarations
+
+    models = {entry["name"]: entry for entry in declarations.schema()["models"]}
+    fields: list[dict[str, Any]] = []
+    for field in models[model]["fields"]:
+        fields += call_fields(field["type"]) if field["flattened"] else [field]
+    return fields
 
 
 def named_by_one_integer(model: str) -> bool:

@@ -15,7 +15,7 @@ import json
 from typing import Any
 
 from trunk_api._core import declarations
-from trunk_api._arguments import named_by_one_integer
+from trunk_api._arguments import call_fields, is_model, named_by_one_integer
 
 #: Option names that read better than the field's own (the queue commands have always said --branch).
 _OPTION_NAMES = {"target_branch": "branch"}
@@ -55,14 +55,6 @@ def is_nested(field: dict[str, Any]) -> bool:
     return field["type"].removesuffix(" | None") in models or field["type"].startswith("list[")
 
 
-def _flat_fields(model: str) -> list[dict[str, Any]]:
-    """The request's fields with nested parts replaced by their own fields (the Python parameters)."""
-    fields: list[dict[str, Any]] = []
-    for field in declared_fields(model):
-        fields.extend(_flat_fields(field["type"]) if field["flattened"] else [field])
-    return fields
-
-
 def _singular(name: str) -> str:
     """The option of one item of a list field: --required-status, --branch, --number; a word that is singular
     already (status) stays."""
@@ -75,7 +67,7 @@ def _singular(name: str) -> str:
 
 def option_fields(operation: str, *, listing: bool = False) -> list[dict[str, Any]]:
     """The fields of ``operation``'s request that become options (a listing command pages by itself)."""
-    fields = [field for field in _flat_fields(request_of(operation)) if field["type"] != "PageQuery"]
+    fields = [field for field in call_fields(request_of(operation)) if field["type"] != "PageQuery"]
     if listing:
         fields = [field for field in fields if not field["page_position"]]
     return fields
@@ -124,10 +116,10 @@ def add_request_options(parser: argparse.ArgumentParser, operation: str, *, list
             else:
                 exclusive.add_argument("--clear-" + name.replace("_", "-"), action="store_true",
                                        dest="clear_" + name, help=f"set {name} to the empty list")
-        elif _is_model(kind.removesuffix(" | None")):  # a part given whole (Dynamic CI's changed files)
+        elif is_model(kind.removesuffix(" | None")):  # a part given whole (Dynamic CI's changed files)
             group.add_argument(flag, dest=name, required=required, type=_json_object, metavar="JSON",
                                help=f"{doc} (a JSON object with the wire names)")
-        elif kind.startswith("list[") and _is_model(kind.removeprefix("list[").split("]")[0]) \
+        elif kind.startswith("list[") and is_model(kind.removeprefix("list[").split("]")[0]) \
                 and not _named_by_one_integer(kind):  # parts given whole (v2's batching rules, Dynamic CI's forces)
             group.add_argument("--" + _singular(name).replace("_", "-"), action="append", dest=name,
                                required=required, type=_json_object, metavar="JSON",
@@ -152,10 +144,6 @@ def add_request_options(parser: argparse.ArgumentParser, operation: str, *, list
 def _named_by_one_integer(kind: str) -> bool:
     """A list of a part that one integer names (PullRequestRef): the core takes the bare integers for it."""
     return kind.startswith("list[") and named_by_one_integer(kind.removeprefix("list[").split("]")[0])
-
-
-def _is_model(kind: str) -> bool:
-    return kind in {entry["name"] for entry in schema()["models"]}
 
 
 def _json_object(text: str) -> dict[str, Any]:

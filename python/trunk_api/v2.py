@@ -22,6 +22,7 @@ import inspect
 from typing import Any
 
 from trunk_api import _progress
+from trunk_api._arguments import call_fields
 from trunk_api._core import declarations
 
 __all__ = ["V2", "OPERATIONS"]
@@ -29,15 +30,6 @@ __all__ = ["V2", "OPERATIONS"]
 #: The v2 operations as the core declares them, in row order.
 OPERATIONS: list[dict[str, Any]] = [operation for operation in declarations.schema()["operations"]
                                     if operation["version"] == 2]
-_MODELS = {model["name"]: model for model in declarations.schema()["models"]}
-
-
-def _call_fields(model: str) -> list[dict[str, Any]]:
-    """The request's fields as a call takes them: a part the core flattens (Dynamic CI's repo) as its own fields."""
-    fields: list[dict[str, Any]] = []
-    for field in _MODELS[model]["fields"]:
-        fields += _call_fields(field["type"]) if field["flattened"] else [field]
-    return fields
 
 
 def _request_signature(operation: dict[str, Any], listing: bool) -> inspect.Signature:
@@ -45,7 +37,7 @@ def _request_signature(operation: dict[str, Any], listing: bool) -> inspect.Sign
     takes ``max_results`` and no ``cursor`` (it walks the pages itself)."""
     parameters = [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
     keywords = []
-    for field in _call_fields(operation["request"]):
+    for field in call_fields(operation["request"]):
         if listing and field["page_position"]:
             continue
         if field["optional"]:
