@@ -135,7 +135,7 @@ constexpr bool named_by_one_integer() {
   if constexpr (schema::field_count<M>() != 1) {
     return false;
   } else {
-    using Member = typename std::remove_cvref_t<decltype(std::get<0>(schema::Model<M>::fields))>::member_type;
+    using Member = typename std::remove_cvref_t<decltype(schema::get<0>(schema::Model<M>::fields))>::member_type;
     return std::is_same_v<Member, std::int64_t>;
   }
 }
@@ -155,7 +155,7 @@ void convert_model_list(ArgCollector& args, pybind11::handle value, const std::s
     const std::string item_path = path + "[" + std::to_string(index++) + "]";
     if constexpr (named_by_one_integer<M>()) {
       if (py::isinstance<py::int_>(item) && !py::isinstance<py::bool_>(item)) {
-        const auto& field = std::get<0>(schema::Model<M>::fields);
+        const auto& field = schema::get<0>(schema::Model<M>::fields);
         M part{};
         convert_value(args, item, item_path + "." + std::string(field.wire), part.*(field.member));
         out.push_back(std::move(part));

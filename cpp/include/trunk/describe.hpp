@@ -27,7 +27,7 @@
 #include <limits>
 #include <optional>
 #include <string_view>
-#include <tuple>
+#include <utility>
 #include <type_traits>
 #include <variant>
 #include <vector>
@@ -125,6 +125,31 @@ struct EnumOptions {
   bool case_insensitive_input = false;
 };
 
+// A model's fields, one slot per field, each of its own type. Why not std::tuple: every translation unit that
+// includes the models instantiates each model's field list, and std::tuple's recursive storage and its
+// constrained constructors cost the compiler about O(n^2) per list of n fields. These slots are one flat
+// aggregate (measured: `#include "trunk/models.hpp"` went from 7.3 s to 3.1 s of g++ -fsyntax-only, and every
+// test and library file pays it once per build tree; docs/development.md#cis-time).
+template <std::size_t I, typename T>
+struct FieldSlot {
+  T value;
+};
+template <typename Indices, typename... T>
+struct FieldList;
+template <std::size_t... I, typename... T>
+struct FieldList<std::index_sequence<I...>, T...> : FieldSlot<I, T>... {
+  static constexpr std::size_t size = sizeof...(T);
+};
+template <typename... T>
+constexpr FieldList<std::index_sequence_for<T...>, T...> make_field_list(T... fields) {
+  return {{fields}...};
+}
+/// The I-th field of a list (the slot's type is deduced from its base: no recursion).
+template <std::size_t I, typename T>
+constexpr const T& get(const FieldSlot<I, T>& slot) {
+  return slot.value;
+}
+
 template <typename F, typename X>
 constexpr void call_unless_end(F& f, const X& x) {
   if constexpr (!std::is_same_v<X, End>) f(x);
@@ -133,12 +158,14 @@ constexpr void call_unless_end(F& f, const X& x) {
 /// Calls f(field) for every field of T, in declaration order.
 template <Described T, typename F>
 constexpr void for_each_field(F&& f) {
-  std::apply([&](const auto&... field) { (call_unless_end(f, field), ...); }, Model<T>::fields);
+  [&]<std::size_t... I>(std::index_sequence<I...>) {
+    (call_unless_end(f, schema::get<I>(Model<T>::fields)), ...);
+  }(std::make_index_sequence<std::remove_cvref_t<decltype(Model<T>::fields)>::size>{});
 }
 
 template <Described T>
 constexpr std::size_t field_count() {
-  return std::tuple_size_v<std::remove_cvref_t<decltype(Model<T>::fields)>> - 1;
+  return std::remove_cvref_t<decltype(Model<T>::fields)>::size - 1;
 }
 
 /// True for models that keep the unknown keys of the wire in an `extra` member.
@@ -179,13 +206,14 @@ using unwrap_optional_t = typename Unwrapped<T>::type;
 #define TRUNK_DECLARE_MEMBER_(type, member, wire, init, rules, doc) type member init;
 
 /// The description of a struct, at namespace trunk scope after the struct.
-#define TRUNK_DESCRIBE(Type, doc_text, LIST)                                                      \
-  template <>                                                                                     \
-  struct schema::Model<Type> {                                                                    \
-    using Self = Type;                                                                            \
-    static constexpr std::string_view name = #Type;                                               \
-    static constexpr std::string_view doc = doc_text;                                             \
-    static constexpr auto fields = std::tuple{LIST(TRUNK_DESCRIBE_FIELD_)::trunk::schema::End{}}; \
+#define TRUNK_DESCRIBE(Type, doc_text, LIST)                                                                \
+  template <>                                                                                               \
+  struct schema::Model<Type> {                                                                              \
+    using Self = Type;                                                                                      \
+    static constexpr std::string_view name = #Type;                                                         \
+    static constexpr std::string_view doc = doc_text;                                                       \
+    static constexpr auto fields =                                                                          \
+        ::trunk::schema::make_field_list(LIST(TRUNK_DESCRIBE_FIELD_)::trunk::schema::End{});                \
   };
 #define TRUNK_DESCRIBE_FIELD_(type, member, wire, init, rules, doc) \
   ::trunk::schema::Field<Self, type>{#member, wire, &Self::member, rules, doc},

@@ -188,7 +188,7 @@ void read_value(const dom::element& value, const JsonPath& path, DecodeContext& 
 // ---- objects ---------------------------------------------------------------------------------------------
 template <schema::Described T, std::size_t I>
 void read_field(T& out, const dom::element& value, const JsonPath& path, DecodeContext& context, Json& extras) {
-  constexpr const auto& field = std::get<I>(schema::Model<T>::fields);
+  constexpr const auto& field = schema::get<I>(schema::Model<T>::fields);
   using Member = typename std::remove_cvref_t<decltype(field)>::member_type;
   if constexpr (schema::IsOptional<Member>::value) {
     using Inner = typename Member::value_type;
@@ -218,7 +218,7 @@ const T& model_defaults() {
 /// even where the model was read into before.
 template <schema::Described T, std::size_t I>
 void clear_field(T& out) {
-  constexpr const auto& field = std::get<I>(schema::Model<T>::fields);
+  constexpr const auto& field = schema::get<I>(schema::Model<T>::fields);
   out.*(field.member) = model_defaults<T>().*(field.member);
 }
 
@@ -238,9 +238,9 @@ struct FieldDispatch {
 
   template <std::size_t... I>
   static constexpr std::array<Entry, size> make(std::index_sequence<I...>) {
-    return {Entry{std::get<I>(schema::Model<T>::fields).wire, &read_field<T, I>, &clear_field<T, I>,
-                  std::get<I>(schema::Model<T>::fields).rules.required,
-                  std::get<I>(schema::Model<T>::fields).rules.nullable}...};
+    return {Entry{schema::get<I>(schema::Model<T>::fields).wire, &read_field<T, I>, &clear_field<T, I>,
+                  schema::get<I>(schema::Model<T>::fields).rules.required,
+                  schema::get<I>(schema::Model<T>::fields).rules.nullable}...};
   }
   static constexpr std::array<Entry, size> entries = make(std::make_index_sequence<size>{});
 
