@@ -360,6 +360,12 @@ def sandbox_v2():
     seed("ci_plan_gitlab", "GenerateCiPlan", {**plan, "repo": {"host": "gitlab.com", "owner": "a", "name": "b"}})
     seed("ci_force_scope_without_ids", "SetCiForceOverrides", {
         "repo": {"owner": "acme", "name": "storefront"}, "prNumber": 1, "headSha": "x", "overrides": [{"scope": "job"}]})
+    # A monitor's id (v2_monitors.cpp: the collection's failureRate monitor); the one value stands for both the
+    # monitor and the test of the mute's path, so the mute is refused (404) and the listing answers.
+    rate_monitor = short_id_of("monitor\n" + test_collection_id(storefront) + "\nfailureRate")
+    seed("monitor_tests", "ListMonitorTests", "state=active&isMuted=false&limit=5", value=rate_monitor, real=False)
+    seed("mute_monitor", "MuteMonitorForTest", {"muteUntil": "2026-12-01T00:00:00Z", "reason": "known flake"},
+         value=rate_monitor, real=False)
     seed("key_in_body", "CreateMergeQueue", {"repositoryId": "trunk_v2_fuzzkey0123456789", "targetBranch": "x"})
     # Access: 1 no Authorization, 2 a wrong credential (by the rest's length % 4), 3 a method the path lacks.
     seed("no_key", "GetMergeQueue", access=1)

@@ -21,7 +21,7 @@ namespace trunk {
   X(ListMergeQueuePullRequests) X(ResolvePullRequests) X(ResolveRepositories) X(ListMergeQueueVerificationRuns)    \
   X(ListPullRequestVerificationRuns) X(ListQueueEntryHistory) X(ListQueueEntryHistories) X(ListTestingResults)     \
   X(ListTestCollections) X(ListTestCases) X(ListTestStatusHistory) X(ListTestRuns) X(ListCiPrJobs)               \
-  X(ListCiForceOverrides)
+  X(ListCiForceOverrides) X(ListMonitorTests)
 
 /// X(Page, "ItemIterator", "PageIterator"): every page type once (two listings may share one), with the Python
 /// names of the iterator over its items and of the iterator over its pages (.pages).
@@ -41,7 +41,8 @@ namespace trunk {
   X(StatusHistoryEntryList, "StatusHistoryEntryIterator", "StatusHistoryPageIterator")                         \
   X(TestRunList, "TestRunIterator", "TestRunPageIterator")                                                    \
   X(CiWorkflowList, "CiWorkflowIterator", "CiWorkflowPageIterator")                                            \
-  X(ForceOverrideList, "ForceOverrideIterator", "ForceOverridePageIterator")
+  X(ForceOverrideList, "ForceOverrideIterator", "ForceOverridePageIterator")                                   \
+  X(MonitorTestList, "MonitorTestIterator", "MonitorTestPageIterator")
 
 /// The name of a listing's lazy iterator in Python and the CLI: "iter_" and the operation's name without its leading
 /// "list_" (list_failing_tests -> iter_failing_tests, resolve_pull_requests -> iter_resolve_pull_requests).

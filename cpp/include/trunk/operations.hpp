@@ -81,7 +81,7 @@ namespace trunk {
 #define TRUNK_V2_OPERATIONS(X) \
   TRUNK_V2_MERGE_QUEUE_OPERATIONS(X) TRUNK_V2_PULL_REQUEST_OPERATIONS(X) TRUNK_V2_VERIFICATION_RUN_OPERATIONS(X) \
   TRUNK_V2_IMPACTED_TARGETS_OPERATIONS(X) TRUNK_V2_REPOSITORY_OPERATIONS(X) TRUNK_V2_TEST_COLLECTION_OPERATIONS(X) \
-  TRUNK_V2_TEST_OPERATIONS(X) TRUNK_V2_DYNAMIC_CI_OPERATIONS(X)
+  TRUNK_V2_TEST_OPERATIONS(X) TRUNK_V2_MONITOR_OPERATIONS(X) TRUNK_V2_DYNAMIC_CI_OPERATIONS(X)
 
 #define TRUNK_V2_MERGE_QUEUE_OPERATIONS(X)                                                                           \
   X(ListMergeQueues, list_merge_queues, "GET", "/v2/merge-queues", ListMergeQueuesRequest, MergeQueueList,           \
@@ -215,6 +215,18 @@ namespace trunk {
   X(SetTestQuarantine, set_test_quarantine, "POST", "/v2/tests/{testId}/quarantine", SetTestQuarantineRequest,      \
     TestCaseV2, Repeat::safe, "Sets or clears a test's quarantine override; answers the test with it.", 200,        \
     "tests", "set_quarantine")
+
+// A monitor's tests (docs/reference/v2.md#monitors), newer than the stored description: the paths and shapes Trunk's
+// docs pages show. A mute is idempotent by state (a test already muted keeps its mute), so it may be retried.
+#define TRUNK_V2_MONITOR_OPERATIONS(X)                                                                              \
+  X(ListMonitorTests, list_monitor_tests, "GET", "/v2/monitors/{monitorId}/tests", ListMonitorTestsRequest,         \
+    MonitorTestList, Repeat::safe,                                                                                   \
+    "One page of the tests a monitor holds (active on them, or muted for them), ordered by test.", 200, "monitors",  \
+    "tests")                                                                                                         \
+  X(MuteMonitorForTest, mute_monitor_for_test, "POST", "/v2/monitors/{monitorId}/tests/{testId}/mute",              \
+    MuteMonitorForTestRequest, MonitorTest, Repeat::safe,                                                            \
+    "Mutes a monitor for one test, so that it no longer counts toward the test's status; answers its state.", 200,   \
+    "monitors", "mute_test")
 
 // Dynamic CI (docs/reference/v2.md#dynamic-ci). A plan may be asked again for the same run (the service records
 // the run's id and attempt; asking twice changes nothing a caller sees), and the forces' PUT replaces the whole set,

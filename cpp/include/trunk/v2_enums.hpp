@@ -149,6 +149,10 @@ TRUNK_ENUM(QuarantineOverrideMode,
 TRUNK_ENUM(MonitorType, "What a monitor watches; manual is the 'flag as flaky' mark, which has no monitor resource.",
            TRUNK_MONITOR_TYPE_VALUES)
 
+#define TRUNK_MONITOR_TEST_STATE_VALUES(X) X(active, "active") X(muted, "muted")
+TRUNK_ENUM(MonitorTestState, "Where a monitor stands on a test: active (it counts toward the test's status), or muted.",
+           TRUNK_MONITOR_TEST_STATE_VALUES)
+
 #define TRUNK_LABEL_SOURCE_TYPE_VALUES(X) X(user, "user") X(monitor, "monitor")
 TRUNK_ENUM(LabelSourceType, "What put a label on a test: a person (or an API key), or a monitor.",
            TRUNK_LABEL_SOURCE_TYPE_VALUES)
@@ -213,7 +217,7 @@ TRUNK_ENUM(ForceOverrideScope, "What a force covers: every job of the pull reque
   X(RequiredStatusesSourceV2) X(CheckKind) X(CheckStatus) X(CheckConclusion) X(ProviderCheckStatus)          \
   X(ProviderCheckConclusion) X(ConflictCulpritKind) X(HistoryDirection) X(PendingSchedulability)            \
   X(TestingOutcome) X(QueueEntryConclusion) X(QuarantineState) X(QuarantineMode) X(QuarantineOverrideMode)  \
-  X(MonitorType) X(LabelSourceType) X(TicketProvider) X(TestRunConclusion) X(MetricsPeriod) X(TestSort)       \
+  X(MonitorType) X(MonitorTestState) X(LabelSourceType) X(TicketProvider) X(TestRunConclusion) X(MetricsPeriod) X(TestSort)       \
   X(SortDirection) X(TestInclude) X(CiSignalType) X(CiSignalRecommendation) X(ChangedFileStatus)             \
   X(ForceOverrideScope)
 

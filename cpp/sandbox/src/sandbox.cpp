@@ -321,6 +321,13 @@ void Sandbox::start() {
                                           page_tokens);
     s.api_key = s.options.api_key.empty() ? "trunk_v2_" + random_token() : s.options.api_key;
     s.service->enable_v2(s.api_key, [clock] { return clock->now(); }, s.options.v2_rate_limits);
+    s.service->on_mute_status_change([&s](const Service::MuteStatusChange& muted) {
+      if (!s.webhooks->has_endpoints()) return;
+      const auto& change = muted.change;
+      s.webhooks->publish({muted_status_event(*change.repo, *change.test, change.previous, change.now,
+                                              change.quarantined, muted.monitor.id, muted.monitor.type, muted.at,
+                                              s.options.org_url_slug)});  // goes out at once, as a submission's
+    });
   } else if (s.options.token.empty()) {
     s.token = random_token();
   }

@@ -261,7 +261,7 @@ std::string_view Service::served_test_json(const RepoIndex& repo, std::uint32_t 
       test_json_->get(repo_index, t, *repo.data, repo.facts[t], org_url_slug_, with_failure_fields, scratch);
   const bool tickets = any_ticket_linked_.load(std::memory_order_acquire);
   if (!tickets && !any_status_set_.load(std::memory_order_acquire) &&
-      !any_quarantine_set_.load(std::memory_order_acquire)) {
+      !any_quarantine_set_.load(std::memory_order_acquire) && !any_mute_set_.load(std::memory_order_acquire)) {
     return cached;
   }
   std::optional<std::string> ticket;
@@ -270,17 +270,18 @@ std::string_view Service::served_test_json(const RepoIndex& repo, std::uint32_t 
     const auto linked = tickets_.find(repo.data->tests[t].id);
     if (linked != tickets_.end()) ticket = linked->second;
   }
-  const std::optional<StatusOverride> status = status_override(repo.data->tests[t].id);
+  const std::optional<ShownStatus> status =
+      shown_status(repo, t, status_override(repo.data->tests[t].id), mutes_of(repo.data->tests[t].id));
   const std::optional<QuarantineOverride> quarantine = quarantine_override_of(repo.data->tests[t].id);
   if (!ticket && !status && !quarantine) return cached;
-  // Rare (a test someone linked, whose status was set, or whose quarantine was overridden): the cached text is left
-  // as it is, and this test's JSON re-made around it.
+  // Rare (a test someone linked, whose status was set or muted, or whose quarantine was overridden): the cached text
+  // is left as it is, and this test's JSON re-made around it.
   trunk::Json test = trunk::Json::parse(cached);
   if (quarantine) test["quarantined"] = quarantine->always;
   if (ticket) test["ticket"] = trunk::Json{{"html_url", ticket_url(*ticket)}};
   if (status) {
     test["status"] = trunk::Json{{"value", health_wire(status->health)},
-                                 {"reason", std::string(kSetStatusReason)},
+                                 {"reason", std::string(status->reason)},
                                  {"timestamp", trunk::format_rfc3339(status->since)}};
   }
   scratch = test.dump();
@@ -304,7 +305,8 @@ auto Service::answer(const trunk::ListUnhealthyTestsRequest& request, const Repo
   const std::string canonical = "unhealthy\n" + request.repo.to_string() + "\n" + request.org_url_slug + "\n" +
                                 std::string(trunk::to_wire(request.status)) + "\n" +
                                 std::to_string(request.page_query.page_size);
-  if (any_status_set_.load(std::memory_order_acquire)) {  // a status was set: the rows as they stand now
+  if (any_status_set_.load(std::memory_order_acquire) ||
+      any_mute_set_.load(std::memory_order_acquire)) {  // a status was set or a monitor muted: the rows as they stand now
     return page_reply(repo, unhealthy_rows(repo, flaky ? Health::flaky : Health::broken), canonical,
                       request.page_query, false);
   }
@@ -607,6 +609,7 @@ Service::~Service() = default;
 void Service::enable_v2(std::string api_key, std::function<trunk::Timestamp()> clock, bool documented_rate_limits) {
   std::vector<trunk::Repo> repos;
   for (const RepoHistory& repo : history_.repos) repos.push_back(repo.repo);
+  clock_ = clock;  // mutes begin and end by it (service_monitor_mutes.cpp)
   v2_ = std::make_unique<V2Service>(*queues_, *this, std::move(repos), std::move(api_key), std::move(clock),
                                     documented_rate_limits);
 }

@@ -107,6 +107,17 @@ class Service : public TestLedger {
   std::optional<QuarantineSettingChange> set_quarantine(const std::string& test_id,
                                                         std::optional<QuarantineOverride> override);
 
+  /// What happens when muting a monitor changes the status a test shows (the Sandbox sends
+  /// v2.test_case.status_changed). Set before the first request; none: nothing happens.
+  struct MuteStatusChange {
+    StatusChange change;  ///< the test, its status before, and what the API reports of it now
+    SandboxMonitor monitor;
+    trunk::Timestamp at;
+  };
+  void on_mute_status_change(std::function<void(const MuteStatusChange&)> listener) {
+    mute_listener_ = std::move(listener);
+  }
+
   // TestLedger: the tests as v2 reads them (service_test_ledger.cpp).
   trunk::Timestamp tests_now() const override { return history_.now; }
   std::optional<Entry> find_test(std::string_view id) const override;
@@ -116,6 +127,8 @@ class Service : public TestLedger {
   QuarantineChange set_quarantine_override(const std::string& test_id,
                                            std::optional<QuarantineOverride> override) override;
   std::string ticket_url(const std::string& external_ticket_id) const override;
+  MuteChange mute_monitor(const std::string& test_id, const std::string& monitor_id, MonitorMute mute) override;
+  trunk::Timestamp clock_now() const override { return clock_(); }
 
   /// What GET /v1/status answers from now on (Sandbox::set_service_status); nullopt: every service up, the
   /// default, so tests can show an impacted answer without a fault of their own.
@@ -192,7 +205,17 @@ class Service : public TestLedger {
   std::map<std::string, StatusOverride> status_overrides_;
   std::atomic<bool> any_status_set_{false};
   std::optional<StatusOverride> status_override(const std::string& test_id) const;
-  /// The facts of test t with its set health, if any.
+  /// The status test t shows when a status was set for it or a monitor muted (nullopt: its runs' own): a mute in
+  /// force on the monitor that classifies it (by its set status, else its runs') makes it healthy.
+  struct ShownStatus {
+    Health health = Health::healthy;
+    trunk::Timestamp since;
+    std::string_view reason;
+    bool muted = false;  ///< a mute made it healthy
+  };
+  std::optional<ShownStatus> shown_status(const RepoIndex& repo, std::uint32_t t,
+                                          const std::optional<StatusOverride>& set, const TestMutes& mutes) const;
+  /// The facts of test t with the status it shows.
   DerivedFacts effective_facts(const RepoIndex& repo, std::uint32_t t) const;
   /// The rows of list-unhealthy-tests for `health`, with the set health of every test applied.
   std::vector<std::uint32_t> unhealthy_rows(const RepoIndex& repo, Health health) const;
@@ -206,6 +229,16 @@ class Service : public TestLedger {
   /// The rows of list-quarantined-tests: the tests quarantined now, every override applied, in listing order.
   std::vector<std::uint32_t> quarantined_rows(const RepoIndex& repo) const;
 
+  // Monitors muted for tests (service_monitor_mutes.cpp; v2's POST /v2/monitors/{monitorId}/tests/{testId}/mute):
+  // lower-case test id -> its mutes. As above, the flag spares the listings the lock until a first mute.
+  mutable std::mutex mutes_mutex_;
+  std::map<std::string, TestMutes> mutes_;
+  std::atomic<bool> any_mute_set_{false};
+  std::function<trunk::Timestamp()> clock_;  ///< the sandbox's (enable_v2): mutes begin and end by it
+  std::function<void(const MuteStatusChange&)> mute_listener_;
+  TestMutes mutes_of(const std::string& test_id) const;
+  std::map<std::string, TestMutes> all_mutes() const;  ///< copied once per walk
+
   // Failing-tests windows already computed: listing page after page asks for the same window again.
   std::mutex cache_mutex_;
   std::map<std::tuple<std::size_t, std::int64_t, std::int64_t>, Rows> window_cache_;
@@ -213,6 +246,8 @@ class Service : public TestLedger {
 
 /// status.reason of a test whose health Sandbox::set_test_status set.
 inline constexpr std::string_view kSetStatusReason = "set by the sandbox (set_test_status)";
+/// status.reason of a test a mute made healthy (monitor_mutes.hpp).
+inline constexpr std::string_view kMutedReason = "the monitor that classified it is muted for it";
 
 /// The one-line plain-text answer of every error.
 Reply text_reply(int status, std::string message);

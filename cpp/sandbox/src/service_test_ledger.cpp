@@ -1,5 +1,5 @@
-// Service as the TestLedger v2's tests read (test_ledger.hpp): the same tests, set statuses, tickets and quarantine
-// overrides that v1's answers show.
+// Service as the TestLedger v2's tests read (test_ledger.hpp): the same tests, set statuses, tickets, quarantine
+// overrides and monitor mutes that v1's answers show.
 #include "identifiers.hpp"
 #include "service.hpp"
 
@@ -10,10 +10,15 @@ std::optional<TestLedger::Entry> Service::find_test(std::string_view id) const {
   for (const RepoIndex& repo : index_) {
     const auto found = repo.by_id.find(key);
     if (found == repo.by_id.end()) continue;
-    Entry entry{repo.data, &repo.data->tests[found->second], &repo.facts[found->second], {}, {}, {}, {}};
-    if (const auto set = status_override(key)) {
+    Entry entry(repo.data, &repo.data->tests[found->second], &repo.facts[found->second]);
+    const auto set = status_override(key);
+    if (set) {
       entry.set_health = set->health;
       entry.set_at = set->since;
+    }
+    entry.mutes = mutes_of(key);
+    if (const auto shown = shown_status(repo, found->second, set, entry.mutes); shown && shown->muted) {
+      entry.muted_since = shown->since;
     }
     if (any_ticket_linked_.load(std::memory_order_acquire)) {
       std::lock_guard lock(tickets_mutex_);
@@ -42,17 +47,26 @@ void Service::for_each_test(const std::function<void(const Entry&)>& f) const {
     std::lock_guard lock(tickets_mutex_);
     tickets = tickets_;
   }
+  const std::map<std::string, TestMutes> mutes = all_mutes();
   for (const RepoIndex& repo : index_) {
     for (std::uint32_t t = 0; t < repo.facts.size(); ++t) {
-      Entry entry{repo.data, &repo.data->tests[t], &repo.facts[t], {}, {}, {}, {}};
-      if (!statuses.empty() || !tickets.empty() || !quarantines.empty()) {
+      Entry entry(repo.data, &repo.data->tests[t], &repo.facts[t]);
+      if (!statuses.empty() || !tickets.empty() || !quarantines.empty() || !mutes.empty()) {
         const std::string key = lower(repo.data->tests[t].id);
-        if (const auto set = statuses.find(key); set != statuses.end()) {
-          entry.set_health = set->second.health;
-          entry.set_at = set->second.since;
+        std::optional<StatusOverride> set;
+        if (const auto found = statuses.find(key); found != statuses.end()) {
+          set = found->second;
+          entry.set_health = set->health;
+          entry.set_at = set->since;
         }
         if (const auto linked = tickets.find(key); linked != tickets.end()) entry.ticket = linked->second;
-        if (const auto set = quarantines.find(key); set != quarantines.end()) entry.quarantine_override = set->second;
+        if (const auto found = quarantines.find(key); found != quarantines.end()) entry.quarantine_override = found->second;
+        if (const auto found = mutes.find(key); found != mutes.end()) {
+          entry.mutes = found->second;
+          if (const auto shown = shown_status(repo, t, set, entry.mutes); shown && shown->muted) {
+            entry.muted_since = shown->since;
+          }
+        }
       }
       f(entry);
     }

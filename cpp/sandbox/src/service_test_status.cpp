@@ -4,6 +4,7 @@
 #include "identifiers.hpp"
 #include "service.hpp"
 #include "trunk/error.hpp"
+#include "v2_service.hpp"
 
 namespace trunk::sandbox {
 
@@ -15,12 +16,25 @@ std::optional<Service::StatusOverride> Service::status_override(const std::strin
   return found->second;
 }
 
+std::optional<Service::ShownStatus> Service::shown_status(const RepoIndex& repo, std::uint32_t t,
+                                                          const std::optional<StatusOverride>& set,
+                                                          const TestMutes& mutes) const {
+  if (!mutes.empty()) {
+    const Health unmuted = set ? set->health : repo.facts[t].health;
+    const ShownHealth shown = shown_health(unmuted, test_collection_id(repo.data->repo.to_string()), mutes, clock_());
+    if (shown.muted_by) return ShownStatus{shown.health, shown.muted_by->since, kMutedReason, true};
+  }
+  if (set) return ShownStatus{set->health, set->since, kSetStatusReason};
+  return std::nullopt;
+}
+
 DerivedFacts Service::effective_facts(const RepoIndex& repo, std::uint32_t t) const {
   DerivedFacts facts = repo.facts[t];
-  if (const auto status = status_override(repo.data->tests[t].id)) {
-    facts.health = status->health;
-    facts.reason = std::string(kSetStatusReason);
-    facts.status_since = status->since;
+  const std::string& id = repo.data->tests[t].id;
+  if (const auto shown = shown_status(repo, t, status_override(id), mutes_of(id))) {
+    facts.health = shown->health;
+    facts.reason = std::string(shown->reason);
+    facts.status_since = shown->since;
   }
   return facts;
 }
@@ -31,10 +45,19 @@ std::vector<std::uint32_t> Service::unhealthy_rows(const RepoIndex& repo, Health
     std::lock_guard lock(status_mutex_);  // once per listing, not once per test
     overrides = status_overrides_;
   }
+  const std::map<std::string, TestMutes> mutes = all_mutes();
   std::vector<std::uint32_t> rows;
   for (std::uint32_t t = 0; t < repo.facts.size(); ++t) {
-    const auto set = overrides.find(lower(repo.data->tests[t].id));
-    if ((set == overrides.end() ? repo.facts[t].health : set->second.health) == health) rows.push_back(t);
+    Health shown = repo.facts[t].health;
+    if (!overrides.empty() || !mutes.empty()) {
+      const std::string key = lower(repo.data->tests[t].id);
+      const auto set = overrides.find(key);
+      const auto muted = mutes.find(key);
+      const auto status = shown_status(repo, t, set == overrides.end() ? std::nullopt : std::optional(set->second),
+                                       muted == mutes.end() ? TestMutes{} : muted->second);
+      if (status) shown = status->health;
+    }
+    if (shown == health) rows.push_back(t);
   }
   return rows;
 }

@@ -70,6 +70,14 @@ std::variant<List, Reply> page_of(std::size_t count, const Request& request, con
   return page;
 }
 
+/// The canonical text of a listing's filter: every field of the request but the page's own.
+template <typename Request>
+std::string filter_of(std::string_view listing, const Request& request) {
+  trunk::Json json = trunk::to_json(request);
+  for (const char* page_field : {"limit", "cursor", "includeTotal"}) json.erase(page_field);
+  return std::string(listing) + "\n" + json.dump();
+}
+
 /// The page of `all`, built already.
 template <typename List, typename Request, typename Item>
 std::variant<List, Reply> page_of(std::vector<Item> all, const Request& request, const std::string& filter) {

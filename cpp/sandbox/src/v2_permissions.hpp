@@ -73,6 +73,12 @@ inline std::vector<Permission> needed_permissions<trunk::op::SetTestQuarantine>(
   return {Permission::quarantine_tests};
 }
 
+// Muting a monitor for a test ("Mute monitors").
+template <>
+inline std::vector<Permission> needed_permissions<trunk::op::MuteMonitorForTest>(const trunk::MuteMonitorForTestRequest&) {
+  return {Permission::mute_monitors};
+}
+
 template <>
 inline std::vector<Permission> needed_permissions<trunk::op::ReprioritizePullRequest>(
     const trunk::ReprioritizeRequest&) {

@@ -20,6 +20,7 @@
 #include <variant>
 #include <vector>
 
+#include "monitor_mutes.hpp"
 #include "queue_store.hpp"
 #include "service.hpp"
 #include "trunk/merge_queue_v2.hpp"
@@ -151,6 +152,15 @@ class V2Service {
   /// A test read alone (GET /v2/tests/{testId}, and what setting its quarantine answers): its summary with its
   /// override, monitors, first and last times; `metrics` null when asked for and no run is in the period.
   Reply test_case_reply(const TestLedger::Entry& entry, std::optional<trunk::MetricsPeriod> period) const;
+
+  // ---- monitors (v2_monitors.cpp) ----
+  /// A monitor of a repository's collection (monitor_mutes.hpp): itself, its collection, its repository's key.
+  struct MonitorKey {
+    SandboxMonitor monitor;
+    std::string collection_id;
+    std::string repo_key;
+  };
+  std::optional<MonitorKey> find_monitor(const std::string& id) const;
 
   // ---- Dynamic CI (v2_dynamic_ci.cpp) ----
   /// The sandbox repository a Dynamic CI request names (no host: github.com), or its refusal: 400

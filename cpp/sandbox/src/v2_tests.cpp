@@ -6,6 +6,7 @@
 
 #include "failure_model.hpp"
 #include "identifiers.hpp"
+#include "monitor_mutes.hpp"
 #include "test_timeline.hpp"
 #include "trunk/codec.hpp"
 #include "trunk/operations.hpp"
@@ -27,23 +28,17 @@ trunk::TestHealth to_wire_health(Health health) {
   return trunk::enum_from_wire<trunk::TestHealth>(health_wire(health)).value_or(trunk::TestHealth::healthy);
 }
 
-/// The status changes of a test up to now: its runs' (status_changes), then the status set since, if any.
-std::vector<StatusChange> changes_of(const TestLedger::Entry& entry, std::int64_t now_us) {
+/// The status changes of a test up to now: its runs' (status_changes) up to the history's now, then the status set
+/// since, if any, then its monitors' mutes up to the clock's now (monitor_mutes.hpp).
+std::vector<StatusChange> changes_of(const TestLedger::Entry& entry, std::int64_t now_us, const TestLedger& tests) {
   std::vector<StatusChange> changes = status_changes(*entry.test, now_us);
   if (entry.set_health && entry.set_at) {
     const Health before = changes.empty() ? Health::healthy : changes.back().to;
     if (before != *entry.set_health) changes.push_back({to_micros(*entry.set_at), before, *entry.set_health});
   }
-  return changes;
-}
-
-/// The monitor that classifies a test in this status (none while healthy): the sandbox's classification has two
-/// rules, a streak of failures (failureCount, broken) and failures among passes (failureRate, flaky).
-std::optional<std::pair<std::string, trunk::MonitorType>> classifying_monitor(const std::string& collection_id,
-                                                                            Health health) {
-  if (health == Health::healthy) return std::nullopt;
-  const auto type = health == Health::broken ? trunk::MonitorType::failure_count : trunk::MonitorType::failure_rate;
-  return std::pair{short_id_of("monitor\n" + collection_id + "\n" + std::string(trunk::to_wire(type))), type};
+  if (entry.mutes.empty()) return changes;
+  return apply_mutes(changes, test_collection_id(entry.repo->repo.to_string()), entry.mutes,
+                     to_micros(tests.clock_now()));
 }
 
 /// `*` any run of characters, `?` exactly one (the description's branch globs).
@@ -101,13 +96,6 @@ bool matches_search(const TestRecord& test, const std::string& q) {
 /// The branch a run ran on: every run of the history is a pull request's.
 std::string branch_of(std::uint32_t pull_request) { return "pr-" + std::to_string(pull_request); }
 
-/// The canonical text of a listing's filter: every field of the request but the page's own.
-template <typename Request>
-std::string filter_of(std::string_view listing, const Request& request) {
-  trunk::Json json = trunk::to_json(request);
-  for (const char* page_field : {"limit", "cursor", "includeTotal"}) json.erase(page_field);
-  return std::string(listing) + "\n" + json.dump();
-}
 
 }  // namespace
 
@@ -140,7 +128,7 @@ trunk::TestCaseSummary V2Service::to_test_summary(const TestLedger::Entry& entry
   out.codeowners = test.codeowners;
   out.status = to_wire_health(entry.health());
   // When the status last changed; null for a test never classified (no change at all).
-  const auto changes = changes_of(entry, now_us);
+  const auto changes = changes_of(entry, now_us, tests_);
   if (!changes.empty()) out.status_since = from_micros(changes.back().at_us);
   out.quarantine_state =
       entry.quarantined() ? trunk::QuarantineState::quarantined : trunk::QuarantineState::not_quarantined;
@@ -184,8 +172,8 @@ Reply V2Service::test_case_reply(const TestLedger::Entry& entry, std::optional<t
   const TestRecord& test = *entry.test;
   if (const auto monitor = classifying_monitor(*out.test_collection_id, entry.health())) {
     trunk::ActiveMonitor active;
-    active.monitor_id = monitor->first;
-    active.monitor_type = monitor->second;
+    active.monitor_id = monitor->id;
+    active.monitor_type = monitor->type;
     active.active_since = out.status_since;
     out.active_monitors.push_back(std::move(active));
   }
@@ -259,7 +247,7 @@ Reply V2Service::answer<trunk::op::ListTestCases>(const trunk::ListTestCasesRequ
     }
     if (request.newly_flaky == true && window) {
       // First became flaky inside the period.
-      const auto changes = changes_of(entry, now_us);
+      const auto changes = changes_of(entry, now_us, tests_);
       const auto first = std::find_if(changes.begin(), changes.end(),
                                       [](const StatusChange& c) { return c.to == Health::flaky; });
       if (first == changes.end() || first->at_us < now_us - *window) return;
@@ -297,7 +285,7 @@ Reply V2Service::answer<trunk::op::ListTestCases>(const trunk::ListTestCasesRequ
     return sort == trunk::TestSort::name && descending ? other < by_name : by_name < other;
   });
   const std::optional<trunk::MetricsPeriod> embed = request.include ? request.period : std::nullopt;
-  auto page = v2::page_of<trunk::TestCaseList>(rows.size(), request, filter_of("tests", request), [&](std::size_t i) {
+  auto page = v2::page_of<trunk::TestCaseList>(rows.size(), request, v2::filter_of("tests", request), [&](std::size_t i) {
     return to_test_summary(rows[i].entry, embed);
   });
   if (const auto* list = std::get_if<trunk::TestCaseList>(&page); list && embed) {
@@ -316,7 +304,7 @@ Reply V2Service::answer<trunk::op::ListTestStatusHistory>(const trunk::TestStatu
   const auto entry = tests_.find_test(request.test_id);
   if (!entry) return v2_error(404, "TEST_CASE_NOT_FOUND", "no test has the id " + request.test_id);
   const std::string collection = test_collection_id(entry->repo->repo.to_string());
-  std::vector<StatusChange> changes = changes_of(*entry, to_micros(tests_.tests_now()));
+  std::vector<StatusChange> changes = changes_of(*entry, to_micros(tests_.tests_now()), tests_);
   std::vector<trunk::StatusHistoryEntry> rows;
   for (auto change = changes.rbegin(); change != changes.rend(); ++change) {  // newest first
     const trunk::Timestamp at = from_micros(change->at_us);
@@ -328,15 +316,15 @@ Reply V2Service::answer<trunk::op::ListTestStatusHistory>(const trunk::TestStatu
     row.to_status = to_wire_health(change->to);
     if (const auto monitor = classifying_monitor(collection, change->to)) {
       trunk::ClassifyingMonitor classifying;
-      classifying.monitor_id = monitor->first;
-      classifying.monitor_type = monitor->second;
+      classifying.monitor_id = monitor->id;
+      classifying.monitor_type = monitor->type;
       row.active_monitors.push_back(std::move(classifying));
     }
     row.started_at = at;
     rows.push_back(std::move(row));
   }
   return v2::page_reply(
-      v2::page_of<trunk::StatusHistoryEntryList>(std::move(rows), request, filter_of("status history", request)));
+      v2::page_of<trunk::StatusHistoryEntryList>(std::move(rows), request, v2::filter_of("status history", request)));
 }
 
 template <>
@@ -371,7 +359,7 @@ Reply V2Service::answer<trunk::op::ListTestRuns>(const trunk::ListTestRunsReques
     selected.push_back(i);
   }
   const std::string repo_key = repo.repo.to_string();
-  auto page = v2::page_of<trunk::TestRunList>(selected.size(), request, filter_of("test runs", request),
+  auto page = v2::page_of<trunk::TestRunList>(selected.size(), request, v2::filter_of("test runs", request),
                                               [&](std::size_t n) {
     const std::size_t i = selected[n];
     const Run& run = test.runs[i];

@@ -190,18 +190,30 @@ std::string derived_uuid(std::string_view seed) {
          hex.substr(20, 12);
 }
 
-}  // namespace
+/// A v2 name as the webhooks spell names (failureRate -> failure_rate, as their monitor_type's pass_on_retry).
+std::string snake_case(std::string_view camel) {
+  std::string out;
+  for (const char c : camel) {
+    if (c >= 'A' && c <= 'Z') {
+      out += '_';
+      out += static_cast<char>(c - 'A' + 'a');
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
 
-std::vector<OutgoingEvent> test_status_events(const RepoHistory& repo, const TestRecord& test, Health previous,
-                                              const DerivedFacts& facts, bool quarantined, trunk::Timestamp at,
-                                              const std::string& org_url_slug) {
-  const Health now = facts.health;
-  const std::string monitor_id = derived_uuid("monitor:" + test.id);
-  const auto monitor_status = now == Health::healthy ? trunk::MonitorStatus::resolved : trunk::MonitorStatus::active;
+trunk::EventRepository event_repository(const RepoHistory& repo) {
   trunk::EventRepository repository;
   repository.id = derived_uuid("repository:" + repo.repo.to_string());
   repository.html_url = repo.html_url;
-  // The event's test: who it is, not its rates (the fields Trunk's events carry).
+  return repository;
+}
+
+/// The test a flaky-test event names: who it is, not its rates (the fields Trunk's events carry).
+trunk::TestCase event_test_identity(const RepoHistory& repo, const TestRecord& test, bool quarantined,
+                                    const std::string& org_url_slug) {
   const trunk::TestCase full = to_test_case(repo, test, DerivedFacts{}, org_url_slug, false);
   trunk::TestCase identity;
   identity.id = full.id;
@@ -212,6 +224,19 @@ std::vector<OutgoingEvent> test_status_events(const RepoHistory& repo, const Tes
   identity.codeowners = full.codeowners;
   identity.quarantined = quarantined;
   identity.variant = test.variant;
+  return identity;
+}
+
+}  // namespace
+
+std::vector<OutgoingEvent> test_status_events(const RepoHistory& repo, const TestRecord& test, Health previous,
+                                              const DerivedFacts& facts, bool quarantined, trunk::Timestamp at,
+                                              const std::string& org_url_slug) {
+  const Health now = facts.health;
+  const std::string monitor_id = derived_uuid("monitor:" + test.id);
+  const auto monitor_status = now == Health::healthy ? trunk::MonitorStatus::resolved : trunk::MonitorStatus::active;
+  trunk::EventRepository repository = event_repository(repo);
+  trunk::TestCase identity = event_test_identity(repo, test, quarantined, org_url_slug);
 
   trunk::TestCaseMonitorStatusChangedEvent monitor_event;
   monitor_event.type = trunk::WebhookEventType::test_case_monitor_status_changed;
@@ -253,6 +278,27 @@ std::vector<OutgoingEvent> test_status_events(const RepoHistory& repo, const Tes
   return {{type_name(trunk::WebhookEventType::test_case_monitor_status_changed), trunk::encode(monitor_event), at, key, 0},
           {type_name(trunk::WebhookEventType::test_case_status_changed_v2), trunk::encode(status_event), at, key, 0},
           {type_name(trunk::WebhookEventType::test_case_status_changed), trunk::encode(legacy), at, key, 0}};
+}
+
+OutgoingEvent muted_status_event(const RepoHistory& repo, const TestRecord& test, Health previous,
+                                 const DerivedFacts& now, bool quarantined, const std::string& monitor_id,
+                                 trunk::MonitorType monitor_type, trunk::Timestamp at, const std::string& org_url_slug) {
+  trunk::TestCaseStatusChangedEvent event;
+  event.type = trunk::WebhookEventType::test_case_status_changed_v2;
+  event.timestamp = at;
+  event.previous_status = status_of(previous);
+  event.new_status = status_of(now.health);
+  trunk::StatusTrigger trigger;
+  trigger.monitor_id = monitor_id;
+  trigger.monitor_type = snake_case(trunk::to_wire(monitor_type));
+  // Muted for this test, the monitor no longer holds its status: as if it had resolved (the published values of
+  // monitor_status are active and resolved).
+  trigger.monitor_status = trunk::MonitorStatus::resolved;
+  event.triggered_by = std::move(trigger);
+  event.repository = event_repository(repo);
+  event.test_case = event_test_identity(repo, test, quarantined, org_url_slug);
+  return {type_name(trunk::WebhookEventType::test_case_status_changed_v2), trunk::encode(event), at,
+          "test:" + test.id, 0};
 }
 
 namespace {

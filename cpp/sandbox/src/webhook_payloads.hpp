@@ -77,6 +77,14 @@ std::vector<OutgoingEvent> test_status_events(const RepoHistory& repo, const Tes
                                               const DerivedFacts& now, bool quarantined, trunk::Timestamp at,
                                               const std::string& org_url_slug);
 
+/// v2.test_case.status_changed for a test whose status a mute of `monitor_id` changed from `previous` at `at`
+/// (v2's POST /v2/monitors/{monitorId}/tests/{testId}/mute; `now`: what the API reports of it from then on). Only
+/// that event: the monitor's own verdict did not change, so no test_case.monitor_status_changed, and Trunk's docs
+/// name only this one for a mute.
+OutgoingEvent muted_status_event(const RepoHistory& repo, const TestRecord& test, Health previous,
+                                 const DerivedFacts& now, bool quarantined, const std::string& monitor_id,
+                                 trunk::MonitorType monitor_type, trunk::Timestamp at, const std::string& org_url_slug);
+
 /// The person the sandbox's web-app changes are made by (Sandbox::set_quarantine), as events name them.
 inline constexpr std::string_view kSandboxPersonEmail = "sandbox.person@example.com";
 inline constexpr std::string_view kSandboxPersonName = "Sandbox Person";

@@ -327,6 +327,12 @@ class MonitorType(str, enum.Enum):
     TIMEOUT_INFLATION = 'timeoutInflation'
     MANUAL = 'manual'
 
+class MonitorTestState(str, enum.Enum):
+    """Where a monitor stands on a test: active (it counts toward the test's status), or muted."""
+    __test__: ClassVar[bool]  # False: pytest must not collect TestHealth & co.
+    ACTIVE = 'active'
+    MUTED = 'muted'
+
 class LabelSourceType(str, enum.Enum):
     """What put a label on a test: a person (or an API key), or a monitor."""
     __test__: ClassVar[bool]  # False: pytest must not collect TestHealth & co.
@@ -3565,6 +3571,61 @@ class ForceOverrideList:
     __hash__: ClassVar[None]  # type: ignore[assignment]
     def __copy__(self) -> ForceOverrideList: ...
     def __deepcopy__(self, memo: dict[int, Any]) -> ForceOverrideList: ...
+
+class MonitorTest:
+    """A test a monitor holds: one it is active on, or one whose mute on it is in force."""
+    __match_args__: ClassVar[tuple[str, ...]] = ('monitor_id', 'test_id', 'state', 'is_muted', 'muted_until')
+    __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
+    @property
+    def monitor_id(self) -> str | None:
+        """the monitor"""
+    @property
+    def test_id(self) -> str | None:
+        """the test"""
+    @property
+    def state(self) -> MonitorTestState | str | None:
+        """active (counts toward the test's status) or muted (a mute is in force)"""
+    @property
+    def is_muted(self) -> bool | None:
+        """a mute is in force (state muted)"""
+    @property
+    def muted_until(self) -> datetime | None:
+        """when the mute ends (null: not muted, or a mute with no end)"""
+    @property
+    def extra(self) -> dict[str, Any]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> MonitorTest: ...
+    def __eq__(self, other: object) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __copy__(self) -> MonitorTest: ...
+    def __deepcopy__(self, memo: dict[int, Any]) -> MonitorTest: ...
+
+class MonitorTestList:
+    """One page of a monitor's tests."""
+    __match_args__: ClassVar[tuple[str, ...]] = ('data', 'next_cursor', 'has_more', 'total')
+    __test__: ClassVar[bool]  # False: pytest must not collect TestCase & co.
+    @property
+    def data(self) -> list[MonitorTest]:
+        """the tests of this page"""
+    @property
+    def next_cursor(self) -> str | None:
+        """cursor of the next page; null on the last page"""
+    @property
+    def has_more(self) -> bool | None:
+        """whether another page follows"""
+    @property
+    def total(self) -> int | None:
+        """items of the whole listing, when asked"""
+    @property
+    def extra(self) -> dict[str, Any]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> MonitorTestList: ...
+    def __eq__(self, other: object) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __copy__(self) -> MonitorTestList: ...
+    def __deepcopy__(self, memo: dict[int, Any]) -> MonitorTestList: ...
 
 class Repo:
     """A repository: host (github.com, gitlab.com or self-hosted), owner, name."""
