@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -70,6 +71,26 @@ class V2Fixture : public ::testing::Test {
     }
     ADD_FAILURE() << "no error";
     return "";
+  }
+
+  /// v1's unhealthy tests of a repository in this health (every page), for comparing the versions.
+  std::set<std::string> v1_unhealthy(const trunk::Repo& repo, trunk::HealthStatus health) {
+    trunk::ListUnhealthyTestsRequest request;
+    request.repo = repo;
+    request.org_url_slug = sandbox_->org_url_slug();
+    request.status = health;
+    std::set<std::string> out;
+    for (const auto& test : client_->pager<trunk::op::ListUnhealthyTests>(request)) out.insert(*test.id);
+    return out;
+  }
+
+  /// What v1's get_test_details says of a test of the first repository.
+  trunk::TestCase v1_details(const std::string& id) {
+    trunk::GetTestDetailsRequest request;
+    request.repo = repo();
+    request.org_url_slug = sandbox_->org_url_slug();
+    request.test_id = id;
+    return client_->get_test_details(request).test;
   }
 
   trunk::Repo repo() const { return sandbox_->repos().at(0); }

@@ -77,24 +77,7 @@ class MonitorsV2 : public V2Fixture {
     return found == rows.end() ? nullptr : &*found;
   }
 
-  /// v1's flaky tests of the first repository.
-  std::set<std::string> v1_flaky() {
-    trunk::ListUnhealthyTestsRequest request;
-    request.repo = repo();
-    request.org_url_slug = sandbox_->org_url_slug();
-    request.status = trunk::HealthStatus::flaky;
-    std::set<std::string> out;
-    for (const auto& test : client_->pager<trunk::op::ListUnhealthyTests>(request)) out.insert(*test.id);
-    return out;
-  }
-
-  trunk::TestCase v1_details(const std::string& id) {
-    trunk::GetTestDetailsRequest request;
-    request.repo = repo();
-    request.org_url_slug = sandbox_->org_url_slug();
-    request.test_id = id;
-    return client_->get_test_details(request).test;
-  }
+  std::set<std::string> v1_flaky() { return v1_unhealthy(repo(), trunk::HealthStatus::flaky); }
 
   std::vector<trunk::StatusHistoryEntry> history(const std::string& id) {
     trunk::TestStatusHistoryRequest request;

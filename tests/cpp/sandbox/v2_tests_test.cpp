@@ -41,25 +41,6 @@ class TestsV2 : public V2Fixture {
     return out;
   }
 
-  /// v1's unhealthy tests of a repository in this health.
-  std::set<std::string> v1_unhealthy(const trunk::Repo& repo, trunk::HealthStatus health) {
-    trunk::ListUnhealthyTestsRequest request;
-    request.repo = repo;
-    request.org_url_slug = sandbox_->org_url_slug();
-    request.status = health;
-    std::set<std::string> out;
-    for (const auto& test : client_->pager<trunk::op::ListUnhealthyTests>(request)) out.insert(*test.id);
-    return out;
-  }
-
-  trunk::TestCase v1_details(const std::string& id) {
-    trunk::GetTestDetailsRequest request;
-    request.repo = repo();
-    request.org_url_slug = sandbox_->org_url_slug();
-    request.test_id = id;
-    return client_->get_test_details(request).test;
-  }
-
   trunk::TestCaseV2 get(const std::string& id, std::optional<MetricsPeriod> period = std::nullopt) {
     trunk::GetTestCaseRequest request;
     request.test_id = id;
