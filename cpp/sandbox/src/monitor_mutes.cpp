@@ -41,9 +41,8 @@ ShownHealth shown_health(Health unmuted, const std::string& collection_id, const
   if (mutes.empty()) return {unmuted, nullptr};
   const auto monitor = classifying_monitor(collection_id, unmuted);
   if (!monitor) return {unmuted, nullptr};
-  const auto mute = mutes.find(monitor->id);
-  if (mute == mutes.end() || !mute->second.in_force(now)) return {unmuted, nullptr};
-  return {Health::healthy, &mute->second};
+  const MonitorMute* mute = mute_in_force(mutes, monitor->id, now);
+  return mute ? ShownHealth{Health::healthy, mute} : ShownHealth{unmuted, nullptr};
 }
 
 std::vector<StatusChange> apply_mutes(const std::vector<StatusChange>& unmuted, const std::string& collection_id,

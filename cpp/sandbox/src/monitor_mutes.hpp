@@ -31,6 +31,12 @@ struct MonitorMute {
 /// A test's mutes, by monitor id (the latest of each monitor: a mute that ended is replaced by the next one).
 using TestMutes = std::map<std::string, MonitorMute>;
 
+/// The mute of `monitor_id` in force at `now` among a test's mutes; nullptr for none.
+inline const MonitorMute* mute_in_force(const TestMutes& mutes, const std::string& monitor_id, trunk::Timestamp now) {
+  const auto found = mutes.find(monitor_id);
+  return found != mutes.end() && found->second.in_force(now) ? &found->second : nullptr;
+}
+
 /// A monitor of the sandbox: its id and type.
 struct SandboxMonitor {
   std::string id;

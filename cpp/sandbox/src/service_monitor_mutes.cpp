@@ -32,9 +32,7 @@ TestLedger::MuteChange Service::mute_monitor(const std::string& test_id, const s
       std::lock_guard lock(mutes_mutex_);
       TestMutes& mutes = mutes_[test.id];  // the history's ids are lower case
       // Idempotent by state: a mute in force is kept, its end and reason too.
-      if (const auto held = mutes.find(monitor_id); held != mutes.end() && held->second.in_force(mute.since)) {
-        return {held->second, false};
-      }
+      if (const MonitorMute* held = mute_in_force(mutes, monitor_id, mute.since)) return {*held, false};
       mutes[monitor_id] = mute;
       change = {std::move(mute), true};
     }

@@ -61,7 +61,7 @@ class TestLedger {
                                                    std::optional<QuarantineOverride> override) = 0;
   /// Mutes a monitor for a test (the test must exist), unless a mute of that monitor is in force for it already,
   /// which is kept as it is (Trunk's mutes are idempotent by state). The caller checks that the monitor is active on
-  /// the test. A change of the status the test shows sends v2.test_case.status_changed (Service::on_status_change).
+  /// the test. A change of the status the test shows sends v2.test_case.status_changed (Service::on_mute_status_change).
   struct MuteChange {
     MonitorMute mute;  ///< the mute in force after the call
     bool changed = false;

@@ -19,11 +19,10 @@ trunk::MonitorTest monitor_test_of(const std::string& monitor_id, const std::str
   trunk::MonitorTest out;
   out.monitor_id = monitor_id;
   out.test_id = test_id;
-  const auto mute = mutes.find(monitor_id);
-  const bool muted = mute != mutes.end() && mute->second.in_force(now);
-  out.state = muted ? trunk::MonitorTestState::muted : trunk::MonitorTestState::active;
-  out.is_muted = muted;
-  if (muted) out.muted_until = mute->second.until;  // absent (null on the wire): no end
+  const MonitorMute* mute = mute_in_force(mutes, monitor_id, now);
+  out.state = mute ? trunk::MonitorTestState::muted : trunk::MonitorTestState::active;
+  out.is_muted = mute != nullptr;
+  if (mute) out.muted_until = mute->until;  // absent (null on the wire): no end
   return out;
 }
 
@@ -33,8 +32,7 @@ bool holds(const SandboxMonitor& monitor, const std::string& collection_id, cons
            trunk::Timestamp now) {
   const auto classifying = classifying_monitor(collection_id, entry.unmuted_health());
   if (classifying && classifying->id == monitor.id) return true;
-  const auto mute = entry.mutes.find(monitor.id);
-  return mute != entry.mutes.end() && mute->second.in_force(now);
+  return mute_in_force(entry.mutes, monitor.id, now) != nullptr;
 }
 
 }  // namespace
@@ -86,9 +84,7 @@ Reply V2Service::answer<trunk::op::MuteMonitorForTest>(const trunk::MuteMonitorF
                         "\" must be in the future and at most 30 days away (now " + trunk::format_rfc3339(now) + ")");
   }
   // A mute in force is kept as it is (idempotent by state); else the monitor must be active on the test.
-  const auto held = entry->mutes.find(monitor->monitor.id);
-  const bool muted = held != entry->mutes.end() && held->second.in_force(now);
-  if (!muted) {
+  if (!mute_in_force(entry->mutes, monitor->monitor.id, now)) {
     const auto classifying = classifying_monitor(monitor->collection_id, entry->unmuted_health());
     if (!classifying || classifying->id != monitor->monitor.id) {
       return v2_error(409, "MONITOR_NOT_ACTIVE", "the monitor " + monitor->monitor.id + " is not active on the test " +
