@@ -215,7 +215,7 @@ from trunk_api.errors import (
 )
 from trunk_api.history import FailingTestsHistory, WindowedTest
 from trunk_api.sandbox import RecordedRequest, Sandbox
-from trunk_api import _arrow, _display, _pandas, errors, webhooks
+from trunk_api import _arrow, _declared, _display, _pandas, errors, webhooks
 
 # The core reaches the facade's exception classes, DataFrame module and Arrow module through what is handed to
 # it here; it never imports this package itself.
@@ -224,7 +224,7 @@ _core._connect_facade(errors, _pandas, _arrow)
 # Notebook display (_repr_html_) for every answer model the core declares (the API's and the webhook events') and
 # every listing iterator (the classes with a page view), sync and async.
 _display.install(
-    *(getattr(module, model["name"]) for model in _core.declarations.schema()["models"] if model["answer"]
+    *(getattr(module, model["name"]) for model in _declared.schema()["models"] if model["answer"]
       for module in (_core.models, _core.webhooks) if hasattr(module, model["name"])),
     *(cls for cls in vars(_core.pager).values() if isinstance(cls, type) and hasattr(cls, "_page_view")),
 )

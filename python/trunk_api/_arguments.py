@@ -7,6 +7,7 @@ from datetime import datetime
 from typing import Any
 
 from trunk_api._core.models import Repo
+from trunk_api._declared import model_entry
 
 __all__ = ["RepoLike", "TimeLike"]
 
@@ -44,29 +45,24 @@ def argument_annotation(field: dict[str, Any], private: bool = False) -> str:
 
 def is_model(name: str) -> bool:
     """Whether a type of the core's schema is a model (a part given whole: its object, or its dict)."""
-    from trunk_api._core import declarations
-
-    return any(entry["name"] == name for entry in declarations.schema()["models"])
+    return model_entry(name) is not None
 
 
 def call_fields(model: str) -> list[dict[str, Any]]:
     """A request's fields as a call takes them: a part the core flattens (``pr``, Dynamic CI's ``repo``) replaced by
     its own fields, as the core's schema says (``flattened``)."""
-    from trunk_api._core import declarations
-
-    models = {entry["name"]: entry for entry in declarations.schema()["models"]}
+    entry = model_entry(model)
+    assert entry is not None, model
     fields: list[dict[str, Any]] = []
-    for field in models[model]["fields"]:
+    for field in entry["fields"]:
         fields += call_fields(field["type"]) if field["flattened"] else [field]
     return fields
 
 
 def named_by_one_integer(model: str) -> bool:
     """Whether a request part is named by one integer alone (PullRequestRef): the core takes that integer for it."""
-    from trunk_api._core import declarations
-
-    for entry in declarations.schema()["models"]:
-        if entry["name"] == model:
-            fields = list(entry["fields"])
-            return len(fields) == 1 and fields[0]["type"] == "int"
-    return False
+    entry = model_entry(model)
+    if entry is None:
+        return False
+    fields = list(entry["fields"])
+    return len(fields) == 1 and fields[0]["type"] == "int"

@@ -14,17 +14,11 @@ import functools
 import json
 from typing import Any
 
-from trunk_api._core import declarations
+from trunk_api._declared import schema
 from trunk_api._arguments import call_fields, is_model, named_by_one_integer
 
 #: Option names that read better than the field's own (the queue commands have always said --branch).
 _OPTION_NAMES = {"target_branch": "branch"}
-
-
-@functools.cache
-def schema() -> dict[str, Any]:
-    """The core's declarations, built once per process."""
-    return declarations.schema()
 
 
 def declared_fields(model: str) -> list[dict[str, Any]]:

@@ -43,6 +43,7 @@ from trunk_api.enums import (
 from trunk_api._progress import ProgressLike
 from trunk_api.errors import BulkError, MissingTokenError, TrunkError
 from trunk_api._arguments import RepoLike, TimeLike, argument_annotation
+from trunk_api._declared import model_entry
 from trunk_api.history import MAX_WINDOW, FailingTestsHistory
 
 if TYPE_CHECKING:
@@ -476,7 +477,8 @@ _take_option_rows(Client.get_test_details_many, declarations.option_rows("bulk")
 def _request_settings(request: str) -> list[dict[str, Any]]:
     """The optional fields of a request model of the core's schema: what a call takes as keywords that default
     to "not sent"."""
-    model = next(model for model in declarations.schema()["models"] if model["name"] == request)
+    model = model_entry(request)
+    assert model is not None, request
     return [field for field in model["fields"] if field["optional"]]
 
 

@@ -22,7 +22,6 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from trunk_api._core import declarations as _declarations
 from trunk_api._core import twin as _twin
 from trunk_api._core.models import QueueSettings, Repo
 from trunk_api._core.twin import (
@@ -56,6 +55,7 @@ from trunk_api._core.twin import (
     settings_of,
 )
 from trunk_api.client import Client
+from trunk_api._declared import model_entry
 from trunk_api.errors import ValidationError, Violation
 
 #: The longest window the service keeps testing results for, and so the default window of calibrate().
@@ -136,7 +136,7 @@ def settings_from(configuration: QueueSettings | Mapping[str, Any], where: str =
     naming ``where`` and the name): a typo would otherwise silently be a new queue's default."""
     if isinstance(configuration, QueueSettings):
         return configuration
-    known = {f["wire"] for m in _declarations.schema()["models"] if m["name"] == "QueueSettings" for f in m["fields"]}
+    known = {f["wire"] for f in (model_entry("QueueSettings") or {"fields": []})["fields"]}
     unknown = sorted(set(configuration) - known)
     if unknown:
         raise ValidationError(

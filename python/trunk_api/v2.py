@@ -23,12 +23,12 @@ from typing import Any
 
 from trunk_api import _progress
 from trunk_api._arguments import call_fields
-from trunk_api._core import declarations
+from trunk_api._declared import schema
 
 __all__ = ["V2", "OPERATIONS"]
 
 #: The v2 operations as the core declares them, in row order.
-OPERATIONS: list[dict[str, Any]] = [operation for operation in declarations.schema()["operations"]
+OPERATIONS: list[dict[str, Any]] = [operation for operation in schema()["operations"]
                                     if operation["version"] == 2]
 
 
