@@ -3,7 +3,9 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <cstddef>
 #include <type_traits>
+#include <utility>
 
 #include "bind_webhooks.hpp"
 #include "build_request.hpp"
@@ -30,30 +32,38 @@ constexpr bool kHoldsModel = schema::Described<Member> || (schema::IsOptional<Me
   return false;
 }());
 
+/// The value of a model's I-th field as its attribute gives it. A model inside a model (event.test_case,
+/// test.status) is a view of the part its parent holds, which it keeps alive (pybind11's reference_internal):
+/// reading the attribute copies nothing, and reading it again gives the same object while one is alive. Models
+/// are immutable, so the view can never see a change.
+template <schema::Described T, std::size_t I>
+py::object read_field(py::handle self) {
+  constexpr const auto& field = schema::get<I>(schema::Model<T>::fields);
+  using Member = typename std::remove_cvref_t<decltype(field)>::member_type;
+  const Member& value = self.cast<const T&>().*(field.member);
+  if constexpr (kHoldsModel<Member>) {
+    const auto* part = [&] {
+      if constexpr (schema::IsOptional<Member>::value) {
+        return value ? &*value : nullptr;
+      } else {
+        return &value;
+      }
+    }();
+    return py::cast(part, py::return_value_policy::reference_internal, self);
+  } else {
+    return to_python(value);
+  }
+}
+
 /// The Python class of an answer model: one read-only attribute per declared field, with its doc.
 template <schema::Described T>
 DataclassLike<T> model_class(py::module_& m) {
   DataclassLike<T> cls(m, schema::Model<T>::name.data(), schema::Model<T>::doc.data());
-  schema::for_each_field<T>([&](const auto& field) {
-    using Member = typename std::remove_cvref_t<decltype(field)>::member_type;
-    if constexpr (kHoldsModel<Member>) {
-      // A model inside a model (event.test_case, test.status) is a view of the part its parent holds, which
-      // it keeps alive (pybind11's reference_internal, the default of a property): reading the attribute
-      // copies nothing, and reading it again gives the same object while one is alive. Models are immutable,
-      // so the view can never see a change.
-      cls.field(field.name.data(), [member = field.member](const T& self) {
-        const Member& value = self.*member;
-        if constexpr (schema::IsOptional<Member>::value) {
-          return value ? &*value : nullptr;
-        } else {
-          return &value;
-        }
-      }, field.doc.data());
-    } else {
-      cls.field(field.name.data(), [member = field.member](const T& self) { return to_python(self.*member); },
-                field.doc.data());
-    }
-  });
+  [&]<std::size_t... I>(std::index_sequence<I...>) {
+    (cls.field(schema::get<I>(schema::Model<T>::fields).name.data(), &read_field<T, I>,
+               schema::get<I>(schema::Model<T>::fields).doc.data()),
+     ...);
+  }(std::make_index_sequence<schema::field_count<T>()>{});
   return cls;
 }
 

@@ -28,14 +28,62 @@ namespace trunk::python {
 /// Version of the pickled state; bump it if the state layout ever changes.
 inline constexpr int kPickleVersion = 1;
 
+// Why the methods and attributes are plain function pointers inside two callable types: pybind11 compiles a
+// dispatcher, argument loaders and a signature for every distinct callable type it binds. Bound as one lambda
+// per method and per attribute, the ~180 model classes and their ~1,000 fields cost that ~2,500 times, in each
+// Python version's build of the wheel (bind_models.cpp was its slowest file: docs/development.md#cis-time). Here
+// the type-specific work is in plain function templates, and every model class shares these two instantiations.
+// The price: a method's signature line in help() says `self: object` rather than the class (the stubs, made from
+// the declarations, keep the exact types).
+
+/// A pybind11 function of one Python object (a method of self, a static method of one argument).
+struct ObjectFunction1 {
+  pybind11::object (*call)(pybind11::handle);
+  pybind11::object operator()(pybind11::handle a) const { return call(a); }
+};
+
+/// A pybind11 function of two Python objects.
+struct ObjectFunction2 {
+  pybind11::object (*call)(pybind11::handle, pybind11::handle);
+  pybind11::object operator()(pybind11::handle a, pybind11::handle b) const { return call(a, b); }
+};
+
+/// ClassName(field=value, ...), from the class's __match_args__: the same for every model.
+pybind11::object model_repr(pybind11::handle self);
+
+/// The type-specific part of the methods every model class has, as plain functions of Python objects.
+template <typename T>
+struct ModelMethods {
+  static const T& self(pybind11::handle object) { return object.cast<const T&>(); }
+
+  static pybind11::object equal(pybind11::handle a, pybind11::handle b) {
+    if (!pybind11::isinstance<T>(b)) return pybind11::reinterpret_borrow<pybind11::object>(Py_NotImplemented);
+    return pybind11::bool_(self(a) == self(b));
+  }
+  static pybind11::object not_equal(pybind11::handle a, pybind11::handle b) {
+    if (!pybind11::isinstance<T>(b)) return pybind11::reinterpret_borrow<pybind11::object>(Py_NotImplemented);
+    return pybind11::bool_(!(self(a) == self(b)));
+  }
+  static pybind11::object hash(pybind11::handle a) { return pybind11::int_(pybind11::hash(pybind11::str(encode(self(a))))); }
+  static pybind11::object to_dict(pybind11::handle a) { return json_to_python(to_json(self(a))); }
+  static pybind11::object from_dict(pybind11::handle data) { return pybind11::cast(from_json<T>(json_from_python(data))); }
+  static pybind11::object extra(pybind11::handle a) {
+    const auto& value = self(a).extra;
+    if (value.is_null()) return pybind11::dict();
+    return json_to_python(value);
+  }
+  static pybind11::object copy(pybind11::handle a) { return pybind11::cast(T(self(a))); }
+  static pybind11::object deep_copy(pybind11::handle a, pybind11::handle /*memo*/) { return copy(a); }
+};
+
 template <typename T>
 class DataclassLike {
  public:
   DataclassLike(pybind11::module_& m, const char* name, const char* doc) : class_(m, name, doc) {}
 
-  template <typename Getter>
-  DataclassLike& field(const char* name, Getter getter, const char* doc = "") {
-    class_.def_property_readonly(name, getter, doc);
+  /// A read-only attribute: `read(self)` gives its value.
+  DataclassLike& field(const char* name, pybind11::object (*read)(pybind11::handle), const char* doc = "") {
+    class_.def_property_readonly(name, pybind11::cpp_function(ObjectFunction1{read}), doc);
     fields_.emplace_back(name);
     return *this;
   }
@@ -49,48 +97,33 @@ class DataclassLike {
 
   pybind11::class_<T>& finish() {
     namespace py = pybind11;
+    using Methods = ModelMethods<T>;
     py::tuple names(fields_.size());
     for (std::size_t i = 0; i < fields_.size(); ++i) names[i] = py::str(fields_[i]);
     class_.attr("__match_args__") = names;
     // TestCase, TestPage, TestStatus: names that pytest would otherwise try to collect as test classes.
     class_.attr("__test__") = false;
 
-    class_.def("__repr__", [](py::handle self) {
-      const py::tuple field_names = self.attr("__match_args__");
-      std::string text = py::str(py::type::handle_of(self).attr("__name__")).cast<std::string>() + "(";
-      bool first = true;
-      for (auto name : field_names) {
-        if (!first) text += ", ";
-        first = false;
-        text += name.cast<std::string>() + "=" + py::repr(self.attr(name)).cast<std::string>();
-      }
-      return text + ")";
-    });
-    class_.def("__eq__", [](const T& self, py::handle other) -> py::object {
-      if (!py::isinstance<T>(other)) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
-      return py::bool_(self == other.cast<const T&>());
-    });
-    class_.def("__ne__", [](const T& self, py::handle other) -> py::object {
-      if (!py::isinstance<T>(other)) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
-      return py::bool_(!(self == other.cast<const T&>()));
-    });
+    class_.def("__repr__", ObjectFunction1{&model_repr});
+    class_.def("__eq__", ObjectFunction2{&Methods::equal});
+    class_.def("__ne__", ObjectFunction2{&Methods::not_equal});
     if (hashable_) {
-      class_.def("__hash__", [](const T& self) { return py::hash(py::str(encode(self))); });
+      class_.def("__hash__", ObjectFunction1{&Methods::hash});
     } else {
       class_.attr("__hash__") = py::none();
     }
-    class_.def("to_dict", [](const T& self) { return json_to_python(to_json(self)); },
+    class_.def("to_dict", ObjectFunction1{&Methods::to_dict},
                "The wire JSON of this value as Python objects (unknown keys included).");
-    class_.def_static("from_dict", [](py::handle data) { return from_json<T>(json_from_python(data)); },
-                      py::arg("data"), "Reads a value from its wire JSON (as to_dict() gives it).");
+    class_.def_static("from_dict", ObjectFunction1{&Methods::from_dict}, py::arg("data"),
+                      "Reads a value from its wire JSON (as to_dict() gives it).");
     if constexpr (requires(const T& value) { value.extra; }) {
-      class_.def_property_readonly("extra", [](const T& self) -> py::object {
-        if (self.extra.is_null()) return py::dict();
-        return json_to_python(self.extra);
-      }, "Keys the server sent that this library does not know, as a dict.");
+      class_.def_property_readonly("extra", py::cpp_function(ObjectFunction1{&Methods::extra}),
+                                   "Keys the server sent that this library does not know, as a dict.");
     }
-    class_.def("__copy__", [](const T& self) { return T(self); });
-    class_.def("__deepcopy__", [](const T& self, py::handle /*memo*/) { return T(self); }, py::arg("memo"));
+    class_.def("__copy__", ObjectFunction1{&Methods::copy});
+    class_.def("__deepcopy__", ObjectFunction2{&Methods::deep_copy}, py::arg("memo"));
+    // Pickling keeps pybind11's own pair (__getstate__, and a __setstate__ that constructs in place), so the
+    // pickles of earlier versions still load.
     class_.def(py::pickle(
         [](const T& self) { return py::make_tuple(kPickleVersion, json_to_python(to_json(self))); },
         [](const py::tuple& state) {
