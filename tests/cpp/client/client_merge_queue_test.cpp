@@ -26,7 +26,7 @@ namespace {
 using testing::HttpTestServer;
 using testing::Reply;
 
-const Repo kRepo{"github.com", "acme", "widgets"};
+using testing::kRepo;
 constexpr const char* kUuid = "123e4567-e89b-12d3-a456-426614174000";
 
 /// A setImpactedTargets request, built member by member. Written inline as one braced temporary

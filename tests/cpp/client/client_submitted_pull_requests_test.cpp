@@ -19,7 +19,7 @@ namespace {
 
 using testing::HttpTestServer;
 
-const Repo kRepo{"github.com", "acme", "widgets"};
+using testing::kRepo;
 
 GetSubmittedPullRequestsRequest asking_for(std::int64_t count) {
   GetSubmittedPullRequestsRequest request;

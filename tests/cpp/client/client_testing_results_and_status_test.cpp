@@ -22,7 +22,7 @@ namespace {
 
 using testing::HttpTestServer;
 
-const Repo kRepo{"github.com", "acme", "widgets"};
+using testing::kRepo;
 
 ListMergeQueueTestingResultsRequest window() {
   ListMergeQueueTestingResultsRequest request;

@@ -93,7 +93,7 @@ Pager<NumberPage> pull_requests(Client& client, std::vector<std::optional<std::s
 const std::string kCursor2 = testing::uuid_for(2);
 const std::string kCursor3 = testing::uuid_for(3);
 
-std::map<std::string, ServedPage> three_pages() {
+std::map<std::string, ServedPage> three_served_pages() {
   return {{"", {{1, 2}, kCursor2}}, {kCursor2, {{3}, kCursor3}}, {kCursor3, {{4, 5}, std::nullopt}}};
 }
 
@@ -105,7 +105,7 @@ std::vector<std::string> sent_cursors(const HttpTestServer& server) {
 
 TEST(CursorPager, IteratesEveryItemAndStopsWhereTheCursorIsAbsent) {
   HttpTestServer server;
-  serve(server, three_pages());
+  serve(server, three_served_pages());
   Client client(testing::test_options(server.base_url()));
   std::vector<int> seen;
   for (int number : pull_requests(client)) seen.push_back(number);
@@ -115,7 +115,7 @@ TEST(CursorPager, IteratesEveryItemAndStopsWhereTheCursorIsAbsent) {
 
 TEST(CursorPager, PageByPageOnDemand) {
   HttpTestServer server;
-  serve(server, three_pages());
+  serve(server, three_served_pages());
   Client client(testing::test_options(server.base_url()));
   auto pager = pull_requests(client);
   std::vector<std::size_t> sizes;
@@ -132,7 +132,7 @@ TEST(CursorPager, PagesReadIntoOnePageOnDemand) {
   // next_page_into over a fetch function: each fetched page replaces the one given, and after the last page
   // the one given is left as it was.
   HttpTestServer server;
-  serve(server, three_pages());
+  serve(server, three_served_pages());
   Client client(testing::test_options(server.base_url()));
   auto pager = pull_requests(client);
   NumberPage page;
@@ -190,7 +190,7 @@ TEST(CursorPager, AnErrorEndsTheWalk) {
 
 TEST(CursorPager, TheFetchIsToldHowManyItemsAreStillWanted) {
   HttpTestServer server;
-  serve(server, three_pages());
+  serve(server, three_served_pages());
   Client client(testing::test_options(server.base_url()));
   std::vector<std::optional<std::size_t>> wanted;
   auto pager = pull_requests(client, &wanted);
@@ -212,7 +212,7 @@ std::vector<std::size_t> page_sizes(Pager<NumberPage>& pager) {
 TEST(ListingCursor, MaxResultsCutsThePageThatCrossesItWhicheverWayTheListingIsRead) {
   // Pages of 2, 1 and 2, a budget of 4: the pages are [2, 1, 1]; items, drains and the iterator stop at 4 too.
   HttpTestServer server;
-  serve(server, three_pages());
+  serve(server, three_served_pages());
   Client client(testing::test_options(server.base_url()));
   auto by_pages = pull_requests(client);
   by_pages.max_results(4);
@@ -237,7 +237,7 @@ TEST(ListingCursor, MaxResultsCutsThePageThatCrossesItWhicheverWayTheListingIsRe
 
 TEST(ListingCursor, APageAfterSomeOfItsItemsIsTheRestOfIt) {
   HttpTestServer server;
-  serve(server, three_pages());
+  serve(server, three_served_pages());
   Client client(testing::test_options(server.base_url()));
   auto pager = pull_requests(client);
   EXPECT_EQ(pager.take_item(), 1);
@@ -258,7 +258,7 @@ TEST(ListingCursor, APageAfterSomeOfItsItemsIsTheRestOfIt) {
 
 TEST(ListingCursor, CountsSayWhatWasFetchedAndHandedOut) {
   HttpTestServer server;
-  serve(server, three_pages());
+  serve(server, three_served_pages());
   Client client(testing::test_options(server.base_url()));
   auto pager = pull_requests(client);
   pager.max_results(4);
@@ -284,7 +284,7 @@ TEST(ListingCursor, CountsSayWhatWasFetchedAndHandedOut) {
 
 TEST(ListingCursor, ABudgetOfNothingFetchesNothing) {
   HttpTestServer server;
-  serve(server, three_pages());
+  serve(server, three_served_pages());
   Client client(testing::test_options(server.base_url()));
   auto pager = pull_requests(client);
   pager.max_results(0);

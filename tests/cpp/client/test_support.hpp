@@ -70,6 +70,8 @@ inline ClientOptions test_options(const std::string& base_url, std::shared_ptr<S
 }
 
 inline Repo sample_repo() { return Repo{"github.com", "trunk-io", "trunk"}; }
+/// The repository of the merge-queue suites.
+inline const Repo kRepo{"github.com", "acme", "widgets"};
 
 inline GetTestDetailsRequest details_request(const std::string& test_id = kTestId) {
   GetTestDetailsRequest request;

@@ -19,7 +19,7 @@
 
 namespace {
 
-const std::string kId = "0f3c6a8e-5b7d-4c1e-9a2f-3b4c5d6e7f80";
+const std::string kAnyTestId = "0f3c6a8e-5b7d-4c1e-9a2f-3b4c5d6e7f80";
 
 /// A local server recording what it saw: token headers and the client ports of its connections.
 class Recorder {
@@ -66,14 +66,14 @@ class Recorder {
 };
 
 void answer_details(const httplib::Request&, httplib::Response& response) {
-  response.set_content(R"({"test":{"id":")" + kId + R"("}})", "application/json");
+  response.set_content(R"({"test":{"id":")" + kAnyTestId + R"("}})", "application/json");
 }
 
 trunk::GetTestDetailsRequest details_request() {
   trunk::GetTestDetailsRequest request;
   request.repo = {"github.com", "acme", "widgets"};
   request.org_url_slug = "acme";
-  request.test_id = kId;
+  request.test_id = kAnyTestId;
   return request;
 }
 
@@ -117,7 +117,7 @@ TEST(Fork, AChildUsesItsOwnConnectionAndTheParentsStaysUsable) {
     int failures = 0;
     for (int i = 0; i < 5; ++i) {
       try {
-        if (client.get_test_details(details_request()).test.id != kId) ++failures;
+        if (client.get_test_details(details_request()).test.id != kAnyTestId) ++failures;
       } catch (...) {
         ++failures;
       }
@@ -131,7 +131,7 @@ TEST(Fork, AChildUsesItsOwnConnectionAndTheParentsStaysUsable) {
   // The child opened a connection of its own (a second client port) instead of writing on the parent's.
   EXPECT_EQ(server.ports().size(), 2U);
   // The parent's pooled connection was not disturbed by the child.
-  for (int i = 0; i < 3; ++i) EXPECT_EQ(client.get_test_details(details_request()).test.id, kId);
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(client.get_test_details(details_request()).test.id, kAnyTestId);
   EXPECT_EQ(server.ports().size(), 2U);
 }
 

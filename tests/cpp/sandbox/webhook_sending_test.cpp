@@ -37,12 +37,12 @@ trunk::sandbox::SandboxOptions sim_options() {
   return options;
 }
 
-Json queue_body(const trunk::sandbox::Sandbox& box) {
+Json queue_json(const trunk::sandbox::Sandbox& box) {
   return {{"repo", repo_json(box.repos().at(0))}, {"targetBranch", "main"}};
 }
 
 void submit(const trunk::sandbox::Sandbox& box, std::int64_t number) {
-  Json body = queue_body(box);
+  Json body = queue_json(box);
   body["pr"] = {{"number", number}};
   const auto reply = post(box, std::string(paths::kSubmitPullRequest), body);
   ASSERT_EQ(reply.status, 200) << reply.body;
@@ -237,7 +237,7 @@ TEST(WebhookSending, DuplicatesAndJitterKeepEachPullRequestsOrder) {
 TEST(WebhookSending, ABatchGivesItsOwnEventsBesideItsPullRequestsEvents) {
   Receiver receiver;
   auto box = start_sandbox(sim_options());
-  Json settings = queue_body(*box);
+  Json settings = queue_json(*box);
   settings["batch"] = true;
   settings["batchingMinSize"] = 3;
   settings["batchingMaxWaitTimeMinutes"] = 1;
