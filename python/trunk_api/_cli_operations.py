@@ -10,11 +10,10 @@ and a new field of the service needs no change here.
 from __future__ import annotations
 
 import argparse
-import functools
 import json
 from typing import Any
 
-from trunk_api._declared import schema
+from trunk_api._declared import model_entry, schema
 from trunk_api._arguments import call_fields, is_model, named_by_one_integer
 
 #: Option names that read better than the field's own (the queue commands have always said --branch).
@@ -23,10 +22,10 @@ _OPTION_NAMES = {"target_branch": "branch"}
 
 def declared_fields(model: str) -> list[dict[str, Any]]:
     """The fields of a model as the C++ core declares them (name, type, doc, bounds)."""
-    for entry in schema()["models"]:
-        if entry["name"] == model:
-            return list(entry["fields"])
-    raise LookupError(model)  # pragma: no cover - the core declares every request
+    entry = model_entry(model)
+    if entry is None:
+        raise LookupError(model)  # pragma: no cover - the core declares every request
+    return list(entry["fields"])
 
 
 def requestable_values(enum_name: str) -> list[str]:

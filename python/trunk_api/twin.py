@@ -136,7 +136,9 @@ def settings_from(configuration: QueueSettings | Mapping[str, Any], where: str =
     naming ``where`` and the name): a typo would otherwise silently be a new queue's default."""
     if isinstance(configuration, QueueSettings):
         return configuration
-    known = {f["wire"] for f in (model_entry("QueueSettings") or {"fields": []})["fields"]}
+    settings = model_entry("QueueSettings")
+    assert settings is not None, "the core declares QueueSettings"
+    known = {f["wire"] for f in settings["fields"]}
     unknown = sorted(set(configuration) - known)
     if unknown:
         raise ValidationError(
