@@ -69,7 +69,7 @@ DataclassLike<T> model_class(py::module_& m) {
 
 void bind_repo(py::module_& m) {
   auto repo = model_class<Repo>(m);
-  auto& cls = repo.hashable().finish();
+  auto cls = repo.hashable().finish();
   cls.def(py::init([](py::handle host, py::handle owner, py::handle name) {
             ArgCollector args;
             Repo result{args.text(host, "repo.host"), args.text(owner, "repo.owner"), args.text(name, "repo.name")};
@@ -91,7 +91,7 @@ void bind_repo(py::module_& m) {
 /// a bad value is refused when the part is made, named by its field.
 template <schema::Described T>
 void request_part_class(py::module_& m) {
-  auto& cls = model_class<T>(m).finish();
+  auto cls = model_class<T>(m).finish();
   cls.def(py::init([](const py::args& positional, const py::kwargs& keywords) {
             // build_request converts (and reports a bad conversion with the rules); a call checks the rest when
             // it sends, a part when it is made.

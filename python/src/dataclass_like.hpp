@@ -93,9 +93,10 @@ class DataclassLike {
     return *this;
   }
 
-  pybind11::class_<T>& cls() { return class_; }
-
-  pybind11::class_<T>& finish() {
+  /// The class, by value (a new reference to the same type object): a reference into this builder would dangle
+  /// when the builder is a temporary, as `model_class<T>(m).finish()` is (built -O3 without link-time
+  /// optimisation, the module crashed at import on exactly that).
+  pybind11::class_<T> finish() {
     namespace py = pybind11;
     using Methods = ModelMethods<T>;
     py::tuple names(fields_.size());
