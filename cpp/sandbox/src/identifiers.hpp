@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -19,14 +20,17 @@ inline std::string lower(std::string text) {
 }
 
 /// 40 hexadecimal digits (a Git sha's shape) determined by `seed`.
+/// Digits 16k to 16k+15 come from mix64(seed + k), lowest four bits first. Written into a buffer and copied once:
+/// the simulation makes one per pull request and test run, so it is among the sandbox's hottest code.
 inline std::string hex40(std::uint64_t seed) {
   static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  for (std::uint64_t i = 0; out.size() < 40; ++i) {
-    std::uint64_t bits = mix64(seed + i);
-    for (int n = 0; n < 16 && out.size() < 40; ++n, bits >>= 4) out += kHex[bits & 15];
+  char digits[40];
+  std::uint64_t bits = 0;
+  for (std::size_t at = 0; at < sizeof digits; ++at, bits >>= 4) {
+    if (at % 16 == 0) bits = mix64(seed + at / 16);
+    digits[at] = kHex[bits & 15];
   }
-  return out;
+  return std::string(digits, sizeof digits);
 }
 
 }  // namespace trunk::sandbox

@@ -184,7 +184,10 @@ TEST(TwinEndToEnd, CalibratedThroughTheApiItRecoversTheTeamBacktestsAndPredictsO
 
   // Impacted targets, from runs of one pull request fetched by id (v2 lists no targets).
   ASSERT_GT(calibration.targets_sampled, 100U);
-  for (const auto& [target, chance] : {std::pair<std::string, double>{"//app", 0.6}, {"//lib", 0.3}}) {
+  for (const auto& expected : {std::pair<std::string, double>{"//app", 0.6}, {"//lib", 0.3}}) {
+    // Named, not a structured binding: clang before 16 cannot capture one in a lambda (the ASan tree is clang 14).
+    const std::string& target = expected.first;
+    const double chance = expected.second;
     const auto found = std::find_if(calibration.targets.begin(), calibration.targets.end(),
                                     [&](const tw::TargetShare& t) { return t.target == target; });
     ASSERT_NE(found, calibration.targets.end()) << target;

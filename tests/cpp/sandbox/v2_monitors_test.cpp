@@ -7,6 +7,7 @@
 #include <chrono>
 #include <set>
 #include <string>
+#include <tuple>
 
 #include "monitor_mutes.hpp"
 #include "trunk/codec.hpp"
@@ -89,7 +90,8 @@ class MonitorsV2 : public V2Fixture {
 };
 
 TEST_F(MonitorsV2, MutingTheMonitorOfAFlakyTestMakesItHealthyInBothVersionsUntilTheMuteEnds) {
-  const auto [test, monitor] = test_and_monitor(TestHealth::flaky);
+  std::string test, monitor;  // not a structured binding: clang 14 cannot capture one in a lambda
+  std::tie(test, monitor) = test_and_monitor(TestHealth::flaky);
   ASSERT_FALSE(test.empty());
   ASSERT_FALSE(monitor.empty());
   EXPECT_EQ(get(test).active_monitors.front().monitor_type, trunk::MonitorType::failure_rate);
@@ -159,7 +161,8 @@ TEST_F(MonitorsV2, MutingTheMonitorOfAFlakyTestMakesItHealthyInBothVersionsUntil
 }
 
 TEST_F(MonitorsV2, AMutesRulesAreCheckedAtTheirBoundaries) {
-  const auto [test, monitor] = test_and_monitor(TestHealth::flaky);
+  std::string test, monitor;  // not a structured binding: clang 14 cannot capture one in a lambda
+  std::tie(test, monitor) = test_and_monitor(TestHealth::flaky);
   ASSERT_FALSE(test.empty());
   const trunk::Timestamp now = sandbox_->clock_now();
   // muteUntil: in the future, at most 30 days away (the service's clock).
@@ -187,7 +190,8 @@ TEST_F(MonitorsV2, AMutesRulesAreCheckedAtTheirBoundaries) {
 }
 
 TEST_F(MonitorsV2, OnlyAMonitorActiveOnTheTestIsMutedAndTheKeyNeedsItsPermission) {
-  const auto [flaky, rate_monitor] = test_and_monitor(TestHealth::flaky);
+  std::string flaky, rate_monitor;  // not a structured binding: clang 14 cannot capture one in a lambda
+  std::tie(flaky, rate_monitor) = test_and_monitor(TestHealth::flaky);
   ASSERT_FALSE(flaky.empty());
   const auto monitors = trunk::sandbox::collection_monitors(trunk::sandbox::test_collection_id(repo().to_string()));
   const auto count_monitor = std::find_if(monitors.begin(), monitors.end(), [](const auto& m) {
@@ -195,7 +199,8 @@ TEST_F(MonitorsV2, OnlyAMonitorActiveOnTheTestIsMutedAndTheKeyNeedsItsPermission
   })->id;
   // The collection's other monitor does not classify a flaky test.
   EXPECT_EQ(error_code([&] { mute(count_monitor, flaky); }, 409), "MONITOR_NOT_ACTIVE");
-  const auto [healthy, none] = test_and_monitor(TestHealth::healthy);
+  std::string healthy, none;  // not a structured binding: clang 14 cannot capture one in a lambda
+  std::tie(healthy, none) = test_and_monitor(TestHealth::healthy);
   ASSERT_FALSE(healthy.empty());
   EXPECT_TRUE(none.empty());
   EXPECT_EQ(error_code([&] { mute(rate_monitor, healthy); }, 409), "MONITOR_NOT_ACTIVE");
@@ -225,7 +230,8 @@ TEST_F(MonitorsV2, AMuteThatChangesATestsStatusSendsTheV2WebhookAndARepeatSendsN
   Receiver receiver;
   const auto endpoint = sandbox_->add_webhook(
       {receiver.url(), std::nullopt, std::vector<std::string>{"v2.test_case.status_changed"}});
-  const auto [test, monitor] = test_and_monitor(TestHealth::flaky);
+  std::string test, monitor;  // not a structured binding: clang 14 cannot capture one in a lambda
+  std::tie(test, monitor) = test_and_monitor(TestHealth::flaky);
   ASSERT_FALSE(test.empty());
   mute(monitor, test);
   sandbox_->advance(1s);
